@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
+        .library(name: "StrataStore", targets: ["StrataStore"]),
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataRealmCompat", targets: ["StrataRealmCompat"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    targets: [
+        // The few system facilities Swift cannot reach directly: C11 atomics on shared
+        // memory, futex waits across processes, OFD lock constants, and the CPU's CRC32C.
+        .target(name: "CStrataSystem"),
+        .target(name: "StrataStorage", dependencies: ["CStrataSystem"], swiftSettings: strictSettings),
+        .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
+        .target(name: "StrataRealmCompat", dependencies: ["Strata"], swiftSettings: strictSettings),
+        .executableTarget(name: "strata", dependencies: ["StrataStorage", "Strata"], swiftSettings: strictSettings),
+        // A child process for the kill and cross-process tests.
+        .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataStorageTests",
+            dependencies: ["StrataStorage", "CStrataSystem"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+// CStrataSystem: the handful of system facilities Swift cannot call directly.
+//
+// - C11 atomics on memory shared between processes (the lock file's mapping): Swift's
+//   Synchronization.Atomic is defined for Swift-owned storage, these work on any aligned address.
+// - futex wait/wake on a shared word (Linux), the cross-process commit signal. `syscall` is
+//   variadic and cannot be imported into Swift.
+// - Open-file-description lock commands, which Glibc only declares under _GNU_SOURCE.
+// - CRC32C with the CPU's instruction where there is one.
+//
+// Every function here is small, has no state, and reports failure through its return value.
+#ifndef CSTRATASYSTEM_H
+#define CSTRATASYSTEM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdatomic.h>
+
+static inline uint64_t strata_atomic_load_u64(const void *address) {
+    return atomic_load_explicit((_Atomic uint64_t *)address, memory_order_seq_cst);
+}
+static inline void strata_atomic_store_u64(void *address, uint64_t value) {
+    atomic_store_explicit((_Atomic uint64_t *)address, value, memory_order_seq_cst);
+}
+static inline int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired) {
+    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)address, &expected, desired,
+                                                   memory_order_seq_cst, memory_order_seq_cst);
+}
+static inline uint64_t strata_atomic_add_u64(void *address, uint64_t delta) {
+    return atomic_fetch_add_explicit((_Atomic uint64_t *)address, delta, memory_order_seq_cst);
+}
+static inline uint32_t strata_atomic_load_u32(const void *address) {
+    return atomic_load_explicit((_Atomic uint32_t *)address, memory_order_seq_cst);
+}
+static inline uint32_t strata_atomic_add_u32(void *address, uint32_t delta) {
+    return atomic_fetch_add_explicit((_Atomic uint32_t *)address, delta, memory_order_seq_cst);
+}
+static inline uint32_t strata_atomic_sub_u32(void *address, uint32_t delta) {
+    return atomic_fetch_sub_explicit((_Atomic uint32_t *)address, delta, memory_order_seq_cst);
+}
+static inline uint64_t strata_relaxed_load_u64(const void *address) {
+    return atomic_load_explicit((_Atomic uint64_t *)address, memory_order_relaxed);
+}
+static inline void strata_relaxed_store_u64(void *address, uint64_t value) {
+    atomic_store_explicit((_Atomic uint64_t *)address, value, memory_order_relaxed);
+}
+
+/// Blocks while `*address == expected`, until woken, for at most `timeout_ns` nanoseconds
+/// (negative: no limit). The word may live in memory shared between processes.
+/// Returns 0 when woken or when the value already differed, ETIMEDOUT on timeout, else errno.
+int strata_wait_on_address(void *address, uint32_t expected, int64_t timeout_ns);
+
+/// Wakes every thread, in any process, waiting on `address`.
+void strata_wake_all(void *address);
+
+/// Takes (or with `wait`, waits for) an open-file-description write lock on bytes
+/// [start, start+length) of `fd`. Returns 0 or an errno value (EAGAIN: held elsewhere).
+int strata_ofd_lock(int fd, int64_t start, int64_t length, int wait);
+/// Releases an open-file-description lock taken with strata_ofd_lock.
+int strata_ofd_unlock(int fd, int64_t start, int64_t length);
+/// 1 when another open file description holds a lock on the byte range, 0 when none does,
+/// -errno when the query failed.
+int strata_ofd_is_locked(int fd, int64_t start, int64_t length);
+
+/// Flushes a file's data (and the metadata needed to read it) to stable storage:
+/// fdatasync on Linux, F_FULLFSYNC (falling back to fsync) on Apple platforms.
+int strata_sync_data(int fd);
+
+/// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
+uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
+
+#endif
