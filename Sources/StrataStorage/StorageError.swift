@@ -1,0 +1,74 @@
+/// An error from the storage engine.
+///
+/// Every way a file can be wrong, and every way an operation can fail, has its own case, so
+/// callers can tell a foreign file from a damaged one and a full disk from a misuse of the API.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file does not start with Strata's signature: it is some other kind of file.
+    case notADatabase(path: String)
+    /// The file was written by a newer (or unknown) format version this build cannot read.
+    case unsupportedFormatVersion(found: UInt32, supported: UInt32)
+    /// The file is shorter than its own metadata says it must be.
+    case truncated(expectedBytes: UInt64, actualBytes: UInt64)
+    /// The file's contents fail a checksum or a structural check. `page` is the page at fault,
+    /// when there is one.
+    case corrupted(page: UInt64?, reason: String)
+    /// An operating-system call failed. `code` is the `errno` value (e.g. `ENOSPC`, `EIO`).
+    case ioFailure(operation: String, code: Int32)
+    /// The database would grow past `StorageOptions.maximumFileSize`.
+    case fileTooLarge(limit: UInt64)
+    /// A key is empty or longer than `StorageEngine.maximumKeySize`.
+    case invalidKey(length: Int, maximum: Int)
+    /// A tree name is empty or longer than 200 bytes of UTF-8.
+    case invalidTreeName(String)
+    /// The tree handle does not belong to a tree that exists in this transaction.
+    case unknownTree(String)
+    /// Every reader slot in the lock file is taken: too many snapshots are open at once.
+    case tooManyReaders(limit: Int)
+    /// The transaction has already been committed or rolled back.
+    case transactionClosed
+    /// The transaction was modified, or ended, after this cursor was made.
+    case cursorInvalidated
+    /// The engine has been closed.
+    case engineClosed
+    /// The lock file is not a Strata lock file, or belongs to an incompatible version.
+    case lockFileInvalid(path: String)
+    /// The database was opened read-only and the operation would modify it.
+    case readOnly
+    /// A test failpoint stopped the operation at the named step.
+    case failpoint(String)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path): "\(path) is not a Strata database file"
+        case .unsupportedFormatVersion(let found, let supported):
+            "the file has format version \(found); this build reads version \(supported)"
+        case .truncated(let expected, let actual):
+            "the file is truncated: it needs \(expected) bytes but has \(actual)"
+        case .corrupted(let page, let reason):
+            if let page { "the file is corrupted at page \(page): \(reason)" } else { "the file is corrupted: \(reason)" }
+        case .ioFailure(let operation, let code): "\(operation) failed: \(errnoDescription(code)) (errno \(code))"
+        case .fileTooLarge(let limit): "the database would grow past its maximum size of \(limit) bytes"
+        case .invalidKey(let length, let maximum): "a key must be 1...\(maximum) bytes long, not \(length)"
+        case .invalidTreeName(let name): "'\(name)' is not a valid tree name (1 to 200 bytes of UTF-8)"
+        case .unknownTree(let name): "no tree named '\(name)' in this transaction"
+        case .tooManyReaders(let limit): "all \(limit) reader slots are in use; close some transactions or snapshots"
+        case .transactionClosed: "the transaction has already been committed or rolled back"
+        case .cursorInvalidated: "the cursor's transaction was modified or ended; make a new cursor"
+        case .engineClosed: "the storage engine has been closed"
+        case .lockFileInvalid(let path): "\(path) is not a valid Strata lock file"
+        case .readOnly: "the database is open read-only"
+        case .failpoint(let step): "failpoint triggered at \(step)"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func errnoDescription(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    return String(cString: text)
+}

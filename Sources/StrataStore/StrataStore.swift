@@ -1,3 +1,3 @@
 // The object store (schema, tables, columns, queries, change sets) is built on StrataStorage
 // by the objects issue. This file only anchors the module until then.
-public import StrataStorage
+import StrataStorage

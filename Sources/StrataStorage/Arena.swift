@@ -1,0 +1,49 @@
+// Bump allocation for the bytes a write transaction copies in (keys, values) and for the page
+// images it writes at commit. Everything is freed at once when the transaction ends, so the
+// put path allocates nothing per entry once a chunk is warm.
+
+final class Arena {
+    private var chunks: [UnsafeMutableRawPointer] = []
+    private var cursor: UnsafeMutableRawPointer?
+    private var remaining = 0
+    private static let chunkSize = 256 << 10
+
+    func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard bytes.count > 0, let source = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let destination = allocate(bytes.count, alignment: 1)
+        destination.copyMemory(from: source, byteCount: bytes.count)
+        return UnsafeRawBufferPointer(start: destination, count: bytes.count)
+    }
+
+    func allocate(_ count: Int, alignment: Int) -> UnsafeMutableRawPointer {
+        if count > Self.chunkSize / 4 {
+            let block = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: max(alignment, 16))
+            chunks.append(block)
+            return block
+        }
+        if let c = cursor {
+            let misalignment = Int(bitPattern: c) & (alignment - 1)
+            let padding = misalignment == 0 ? 0 : alignment - misalignment
+            if padding + count <= remaining {
+                let result = c + padding
+                cursor = result + count
+                remaining -= padding + count
+                return result
+            }
+        }
+        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.chunkSize, alignment: 4096)
+        chunks.append(block)
+        cursor = block + count
+        remaining = Self.chunkSize - count
+        return block
+    }
+
+    func reset() {
+        for chunk in chunks { chunk.deallocate() }
+        chunks.removeAll()
+        cursor = nil
+        remaining = 0
+    }
+
+    deinit { reset() }
+}

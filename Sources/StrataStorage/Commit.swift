@@ -1,0 +1,215 @@
+// Commit: lay out the transaction's nodes as pages, record the free space, write, sync,
+// publish. See MetaPage.swift for why one sync suffices for small commits.
+
+extension WriteTransaction {
+    /// Everything up to (not including) the file writes: returns the new meta.
+    func layOut() throws -> MetaPage {
+        for state in states where state.changed || state.dropped {
+            let key = Array(state.name.utf8)
+            if state.dropped {
+                _ = try key.withUnsafeBytes { try deleteInState(catalog, $0) }
+                continue
+            }
+            state.root = try finishTree(state)
+            state.rootNode = nil
+            try TreeInfo(root: state.root, count: state.count).encoded().withUnsafeBytes { value in
+                try key.withUnsafeBytes { try put(value, forKey: $0, in: catalog) }
+            }
+        }
+        let catalogRoot = try finishTree(catalog)
+
+        // The free list: the old chain is freed; the new chain is reserved from the tail so
+        // that reserving never makes the encoding longer.
+        for page in oldFreeListPages {
+            freeSpace.free(start: page, count: 1, birth: snapshot.meta.freeListBirth, death: txid)
+        }
+        let limit = engine.maximumPages
+        let payload = FreeSpace.payloadPerPage(pageSize)
+        var chain: [PageNumber] = []
+        while chain.count < (freeSpace.encodedSize + payload - 1) / payload {
+            chain.append(try freeSpace.takeFromTail(limitPages: limit))
+        }
+        if !chain.isEmpty {
+            let bytes = freeSpace.encode()
+            for (i, page) in chain.enumerated() {
+                let image = arena.allocate(pageSize, alignment: 4096)
+                let next = i + 1 < chain.count ? chain[i + 1] : 0
+                PageWriter.writeHeader(image, kind: .freeList, count: 0, number: page, txid: txid, aux: next)
+                let start = min(i * payload, bytes.count)
+                let end = min(start + payload, bytes.count)
+                let body = image + PageLayout.headerSize
+                body.initializeMemory(as: UInt8.self, repeating: 0, count: payload)
+                if end > start { bytes.withUnsafeBytes { body.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) } }
+                let sum = PageWriter.seal(image, length: pageSize)
+                dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+            }
+        }
+        return MetaPage(
+            txid: txid, catalogRoot: catalogRoot, pageCount: freeSpace.pageCount,
+            freeListHead: chain.first ?? 0, freeListPages: UInt32(chain.count),
+            flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
+            freeListBirth: txid, written: [])
+    }
+
+    /// Rebalances and writes one tree's nodes; returns its new root page (0: empty).
+    private func finishTree(_ state: TreeState) throws -> PageNumber {
+        guard let root = state.rootNode else { return state.root }
+        if !root.isLeaf { try rebalance(root) }
+        var top = root
+        while !top.isLeaf && top.count == 1 {
+            guard let child = top.children[0].node else { return top.children[0].page }
+            top = child
+        }
+        if top.count == 0 { return 0 }
+        var produced = try spill(top)
+        while produced.count > 1 {
+            let parent = Node(isLeaf: false)
+            for entry in produced {
+                parent.keys.append(entry.key)
+                parent.children.append(ChildReference(page: entry.page, node: nil))
+            }
+            parent.recomputeSize(inlineLimit: inlineLimit)
+            produced = try spill(parent)
+        }
+        return produced[0].page
+    }
+
+    /// Merges under-filled materialised children into a neighbour, bottom-up.
+    private func rebalance(_ node: Node) throws {
+        for child in node.children { if let c = child.node, !c.isLeaf { try rebalance(c) } }
+        var i = 0
+        while i < node.children.count {
+            guard let child = node.children[i].node, child.size < mergeThreshold else { i += 1; continue }
+            if child.count == 0 {
+                node.size -= Node.branchEntrySize(key: node.keys[i].count)
+                node.keys.remove(at: i)
+                node.children.remove(at: i)
+                continue
+            }
+            if node.children.count == 1 { break }
+            if i > 0 {
+                let left = try materializeChild(node, i - 1)
+                left.absorb(child)
+                node.size -= Node.branchEntrySize(key: node.keys[i].count)
+                node.keys.remove(at: i)
+                node.children.remove(at: i)
+            } else {
+                let right = try materializeChild(node, i + 1)
+                child.absorb(right)
+                node.size -= Node.branchEntrySize(key: node.keys[i + 1].count)
+                node.keys.remove(at: i + 1)
+                node.children.remove(at: i + 1)
+            }
+        }
+    }
+
+    /// Writes a node as one or more pages; returns (first key, page) for each.
+    private func spill(_ node: Node) throws -> [(key: UnsafeRawBufferPointer, page: PageNumber)] {
+        if !node.isLeaf {
+            var keys = ContiguousArray<UnsafeRawBufferPointer>()
+            var children = ContiguousArray<ChildReference>()
+            keys.reserveCapacity(node.count + 4)
+            children.reserveCapacity(node.count + 4)
+            for i in 0..<node.count {
+                if let child = node.children[i].node {
+                    guard child.count > 0 else { continue }
+                    for entry in try spill(child) {
+                        keys.append(entry.key)
+                        children.append(ChildReference(page: entry.page, node: nil))
+                    }
+                } else {
+                    keys.append(node.keys[i])
+                    children.append(node.children[i])
+                }
+            }
+            node.keys = keys
+            node.children = children
+            node.recomputeSize(inlineLimit: inlineLimit)
+        }
+        let capacity = pageSize - PageLayout.headerSize
+        var produced: [(key: UnsafeRawBufferPointer, page: PageNumber)] = []
+        let groups = max(1, (node.size + capacity - 1) / capacity)
+        let target = node.size / groups
+        var start = 0
+        while start < node.count {
+            var end = start
+            var bytes = 0
+            while end < node.count {
+                let size = node.entrySize(end, inlineLimit: inlineLimit)
+                if end > start && (bytes + size > capacity || bytes >= target) { break }
+                bytes += size
+                end += 1
+            }
+            let page = try freeSpace.allocate(1, limitPages: engine.maximumPages)
+            if node.isLeaf { try writeLeaf(node, start..<end, page: page) } else { writeBranch(node, start..<end, page: page) }
+            produced.append((node.keys[start], page))
+            start = end
+        }
+        return produced
+    }
+
+    private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber) throws {
+        let image = arena.allocate(pageSize, alignment: 4096)
+        PageWriter.writeHeader(image, kind: .leaf, count: range.count, number: page, txid: txid, aux: 0)
+        var cellEnd = pageSize
+        for (slot, i) in range.enumerated() {
+            let key = node.keys[i]
+            var value = node.values[i]
+            let inline = PageLayout.leafCellHeader + key.count + value.bytes.count <= inlineLimit
+            if !inline && value.overflowPage == 0 {
+                value.overflowPage = try writeOverflow(value.bytes)
+                node.values[i] = value
+            }
+            cellEnd -= PageLayout.leafCellHeader + key.count + (inline ? value.bytes.count : 8)
+            let cell = image + cellEnd
+            cell.storeBytes(of: UInt16(key.count), as: UInt16.self)
+            let field = inline ? UInt32(value.bytes.count) : UInt32(value.bytes.count) | PageLayout.overflowFlag
+            cell.storeBytes(of: field, toByteOffset: 2, as: UInt32.self)
+            if key.count > 0 { (cell + PageLayout.leafCellHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+            let valueAt = cell + PageLayout.leafCellHeader + key.count
+            if inline {
+                if value.bytes.count > 0 { valueAt.copyMemory(from: value.bytes.baseAddress!, byteCount: value.bytes.count) }
+            } else {
+                valueAt.storeBytes(of: value.overflowPage, as: UInt64.self)
+            }
+            image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+        }
+        let slotsEnd = PageLayout.headerSize + 2 * range.count
+        (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
+        let sum = PageWriter.seal(image, length: pageSize)
+        dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+    }
+
+    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber) {
+        let image = arena.allocate(pageSize, alignment: 4096)
+        PageWriter.writeHeader(image, kind: .branch, count: range.count, number: page, txid: txid, aux: 0)
+        var cellEnd = pageSize
+        for (slot, i) in range.enumerated() {
+            let key = node.keys[i]
+            cellEnd -= PageLayout.branchCellHeader + key.count
+            let cell = image + cellEnd
+            cell.storeBytes(of: node.children[i].page, as: UInt64.self)
+            cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
+            if key.count > 0 { (cell + PageLayout.branchCellHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+            image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+        }
+        let slotsEnd = PageLayout.headerSize + 2 * range.count
+        (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
+        let sum = PageWriter.seal(image, length: pageSize)
+        dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+    }
+
+    private func writeOverflow(_ bytes: UnsafeRawBufferPointer) throws -> PageNumber {
+        let pages = PageLayout.overflowPages(length: bytes.count, pageSize: pageSize)
+        let page = try freeSpace.allocate(pages, limitPages: engine.maximumPages)
+        let length = pages * pageSize
+        let image = arena.allocate(length, alignment: 4096)
+        PageWriter.writeHeader(image, kind: .overflow, count: 0, number: page, txid: txid, aux: UInt64(bytes.count))
+        if bytes.count > 0 { (image + PageLayout.headerSize).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        let tail = PageLayout.headerSize + bytes.count
+        (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: length - tail)
+        let sum = PageWriter.seal(image, length: length)
+        dirty.append(DirtyPage(page: page, pages: pages, image: image, checksum: sum))
+        return page
+    }
+}

@@ -1,0 +1,145 @@
+// All access to the database file goes through `StorageFile`, so tests can put a simulated
+// disk underneath the engine (one that loses or tears writes that were never synced, or fails
+// with ENOSPC/EIO) and so the engine never reaches the file any other way.
+//
+// Invariants of `PosixFile`:
+// - The read-only mapping is one reserved range of virtual memory (`maximumFileSize` long,
+//   PROT_NONE) into which the file is mapped in growing sections with MAP_FIXED. The base
+//   address never changes and sections are never unmapped before `close()`, so a pointer a
+//   reader holds stays valid however far the file grows.
+// - Only pages below the file's size are ever touched through the mapping (the engine checks
+//   the size before it lets a snapshot use a page), so no access can fault with SIGBUS.
+// - The engine writes with pwrite, never through the mapping; Linux and Darwin keep one page
+//   cache, so writes are visible through the mapping at once.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStrataSystem
+import Synchronization
+
+/// The file operations the engine needs. Implementations must be safe to call from several
+/// threads at once: readers map, the writer writes and syncs.
+public protocol StorageFile: AnyObject, Sendable {
+    /// Reads exactly `buffer.count` bytes at `offset`; bytes past the end of the file read as zero.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws
+    /// Writes the buffers one after another starting at `offset` (a gathering write).
+    func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws
+    /// Makes every write so far durable (`fdatasync`).
+    func synchronize() throws
+    /// The file's current size in bytes.
+    func size() throws -> UInt64
+    /// A read-only view of at least the first `length` bytes. The returned base address is the
+    /// same on every call and stays valid until `close()`.
+    func map(length: UInt64) throws -> UnsafeRawPointer
+    /// Releases the file and its mapping.
+    func close()
+}
+
+/// A `StorageFile` over a real file descriptor.
+public final class PosixFile: StorageFile, @unchecked Sendable {
+    // @unchecked: `descriptor` and `reservation` are set once in init; `mapped` is guarded by `lock`.
+    let descriptor: Int32
+    public let path: String
+    private let reservation: UnsafeMutableRawPointer
+    private let reservationLength: Int
+    private let lock = Mutex<Int>(0)  // bytes mapped so far
+    private static let sectionSize = 64 << 20
+
+    /// Opens (creating when `create` is true) the file at `path`, reserving `maximumSize` bytes of
+    /// address space for its mapping.
+    public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64) throws {
+        var flags = readOnly ? O_RDONLY : O_RDWR
+        if create { flags |= O_CREAT }
+        flags |= O_CLOEXEC
+        let fd = open(path, flags, 0o644)
+        guard fd >= 0 else { throw StorageError.ioFailure(operation: "open \(path)", code: errno) }
+        let length = Int(min(maximumSize, UInt64(Int.max / 2)))
+        let base = mmap(nil, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        guard let base, base != MAP_FAILED else {
+            let code = errno
+            Glibc_close(fd)
+            throw StorageError.ioFailure(operation: "reserve address space", code: code)
+        }
+        self.descriptor = fd
+        self.path = path
+        self.reservation = base
+        self.reservationLength = length
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.ioFailure(operation: "read", code: errno)
+            }
+            if n == 0 {
+                (buffer.baseAddress! + done).initializeMemory(as: UInt8.self, repeating: 0, count: buffer.count - done)
+                return
+            }
+            done += n
+        }
+    }
+
+    public func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        var position = off_t(offset)
+        for buffer in buffers where buffer.count > 0 {
+            var done = 0
+            while done < buffer.count {
+                let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, position + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StorageError.ioFailure(operation: "write", code: errno)
+                }
+                done += n
+            }
+            position += off_t(buffer.count)
+        }
+    }
+
+    public func synchronize() throws {
+        let code = strata_sync_data(descriptor)
+        if code != 0 { throw StorageError.ioFailure(operation: "fdatasync", code: code) }
+    }
+
+    public func size() throws -> UInt64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw StorageError.ioFailure(operation: "fstat", code: errno) }
+        return UInt64(info.st_size)
+    }
+
+    public func map(length: UInt64) throws -> UnsafeRawPointer {
+        guard length <= UInt64(reservationLength) else {
+            throw StorageError.fileTooLarge(limit: UInt64(reservationLength))
+        }
+        let wanted = Int(length)
+        try lock.withLock { mapped in
+            // Map whole sections ahead of need; MAP_FIXED over our own PROT_NONE reservation.
+            while mapped < wanted {
+                let section = min(Self.sectionSize, reservationLength - mapped)
+                let result = mmap(reservation + mapped, section, PROT_READ, MAP_SHARED | MAP_FIXED, descriptor, off_t(mapped))
+                guard result != MAP_FAILED else { throw StorageError.ioFailure(operation: "mmap", code: errno) }
+                mapped += section
+            }
+        }
+        return UnsafeRawPointer(reservation)
+    }
+
+    public func close() {
+        munmap(reservation, reservationLength)
+        Glibc_close(descriptor)
+    }
+}
+
+@inline(__always)
+func Glibc_close(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}

@@ -1,0 +1,170 @@
+// Free space: which pages a commit may write.
+//
+// A page freed by commit D (reachable from version D−1, not from D) was written by commit B
+// (its birth, from the page header). It is reachable exactly from versions B ..< D. It may be
+// reused once no pinned snapshot reads a version in that range — not merely once every
+// snapshot is newer than D. So a long-lived snapshot pins only the pages it can reach; pages
+// whose whole life fell after it (or between two snapshots) are reused at once.
+//
+// The writer's base version (the last commit, which is also the crash fallback of the commit
+// being built) never needs protecting here: its pages are not free.
+//
+// On disk the free space is a chain of free-list pages rewritten by every commit:
+//   runCount u64 | pendingCount u64 | runs { start u64, count u64 } | pending { start, count, birth, death: u64 }
+// Runs are reusable now; pending runs wait for the snapshots that can reach them.
+
+struct FreeRun: Equatable {
+    var start: PageNumber
+    var count: UInt64
+}
+
+struct PendingRun: Equatable {
+    var start: PageNumber
+    var count: UInt64
+    var birth: UInt64
+    var death: UInt64
+}
+
+struct FreeSpace {
+    /// Reusable runs, sorted by start, non-adjacent (merged).
+    private(set) var runs: [FreeRun] = []
+    private(set) var pending: [PendingRun] = []
+    /// The high-water mark: pages ≥ pageCount are unused and lie past the end of the data.
+    var pageCount: UInt64
+
+    init(pageCount: UInt64) { self.pageCount = pageCount }
+
+    var reusablePageCount: UInt64 { runs.reduce(0) { $0 + $1.count } }
+    var pendingPageCount: UInt64 { pending.reduce(0) { $0 + $1.count } }
+
+    /// Moves every pending run that no pinned version can reach into the reusable runs.
+    /// `pinned` is sorted ascending.
+    mutating func release(pinned: [UInt64]) {
+        guard !pending.isEmpty else { return }
+        var kept: [PendingRun] = []
+        for run in pending {
+            if Self.isPinned(birth: run.birth, death: run.death, pinned: pinned) {
+                kept.append(run)
+            } else {
+                insertRun(FreeRun(start: run.start, count: run.count))
+            }
+        }
+        pending = kept
+    }
+
+    static func isPinned(birth: UInt64, death: UInt64, pinned: [UInt64]) -> Bool {
+        // First pinned version ≥ birth; pinned iff it is < death.
+        var low = 0, high = pinned.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if pinned[mid] < birth { low = mid + 1 } else { high = mid }
+        }
+        return low < pinned.count && pinned[low] < death
+    }
+
+    /// Records pages freed by commit `death` that were written by commit `birth`.
+    mutating func free(start: PageNumber, count: UInt64, birth: UInt64, death: UInt64) {
+        if birth >= death {
+            insertRun(FreeRun(start: start, count: count))
+        } else {
+            pending.append(PendingRun(start: start, count: count, birth: birth, death: death))
+        }
+    }
+
+    private mutating func insertRun(_ run: FreeRun) {
+        var low = 0, high = runs.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if runs[mid].start < run.start { low = mid + 1 } else { high = mid }
+        }
+        var index = low
+        var merged = run
+        if index > 0 && runs[index - 1].start + runs[index - 1].count == merged.start {
+            index -= 1
+            merged = FreeRun(start: runs[index].start, count: runs[index].count + merged.count)
+            runs.remove(at: index)
+        }
+        if index < runs.count && merged.start + merged.count == runs[index].start {
+            merged.count += runs[index].count
+            runs.remove(at: index)
+        }
+        runs.insert(merged, at: index)
+    }
+
+    /// Allocates `count` contiguous pages: the lowest reusable run that fits, else past the
+    /// high-water mark (growing the file), within `limitPages`.
+    mutating func allocate(_ count: Int, limitPages: UInt64) throws -> PageNumber {
+        let n = UInt64(count)
+        for i in runs.indices where runs[i].count >= n {
+            let start = runs[i].start
+            if runs[i].count == n { runs.remove(at: i) } else {
+                runs[i].start += n
+                runs[i].count -= n
+            }
+            return start
+        }
+        return try extend(n, limitPages: limitPages)
+    }
+
+    mutating func extend(_ n: UInt64, limitPages: UInt64) throws -> PageNumber {
+        guard pageCount + n <= limitPages else { throw StorageError.fileTooLarge(limit: limitPages) }
+        let start = pageCount
+        pageCount += n
+        return start
+    }
+
+    /// Takes one page from the end of the last run (so the encoding never grows), or extends.
+    mutating func takeFromTail(limitPages: UInt64) throws -> PageNumber {
+        if let last = runs.indices.last {
+            runs[last].count -= 1
+            let page = runs[last].start + runs[last].count
+            if runs[last].count == 0 { runs.removeLast() }
+            return page
+        }
+        return try extend(1, limitPages: limitPages)
+    }
+
+    var encodedSize: Int { runs.isEmpty && pending.isEmpty ? 0 : 16 + 16 * runs.count + 32 * pending.count }
+
+    static func payloadPerPage(_ pageSize: Int) -> Int { pageSize - PageLayout.headerSize }
+
+    func encode() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encodedSize)
+        func append(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+        append(UInt64(runs.count))
+        append(UInt64(pending.count))
+        for run in runs { append(run.start); append(run.count) }
+        for run in pending { append(run.start); append(run.count); append(run.birth); append(run.death) }
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8], pageCount: UInt64, firstPage: PageNumber) throws -> FreeSpace {
+        var space = FreeSpace(pageCount: pageCount)
+        guard !bytes.isEmpty else { return space }
+        return try bytes.withUnsafeBytes { raw in
+            func fail(_ why: String) -> StorageError { .corrupted(page: firstPage, reason: "free list: \(why)") }
+            guard raw.count >= 16 else { throw fail("too short") }
+            let runCount = raw.loadUnaligned(as: UInt64.self)
+            let pendingCount = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            guard runCount <= UInt64(raw.count), pendingCount <= UInt64(raw.count),
+                  16 + 16 * Int(runCount) + 32 * Int(pendingCount) <= raw.count else { throw fail("counts exceed its length") }
+            var at = 16
+            func next() -> UInt64 { defer { at += 8 }; return raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) }
+            for _ in 0..<runCount {
+                let run = FreeRun(start: next(), count: next())
+                guard run.start >= FileHeader.firstDataPage, run.count > 0, run.start + run.count <= pageCount,
+                      (space.runs.last.map { $0.start + $0.count <= run.start } ?? true)
+                else { throw fail("run \(run.start)+\(run.count) out of order or bounds") }
+                space.runs.append(run)
+            }
+            for _ in 0..<pendingCount {
+                let run = PendingRun(start: next(), count: next(), birth: next(), death: next())
+                guard run.start >= FileHeader.firstDataPage, run.count > 0, run.start + run.count <= pageCount
+                else { throw fail("pending run \(run.start)+\(run.count) out of bounds") }
+                space.pending.append(run)
+            }
+            return space
+        }
+    }
+}

@@ -1,0 +1,249 @@
+// The lock file ("<database>-lock"): shared memory for every process that opens the database.
+//
+//   offset size field
+//        0    8 signature "STRATALK"
+//        8    4 layout version
+//       12    4 slot count
+//       16    8 published txid: the newest commit readers may start from
+//       24    4 commit signal: a futex word bumped after every publish
+//       28    4 number of threads waiting on the commit signal
+//       64      slots, 64 bytes each: { pid u64 (0: free), txid u64 (UInt64.max: not pinned) }
+//
+// File locks on the same file (all released by the kernel when a process dies):
+// - flock: exclusive while one process (re)initialises the file, shared while it is in use, so
+//   the first process to open after everyone closed or crashed resets the reader table.
+// - OFD write lock on byte 2^40: the database's single-writer lock.
+// - OFD write lock on byte 2^41 + pid: "process pid is alive", so reader slots of processes
+//   that died can be reclaimed even if their pid has not been reused.
+//
+// Fields other than the signature are only touched with C11 atomics (CStrataSystem).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStrataSystem
+import Synchronization
+
+final class LockFile: @unchecked Sendable {
+    // @unchecked: the mapping is shared memory accessed only through atomics; `freeSlots` is
+    // guarded by its Mutex; everything else is immutable after init.
+    static let signature: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK"
+    static let layoutVersion: UInt32 = 1
+    static let headerSize = 64
+    static let slotSize = 64
+    static let writeLockOffset: Int64 = 1 << 40
+    static let livenessOffset: Int64 = 1 << 41
+    static let unpinned = UInt64.max
+
+    let path: String
+    let descriptor: Int32
+    let slotCount: Int
+    private let mapping: UnsafeMutableRawPointer
+    private let mappingLength: Int
+    private let processID: UInt64
+    /// Slots this process has claimed and is not using.
+    private let freeSlots = Mutex<[Int]>([])
+    /// True when this process was the first to open and (re)initialised the table.
+    let initialisedByThisProcess: Bool
+
+    /// Opens or creates the lock file. `initialise` runs while this process holds the
+    /// exclusive flock (no other process has the database open), before readers can start.
+    init(path: String, slotCount: Int, initialise: (LockFile) throws -> Void) throws {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StorageError.ioFailure(operation: "open \(path)", code: errno) }
+        self.descriptor = fd
+        self.processID = UInt64(getpid())
+        var exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0
+        if !exclusive {
+            // Someone else has it open; wait (briefly) for its initialisation to finish.
+            while flock(fd, LOCK_SH) != 0 {
+                if errno != EINTR { let code = errno; Glibc_close(fd); throw StorageError.ioFailure(operation: "flock", code: code) }
+            }
+        }
+        var info = stat()
+        fstat(fd, &info)
+        var slots = slotCount
+        if !exclusive {
+            // Use the layout the initialiser chose.
+            var header = [UInt8](repeating: 0, count: Self.headerSize)
+            let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, Self.headerSize, 0) }
+            guard n == Self.headerSize,
+                  header.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) == Self.signature,
+                  header.withUnsafeBytes({ $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }) == Self.layoutVersion
+            else {
+                // A stale or foreign file while another process holds it shared: take it over
+                // only if it is ours to initialise (nobody can be using a header-less table).
+                Glibc_close(fd)
+                throw StorageError.lockFileInvalid(path: path)
+            }
+            slots = Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) })
+        }
+        let length = Self.headerSize + slots * Self.slotSize
+        if exclusive || Int(info.st_size) < length {
+            if ftruncate(fd, off_t(length)) != 0 {
+                let code = errno; Glibc_close(fd)
+                throw StorageError.ioFailure(operation: "ftruncate \(path)", code: code)
+            }
+        }
+        guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
+            let code = errno; Glibc_close(fd)
+            throw StorageError.ioFailure(operation: "mmap \(path)", code: code)
+        }
+        self.mapping = map
+        self.mappingLength = length
+        self.slotCount = slots
+        self.initialisedByThisProcess = exclusive
+        if exclusive {
+            map.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            map.storeBytes(of: Self.signature, as: UInt64.self)
+            map.storeBytes(of: Self.layoutVersion, toByteOffset: 8, as: UInt32.self)
+            map.storeBytes(of: UInt32(slots), toByteOffset: 12, as: UInt32.self)
+            for slot in 0..<slots { strata_atomic_store_u64(slotAddress(slot) + 8, Self.unpinned) }
+            do {
+                try initialise(self)
+            } catch {
+                munmap(map, length)
+                Glibc_close(fd)
+                throw error
+            }
+            _ = flock(fd, LOCK_SH)  // downgrade: others may now join
+            exclusive = false
+        }
+        // Announce that this process is alive.
+        let code = strata_ofd_lock(fd, Self.livenessOffset + Int64(processID), 1, 0)
+        if code != 0 {
+            munmap(map, length); Glibc_close(fd)
+            throw StorageError.ioFailure(operation: "liveness lock", code: code)
+        }
+    }
+
+    func close() {
+        // Release every slot this process claimed.
+        for slot in 0..<slotCount where strata_atomic_load_u64(slotAddress(slot)) == processID {
+            strata_atomic_store_u64(slotAddress(slot) + 8, Self.unpinned)
+            strata_atomic_store_u64(slotAddress(slot), 0)
+        }
+        munmap(mapping, mappingLength)
+        Glibc_close(descriptor)  // drops the flock and every OFD lock
+    }
+
+    // MARK: Published version and the commit signal
+
+    var publishedTxid: UInt64 { strata_atomic_load_u64(mapping + 16) }
+
+    func publish(_ txid: UInt64) {
+        strata_atomic_store_u64(mapping + 16, txid)
+        _ = strata_atomic_add_u32(mapping + 24, 1)
+        if strata_atomic_load_u32(mapping + 28) > 0 { strata_wake_all(mapping + 24) }
+    }
+
+    /// Wakes every waiter in every process without publishing anything (used at close).
+    func wakeWaiters() {
+        _ = strata_atomic_add_u32(mapping + 24, 1)
+        strata_wake_all(mapping + 24)
+    }
+
+    /// Blocks until the published txid differs from `txid` or the timeout passes.
+    /// Returns the published txid.
+    func waitForPublish(after txid: UInt64, timeoutNanoseconds: Int64, shouldStop: () -> Bool) -> UInt64 {
+        _ = strata_atomic_add_u32(mapping + 28, 1)
+        defer { _ = strata_atomic_sub_u32(mapping + 28, 1) }
+        let signal = strata_atomic_load_u32(mapping + 24)
+        let now = publishedTxid
+        if now != txid || shouldStop() { return now }
+        _ = strata_wait_on_address(mapping + 24, signal, timeoutNanoseconds)
+        return publishedTxid
+    }
+
+    // MARK: Reader slots
+
+    @inline(__always) private func slotAddress(_ slot: Int) -> UnsafeMutableRawPointer {
+        mapping + Self.headerSize + slot * Self.slotSize
+    }
+
+    /// Takes a slot for a new snapshot: one this process already owns, or a free one.
+    func acquireSlot() throws -> Int {
+        if let slot = freeSlots.withLock({ $0.popLast() }) { return slot }
+        for pass in 0..<2 {
+            for slot in 0..<slotCount where strata_atomic_cas_u64(slotAddress(slot), 0, processID) != 0 {
+                return slot
+            }
+            if pass == 0 { reclaimDeadSlots() }
+        }
+        throw StorageError.tooManyReaders(limit: slotCount)
+    }
+
+    func releaseSlot(_ slot: Int) {
+        strata_atomic_store_u64(slotAddress(slot) + 8, Self.unpinned)
+        freeSlots.withLock { $0.append(slot) }
+    }
+
+    /// Pins the slot to the published version and returns it. The re-check after the store
+    /// closes the race with a writer that scans the table between our load and our store.
+    func pinPublished(slot: Int) -> UInt64 {
+        while true {
+            let txid = publishedTxid
+            strata_atomic_store_u64(slotAddress(slot) + 8, txid)
+            if publishedTxid == txid { return txid }
+        }
+    }
+
+    func pin(slot: Int, txid: UInt64) { strata_atomic_store_u64(slotAddress(slot) + 8, txid) }
+
+    /// The versions pinned by live readers, sorted, without duplicates.
+    func pinnedVersions() -> [UInt64] {
+        var versions: [UInt64] = []
+        for slot in 0..<slotCount {
+            let address = slotAddress(slot)
+            guard strata_atomic_load_u64(address) != 0 else { continue }
+            let txid = strata_atomic_load_u64(address + 8)
+            if txid != Self.unpinned { versions.append(txid) }
+        }
+        versions.sort()
+        var unique: [UInt64] = []
+        unique.reserveCapacity(versions.count)
+        for v in versions where unique.last != v { unique.append(v) }
+        return unique
+    }
+
+    /// Number of slots holding a pinned version (in every process).
+    func activeReaderCount() -> Int {
+        var count = 0
+        for slot in 0..<slotCount where strata_atomic_load_u64(slotAddress(slot)) != 0 {
+            if strata_atomic_load_u64(slotAddress(slot) + 8) != Self.unpinned { count += 1 }
+        }
+        return count
+    }
+
+    /// Frees the slots of processes that died. A process is alive while it holds its liveness
+    /// lock; the kernel drops that lock when the process ends, however it ends.
+    @discardableResult
+    func reclaimDeadSlots() -> Int {
+        var reclaimed = 0
+        var alive: [UInt64: Bool] = [processID: true]
+        for slot in 0..<slotCount {
+            let address = slotAddress(slot)
+            let pid = strata_atomic_load_u64(address)
+            guard pid != 0 else { continue }
+            let isAlive: Bool
+            if let known = alive[pid] { isAlive = known } else {
+                isAlive = strata_ofd_is_locked(descriptor, Self.livenessOffset + Int64(pid), 1) != 0
+                alive[pid] = isAlive
+            }
+            if !isAlive {
+                strata_atomic_store_u64(address + 8, Self.unpinned)
+                if strata_atomic_cas_u64(address, pid, 0) != 0 { reclaimed += 1 }
+            }
+        }
+        return reclaimed
+    }
+
+    /// Pins held by other processes that are dead, cleared; returns whether any was cleared.
+    func clearDeadPins(blocking versions: [UInt64]) -> Bool {
+        guard !versions.isEmpty else { return false }
+        return reclaimDeadSlots() > 0
+    }
+}

@@ -1,0 +1,130 @@
+// The on-disk page.
+//
+// Every page starts with a 32-byte header:
+//
+//   offset size field
+//        0    4 crc32c of bytes 4 ..< (pages × pageSize) of the page or run
+//        4    1 kind (PageKind)
+//        5    1 reserved, zero
+//        6    2 entry count (leaf, branch)
+//        8    8 page number (catches misdirected writes)
+//       16    8 txid of the commit that wrote the page (its "birth")
+//       24    8 kind-specific: overflow → value length; free-list → next page of the chain;
+//                leaf/branch → unused
+//
+// Leaf and branch pages are slotted: after the header, `count` UInt16 offsets (one per entry,
+// in key order) point at cells packed from the end of the page downwards.
+//
+//   leaf cell:   keyLength u16 | valueLength u32 (bit 31: the value lives in an overflow run)
+//                | key | value, or the overflow run's first page (u64)
+//   branch cell: child page u64 | keyLength u16 | key
+//
+// An overflow run is `ceil((32 + length) / pageSize)` contiguous pages holding one value after
+// the header. All integers are little-endian.
+
+typealias PageNumber = UInt64
+
+enum PageKind: UInt8 {
+    case leaf = 1
+    case branch = 2
+    case overflow = 3
+    case freeList = 4
+}
+
+enum PageLayout {
+    static let headerSize = 32
+    static let checksumOffset = 0
+    static let kindOffset = 4
+    static let countOffset = 6
+    static let numberOffset = 8
+    static let txidOffset = 16
+    static let auxOffset = 24
+
+    static let leafCellHeader = 6      // keyLength u16 + valueLength u32
+    static let branchCellHeader = 10   // child u64 + keyLength u16
+    static let overflowFlag: UInt32 = 1 << 31
+
+    /// Pages needed for an overflow run holding `length` bytes.
+    static func overflowPages(length: Int, pageSize: Int) -> Int {
+        (headerSize + length + pageSize - 1) / pageSize
+    }
+}
+
+/// A read-only view of one page (or the first page of a run) in the mapping.
+struct PageView {
+    let base: UnsafeRawPointer
+
+    @inline(__always) var kindRaw: UInt8 { base.load(fromByteOffset: PageLayout.kindOffset, as: UInt8.self) }
+    @inline(__always) var count: Int { Int(base.loadUnaligned(fromByteOffset: PageLayout.countOffset, as: UInt16.self)) }
+    @inline(__always) var number: PageNumber { base.loadUnaligned(fromByteOffset: PageLayout.numberOffset, as: UInt64.self) }
+    @inline(__always) var txid: UInt64 { base.loadUnaligned(fromByteOffset: PageLayout.txidOffset, as: UInt64.self) }
+    @inline(__always) var aux: UInt64 { base.loadUnaligned(fromByteOffset: PageLayout.auxOffset, as: UInt64.self) }
+    @inline(__always) var storedChecksum: UInt32 { base.loadUnaligned(as: UInt32.self) }
+    @inline(__always) var isLeaf: Bool { kindRaw == PageKind.leaf.rawValue }
+
+    @inline(__always) func cellOffset(_ index: Int) -> Int {
+        Int(base.loadUnaligned(fromByteOffset: PageLayout.headerSize + 2 * index, as: UInt16.self))
+    }
+
+    // Leaf cells.
+    @inline(__always) func leafKey(_ index: Int) -> UnsafeRawBufferPointer {
+        let cell = base + cellOffset(index)
+        let length = Int(cell.loadUnaligned(as: UInt16.self))
+        return UnsafeRawBufferPointer(start: cell + PageLayout.leafCellHeader, count: length)
+    }
+    /// The raw value field: (length with flag, pointer to the inline value or overflow page number).
+    @inline(__always) func leafValueField(_ index: Int) -> (UInt32, UnsafeRawPointer) {
+        let cell = base + cellOffset(index)
+        let keyLength = Int(cell.loadUnaligned(as: UInt16.self))
+        let valueField = cell.loadUnaligned(fromByteOffset: 2, as: UInt32.self)
+        return (valueField, cell + PageLayout.leafCellHeader + keyLength)
+    }
+
+    // Branch cells.
+    @inline(__always) func branchChild(_ index: Int) -> PageNumber {
+        (base + cellOffset(index)).loadUnaligned(as: UInt64.self)
+    }
+    @inline(__always) func branchKey(_ index: Int) -> UnsafeRawBufferPointer {
+        let cell = base + cellOffset(index)
+        let length = Int(cell.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        return UnsafeRawBufferPointer(start: cell + PageLayout.branchCellHeader, count: length)
+    }
+}
+
+/// Writes a page header and seals the page (or run) with its checksum.
+enum PageWriter {
+    static func writeHeader(_ page: UnsafeMutableRawPointer, kind: PageKind, count: Int, number: PageNumber, txid: UInt64, aux: UInt64) {
+        page.storeBytes(of: 0, toByteOffset: 0, as: UInt32.self)
+        page.storeBytes(of: kind.rawValue, toByteOffset: PageLayout.kindOffset, as: UInt8.self)
+        page.storeBytes(of: 0, toByteOffset: 5, as: UInt8.self)
+        page.storeBytes(of: UInt16(count).littleEndian, toByteOffset: PageLayout.countOffset, as: UInt16.self)
+        page.storeBytes(of: number.littleEndian, toByteOffset: PageLayout.numberOffset, as: UInt64.self)
+        page.storeBytes(of: txid.littleEndian, toByteOffset: PageLayout.txidOffset, as: UInt64.self)
+        page.storeBytes(of: aux.littleEndian, toByteOffset: PageLayout.auxOffset, as: UInt64.self)
+    }
+
+    /// Computes and stores the checksum; returns it.
+    @discardableResult
+    static func seal(_ page: UnsafeMutableRawPointer, length: Int) -> UInt32 {
+        let sum = crc32c(page + 4, count: length - 4)
+        page.storeBytes(of: sum.littleEndian, as: UInt32.self)
+        return sum
+    }
+}
+
+/// Compares two byte strings: memcmp order, shorter first on a common prefix.
+@inline(__always)
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let common = min(a.count, b.count)
+    if common > 0 {
+        let r = memcmp(a.baseAddress!, b.baseAddress!, common)
+        if r != 0 { return Int(r) }
+    }
+    return a.count - b.count
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

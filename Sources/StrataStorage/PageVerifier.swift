@@ -1,0 +1,70 @@
+// Remembers which pages this process has already checksummed, so each page's CRC is computed
+// once per content rather than on every access.
+//
+// For page p it stores (birth txid + 1) of the content that verified. A page is rewritten only
+// with a new birth txid (a later commit), so a header whose txid matches the stored value is
+// content we already checked. The table is a fixed directory of lazily allocated segments;
+// entries are read and written with relaxed atomics (a stale read only costs a re-check).
+// Segments are never freed before the verifier is, so lookups need no lock.
+
+import CStrataSystem
+
+final class PageVerifier: @unchecked Sendable {
+    // @unchecked: all shared state is accessed with C11 atomics.
+    private static let segmentShift = 16
+    private static let segmentPages = 1 << segmentShift
+    private let directory: UnsafeMutablePointer<UInt64>
+    private let directoryCount: Int
+
+    init(maximumPages: UInt64) {
+        directoryCount = Int((maximumPages >> UInt64(Self.segmentShift)) + 1)
+        directory = .allocate(capacity: directoryCount)
+        directory.initialize(repeating: 0, count: directoryCount)
+    }
+
+    deinit {
+        for i in 0..<directoryCount {
+            let bits = strata_atomic_load_u64(directory + i)
+            if bits != 0 { UnsafeMutablePointer<UInt64>(bitPattern: UInt(bits))?.deallocate() }
+        }
+        directory.deallocate()
+    }
+
+    @inline(__always)
+    func isVerified(_ page: PageNumber, birth: UInt64) -> Bool {
+        let index = Int(page >> UInt64(Self.segmentShift))
+        guard index < directoryCount else { return false }
+        let bits = strata_relaxed_load_u64(directory + index)
+        guard bits != 0, let segment = UnsafeMutablePointer<UInt64>(bitPattern: UInt(bits)) else { return false }
+        return strata_relaxed_load_u64(segment + Int(page & UInt64(Self.segmentPages - 1))) == birth &+ 1
+    }
+
+    func markVerified(_ page: PageNumber, birth: UInt64) {
+        let index = Int(page >> UInt64(Self.segmentShift))
+        guard index < directoryCount else { return }
+        var bits = strata_atomic_load_u64(directory + index)
+        if bits == 0 {
+            let fresh = UnsafeMutablePointer<UInt64>.allocate(capacity: Self.segmentPages)
+            fresh.initialize(repeating: 0, count: Self.segmentPages)
+            let freshBits = UInt64(UInt(bitPattern: fresh))
+            if strata_atomic_cas_u64(directory + index, 0, freshBits) != 0 {
+                bits = freshBits
+            } else {
+                fresh.deallocate()
+                bits = strata_atomic_load_u64(directory + index)
+            }
+        }
+        guard let segment = UnsafeMutablePointer<UInt64>(bitPattern: UInt(bits)) else { return }
+        strata_relaxed_store_u64(segment + Int(page & UInt64(Self.segmentPages - 1)), birth &+ 1)
+    }
+
+    /// Forgets everything (used when pages may have changed under an unchanged birth txid).
+    func reset() {
+        for i in 0..<directoryCount {
+            let bits = strata_atomic_load_u64(directory + i)
+            if bits != 0, let segment = UnsafeMutablePointer<UInt64>(bitPattern: UInt(bits)) {
+                for j in 0..<Self.segmentPages { strata_relaxed_store_u64(segment + j, 0) }
+            }
+        }
+    }
+}

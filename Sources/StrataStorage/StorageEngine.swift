@@ -1,0 +1,608 @@
+// The engine: one database file, its lock file, the mapping, and the commit path.
+//
+// One engine exists per file per process (the registry in `open(path:)` shares it), because
+// the file locks that coordinate processes belong to an open file description, and two in one
+// process would exclude each other.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A transactional, ordered key-value store in one file: named B+trees of byte strings,
+/// multi-version concurrency (readers never block and never lock), one writer at a time across
+/// threads and processes, and crash-safe copy-on-write commits.
+///
+/// ```swift
+/// let engine = try StorageEngine.open(path: "/tmp/example.strata")
+/// try engine.write { txn in
+///     let tree = try txn.createTree(named: "people")
+///     try txn.put(Array("Ada".utf8), forKey: Array("1".utf8), in: tree)
+/// }
+/// let name = try engine.read { txn in
+///     try txn.tree(named: "people").flatMap { try txn.value(forKey: Array("1".utf8), in: $0) }
+/// }
+/// ```
+public final class StorageEngine: @unchecked Sendable {
+    // @unchecked: mutable state lives in `state` (a Mutex) or in the lock file's shared memory
+    // (atomics); the rest is immutable after init. The file and lock objects are thread-safe.
+    /// The database file's path.
+    public let path: String
+    /// The options the engine was opened with.
+    public let options: StorageOptions
+    /// The file's page size.
+    public let pageSize: Int
+    let file: any StorageFile
+    let lockFile: LockFile
+    let writeLock: WriteLock
+    let verifier: PageVerifier
+    let base: UnsafeRawPointer
+    let maximumPages: UInt64
+    private let registryKey: String?
+
+    private struct State {
+        var latestMeta: MetaPage
+        var mappedBytes: UInt64
+        var knownFileSize: UInt64
+        var freeSpaceCache: (txid: UInt64, space: FreeSpace, chain: [PageNumber])?
+        var serial: UInt64 = 0
+        var openCount = 1
+        var activeTransactions = 0
+        var closing = false
+        var closed = false
+        var poisoned: StorageError?
+    }
+    private let state: Mutex<State>
+
+    // MARK: Opening
+
+    private static let registry = Mutex<[String: Weak]>([:])
+    private struct Weak { weak var engine: StorageEngine? }
+
+    /// Opens the database at `path`, creating it if it does not exist (unless read-only).
+    /// A lock file named `path + "-lock"` is created beside it. Opening the same file again in
+    /// the same process returns the same engine.
+    public static func open(path: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
+        let key = canonicalPath(path)
+        return try registry.withLock { registry in
+            if let engine = registry[key]?.engine, engine.retainOpen() { return engine }
+            let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, registryKey: key)
+            registry[key] = Weak(engine: engine)
+            return engine
+        }
+    }
+
+    /// Opens a database stored in `file` (for example a simulated disk in tests), with its
+    /// lock file at `lockPath`. Not shared through the registry.
+    public static func open(file: any StorageFile, lockPath: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
+        try StorageEngine(path: lockPath, lockPath: lockPath, options: options, file: file, registryKey: nil)
+    }
+
+    private init(path: String, lockPath: String, options: StorageOptions, file given: (any StorageFile)?, registryKey: String?) throws {
+        guard StorageOptions.validPageSizes.contains(options.pageSize) else {
+            throw StorageError.corrupted(page: nil, reason: "invalid page size option \(options.pageSize)")
+        }
+        self.path = path
+        self.options = options
+        self.registryKey = registryKey
+        var opened: (any StorageFile)? = given
+        var recovered: MetaPage?
+        let lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders) { lockFile in
+            // We are the only process with the database open.
+            if given == nil {
+                try Self.createIfNeeded(path: path, options: options)
+                opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
+            } else if try given!.size() == 0 {
+                try Self.writeInitialContents(to: given!, pageSize: options.pageSize)
+            }
+            let meta = try Self.recover(file: opened!, path: path)
+            recovered = meta
+            lockFile.publish(meta.txid)
+        }
+        do {
+            if opened == nil {
+                opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
+            }
+            let file = opened!
+            let size = try file.size()
+            var header = [UInt8](repeating: 0, count: FileHeader.size)
+            try header.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+            let pageSize = try header.withUnsafeBytes { try FileHeader.decode($0.baseAddress!, fileSize: size, path: path) }
+            let base = try file.map(length: max(size, UInt64(3 * pageSize)))
+            let meta: MetaPage
+            if let recovered {
+                meta = recovered
+            } else {
+                let published = lockFile.publishedTxid
+                guard let m = MetaPage.decode(base + Int(MetaPage.slotPage(for: published)) * pageSize, pageSize: pageSize), m.txid == published else {
+                    throw StorageError.corrupted(page: MetaPage.slotPage(for: published), reason: "published version \(published) has no valid meta")
+                }
+                meta = m
+            }
+            self.file = file
+            self.lockFile = lockFile
+            self.pageSize = pageSize
+            self.base = base
+            self.maximumPages = options.maximumFileSize / UInt64(pageSize)
+            self.verifier = PageVerifier(maximumPages: maximumPages)
+            self.writeLock = WriteLock(descriptor: lockFile.descriptor)
+            self.state = Mutex(State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size))
+        } catch {
+            opened?.close()
+            lockFile.close()
+            throw error
+        }
+    }
+
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let directory = asPath(path).directory
+        if let resolved = realpath(directory, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved) + "/" + asPath(path).lastComponent
+        }
+        return path
+    }
+
+    /// Creates the file atomically: written under a temporary name, synced, renamed, and the
+    /// directory synced, so a crash leaves either no file or a complete empty database.
+    private static func createIfNeeded(path: String, options: StorageOptions) throws {
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_size > 0 { return }
+        if options.readOnly { throw StorageError.readOnly }
+        let temporary = path + ".creating-\(getpid())"
+        let file = try PosixFile(path: temporary, create: true, maximumSize: UInt64(16 * options.pageSize))
+        do {
+            try writeInitialContents(to: file, pageSize: options.pageSize)
+            file.close()
+        } catch {
+            file.close()
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw StorageError.ioFailure(operation: "rename \(temporary)", code: code)
+        }
+        let directory = asPath(path).directory
+        let fd = Glibc_open(directory)
+        if fd >= 0 {
+            _ = fsync(fd)
+            Glibc_close(fd)
+        }
+    }
+
+    static func writeInitialContents(to file: any StorageFile, pageSize: Int) throws {
+        let image = UnsafeMutableRawPointer.allocate(byteCount: 3 * pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        image.initializeMemory(as: UInt8.self, repeating: 0, count: 3 * pageSize)
+        FileHeader.encode(pageSize: pageSize, into: image)
+        let meta = MetaPage(txid: 0, catalogRoot: 0, pageCount: FileHeader.firstDataPage, freeListHead: 0,
+                            freeListPages: 0, flags: 0, freeListBirth: 0, written: [])
+        meta.encode(into: image + Int(MetaPage.slotPage(for: 0)) * pageSize, pageSize: pageSize)
+        try file.write([UnsafeRawBufferPointer(start: image, count: 3 * pageSize)], at: 0)
+        try file.synchronize()
+    }
+
+    /// Finds the newest meta whose commit completed (see MetaPage.swift).
+    static func recover(file: any StorageFile, path: String) throws -> MetaPage {
+        let size = try file.size()
+        var header = [UInt8](repeating: 0, count: FileHeader.size)
+        try header.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        let pageSize = try header.withUnsafeBytes { try FileHeader.decode($0.baseAddress!, fileSize: size, path: path) }
+        guard size >= UInt64(3 * pageSize) else { throw StorageError.truncated(expectedBytes: UInt64(3 * pageSize), actualBytes: size) }
+        let base = try file.map(length: size)
+        let candidates = [1, 2].compactMap { MetaPage.decode(base + $0 * pageSize, pageSize: pageSize) }.sorted { $0.txid > $1.txid }
+        var truncation: StorageError?
+        for meta in candidates {
+            let needed = meta.pageCount * UInt64(pageSize)
+            if needed > size {
+                // Past the end: a lost extension of an unfinished one-sync commit (every page past
+                // the end is one it listed), or a file cut short.
+                let firstMissing = size / UInt64(pageSize)
+                let listedCover = meta.written.contains { $0.page <= firstMissing } || meta.written.isEmpty == false
+                if meta.written.isEmpty || !listedCover || !coversTail(meta, from: firstMissing) {
+                    truncation = truncation ?? .truncated(expectedBytes: needed, actualBytes: size)
+                }
+                continue
+            }
+            if verifyWritten(meta, base: base, pageSize: pageSize) { return meta }
+        }
+        if let truncation { throw truncation }
+        if candidates.isEmpty { throw StorageError.corrupted(page: 1, reason: "neither meta page is valid") }
+        throw StorageError.corrupted(page: nil, reason: "the newest commits' pages fail their checksums")
+    }
+
+    /// Whether the pages [from, pageCount) all belong to runs the meta lists.
+    private static func coversTail(_ meta: MetaPage, from first: UInt64) -> Bool {
+        var page = first
+        let runs = meta.written.sorted { $0.page < $1.page }
+        while page < meta.pageCount {
+            guard let run = runs.first(where: { $0.page <= page && page < $0.page + UInt64($0.pages) }) else { return false }
+            page = run.page + UInt64(run.pages)
+        }
+        return true
+    }
+
+    /// Every page a one-sync commit listed holds exactly what that commit wrote.
+    static func verifyWritten(_ meta: MetaPage, base: UnsafeRawPointer, pageSize: Int) -> Bool {
+        for run in meta.written {
+            let page = PageView(base: base + Int(run.page) * pageSize)
+            guard page.number == run.page, page.txid == meta.txid, page.storedChecksum == run.checksum else { return false }
+            guard crc32c(page.base + 4, count: Int(run.pages) * pageSize - 4) == run.checksum else { return false }
+        }
+        return true
+    }
+
+    // MARK: Closing
+
+    private func retainOpen() -> Bool {
+        state.withLock { state in
+            guard !state.closing else { return false }
+            state.openCount += 1
+            return true
+        }
+    }
+
+    /// Closes this use of the engine. The file is released when every opener has closed it and
+    /// the last transaction has ended.
+    public func close() {
+        let finalize = state.withLock { state -> Bool in
+            guard !state.closing else { return false }
+            state.openCount -= 1
+            guard state.openCount == 0 else { return false }
+            state.closing = true
+            return state.activeTransactions == 0
+        }
+        if finalize { release() }
+    }
+
+    private func release() {
+        let already = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return state.closed
+        }
+        guard !already else { return }
+        if let registryKey {
+            Self.registry.withLock { registry in
+                if registry[registryKey]?.engine === self || registry[registryKey]?.engine == nil { registry[registryKey] = nil }
+            }
+        }
+        lockFile.wakeWaiters()
+        lockFile.close()
+        file.close()
+    }
+
+    deinit { release() }
+
+    private func beginTransaction() throws -> UInt64 {
+        try state.withLock { state in
+            guard !state.closing else { throw StorageError.engineClosed }
+            state.activeTransactions += 1
+            state.serial += 1
+            return state.serial
+        }
+    }
+
+    private func endTransaction() {
+        let finalize = state.withLock { state -> Bool in
+            state.activeTransactions -= 1
+            return state.closing && state.activeTransactions == 0
+        }
+        if finalize { release() }
+    }
+
+    // MARK: Versions
+
+    /// The newest committed version visible to new transactions.
+    public var latestVersion: UInt64 { lockFile.publishedTxid }
+
+    /// Number of snapshots currently pinning a version, in every process.
+    public var activeReaderCount: Int { lockFile.activeReaderCount() }
+
+    /// The meta of version `txid`, or nil when that version is no longer the newest (its slot
+    /// may have been reused).
+    private func meta(for txid: UInt64) throws -> MetaPage? {
+        if let cached = state.withLock({ $0.latestMeta.txid == txid ? $0.latestMeta : nil }) { return cached }
+        guard let meta = MetaPage.decode(base + Int(MetaPage.slotPage(for: txid)) * pageSize, pageSize: pageSize),
+              meta.txid == txid else { return nil }
+        try ensureMapped(meta.pageCount)
+        state.withLock { if $0.latestMeta.txid < meta.txid { $0.latestMeta = meta } }
+        return meta
+    }
+
+    /// Makes sure the mapping covers `pages` and the file really is that long (so no access
+    /// through the mapping can fault).
+    private func ensureMapped(_ pages: UInt64) throws {
+        let needed = pages * UInt64(pageSize)
+        try state.withLock { state in
+            if state.knownFileSize < needed {
+                state.knownFileSize = try file.size()
+                guard state.knownFileSize >= needed else {
+                    throw StorageError.truncated(expectedBytes: needed, actualBytes: state.knownFileSize)
+                }
+            }
+            if state.mappedBytes < needed {
+                _ = try file.map(length: needed)
+                state.mappedBytes = needed
+            }
+        }
+    }
+
+    // MARK: Read transactions
+
+    /// Starts a read transaction on the newest version.
+    public func beginRead() throws -> ReadTransaction {
+        let serial = try beginTransaction()
+        do {
+            let slot = try lockFile.acquireSlot()
+            for _ in 0..<1000 {
+                let txid = lockFile.pinPublished(slot: slot)
+                if let meta = try meta(for: txid) {
+                    return ReadTransaction(engine: self, snapshot: Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier), slot: slot, serial: serial)
+                }
+            }
+            lockFile.releaseSlot(slot)
+            throw StorageError.corrupted(page: nil, reason: "could not read a stable meta page")
+        } catch {
+            endTransaction()
+            throw error
+        }
+    }
+
+    func releaseReader(slot: Int) {
+        lockFile.releaseSlot(slot)
+        endTransaction()
+    }
+
+    /// Runs `body` in a read transaction on the newest version.
+    public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        let transaction = try beginRead()
+        defer { transaction.close() }
+        return try body(transaction)
+    }
+
+    // MARK: Write transactions
+
+    /// Starts the write transaction, blocking the calling thread while another writer (in
+    /// this or another process) holds the lock.
+    public func beginWrite() throws -> WriteTransaction {
+        guard !options.readOnly else { throw StorageError.readOnly }
+        let serial = try beginTransaction()
+        do {
+            try writeLock.acquire()
+        } catch {
+            endTransaction()
+            throw error
+        }
+        return try makeWrite(serial: serial)
+    }
+
+    /// Starts the write transaction, suspending (without blocking a thread) while another
+    /// writer holds the lock.
+    public func beginWrite() async throws -> WriteTransaction {
+        guard !options.readOnly else { throw StorageError.readOnly }
+        let serial = try beginTransaction()
+        do {
+            try await writeLock.acquire()
+        } catch {
+            endTransaction()
+            throw error
+        }
+        return try makeWrite(serial: serial)
+    }
+
+    private func makeWrite(serial: UInt64) throws -> WriteTransaction {
+        do {
+            if let poisoned = state.withLock({ $0.poisoned }) { throw poisoned }
+            let published = lockFile.publishedTxid
+            guard let meta = try meta(for: published) else {
+                throw StorageError.corrupted(page: MetaPage.slotPage(for: published), reason: "published version \(published) has no valid meta")
+            }
+            let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
+            var (space, chain) = try loadFreeSpace(snapshot)
+            let pinned = lockFile.pinnedVersions()
+            space.release(pinned: pinned)
+            if space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
+                space.release(pinned: lockFile.pinnedVersions())
+            }
+            return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
+        } catch {
+            writeLock.release()
+            endTransaction()
+            throw error
+        }
+    }
+
+    func endWrite() {
+        writeLock.release()
+        endTransaction()
+    }
+
+    private func loadFreeSpace(_ snapshot: Snapshot) throws -> (FreeSpace, [PageNumber]) {
+        let meta = snapshot.meta
+        if let cache = state.withLock({ $0.freeSpaceCache }), cache.txid == meta.txid {
+            return (cache.space, cache.chain)
+        }
+        var bytes: [UInt8] = []
+        var chain: [PageNumber] = []
+        var page = meta.freeListHead
+        for _ in 0..<meta.freeListPages {
+            let view = try snapshot.page(page)
+            guard view.kindRaw == PageKind.freeList.rawValue else {
+                throw StorageError.corrupted(page: page, reason: "expected a free-list page")
+            }
+            chain.append(page)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: view.base + PageLayout.headerSize, count: FreeSpace.payloadPerPage(pageSize)))
+            page = view.aux
+        }
+        let space = try FreeSpace.decode(bytes, pageCount: meta.pageCount, firstPage: meta.freeListHead)
+        return (space, chain)
+    }
+
+    /// Runs `body` in a write transaction and commits it when `body` returns; rolls back and
+    /// rethrows when `body` throws.
+    public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let transaction = try beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    /// Async form of `write(_:)`: waits for the write lock without blocking a thread.
+    public func write<R>(_ body: (WriteTransaction) throws -> R) async throws -> R {
+        let transaction = try await beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    // MARK: Commit
+
+    func commitWrite(_ transaction: WriteTransaction) throws {
+        let failpoint = options.failpoint
+        var meta = try transaction.layOut()
+        let base = transaction.snapshot.meta
+        let durable = options.durability == .full
+        let oneSync = durable && base.flags & MetaPage.flagUnsynced == 0
+            && transaction.dirty.count <= MetaPage.listCapacity(pageSize: pageSize)
+        if oneSync {
+            meta.written = transaction.dirty.map { MetaPage.WrittenRun(page: $0.page, checksum: $0.checksum, pages: UInt32($0.pages)) }
+        }
+        try failpoint?(.beforeDataWrite)
+        if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
+        try writePages(transaction.dirty)
+        try failpoint?(.afterDataWrite)
+        if durable && !oneSync {
+            try failpoint?(.beforeDataSync)
+            try file.synchronize()
+            try failpoint?(.afterDataSync)
+        }
+        try failpoint?(.beforeMetaWrite)
+        let slot = MetaPage.slotPage(for: meta.txid)
+        let previous = [UInt8](UnsafeRawBufferPointer(start: self.base + Int(slot) * pageSize, count: pageSize))
+        let image = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        meta.encode(into: image, pageSize: pageSize)
+        do {
+            try file.write([UnsafeRawBufferPointer(start: image, count: pageSize)], at: slot * UInt64(pageSize))
+            try failpoint?(.afterMetaWrite)
+            if durable {
+                try failpoint?(.beforeFinalSync)
+                try file.synchronize()
+                try failpoint?(.afterFinalSync)
+            }
+        } catch {
+            // The new meta may be in the page cache: put the slot back so that nobody (another
+            // process opening the file, or a crash before the cache is written back) adopts a
+            // commit we report as failed.
+            do {
+                try previous.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
+                if durable { try file.synchronize() }
+            } catch {
+                state.withLock { $0.poisoned = .ioFailure(operation: "restoring the meta page after a failed commit; reopen the database", code: EIO) }
+            }
+            throw error
+        }
+        try ensureMapped(meta.pageCount)
+        state.withLock { state in
+            state.latestMeta = meta
+            state.freeSpaceCache = (meta.txid, transaction.freeSpace, meta.freeListPages == 0 ? [] : chainPages(transaction, meta))
+        }
+        lockFile.publish(meta.txid)
+    }
+
+    private func chainPages(_ transaction: WriteTransaction, _ meta: MetaPage) -> [PageNumber] {
+        transaction.dirty.filter { PageView(base: $0.image).kindRaw == PageKind.freeList.rawValue }.map(\.page)
+            .sortedByChain(head: meta.freeListHead, images: transaction.dirty)
+    }
+
+    /// Writes dirty pages sorted by position, one gathering write per contiguous stretch.
+    private func writePages(_ pages: [WriteTransaction.DirtyPage]) throws {
+        let sorted = pages.sorted { $0.page < $1.page }
+        var index = 0
+        while index < sorted.count {
+            let start = sorted[index].page
+            var next = start
+            var buffers: [UnsafeRawBufferPointer] = []
+            while index < sorted.count && sorted[index].page == next {
+                buffers.append(UnsafeRawBufferPointer(start: sorted[index].image, count: sorted[index].pages * pageSize))
+                next += UInt64(sorted[index].pages)
+                index += 1
+            }
+            try file.write(buffers, at: start * UInt64(pageSize))
+        }
+    }
+
+    // MARK: Waiting for commits
+
+    /// Blocks the calling thread until a version newer than `version` is published (by this or
+    /// another process) or `timeout` passes; returns the newest version. No polling: the
+    /// committing process wakes waiters through the lock file.
+    public func waitForVersion(newerThan version: UInt64, timeout: Duration? = nil) -> UInt64 {
+        var remaining: Int64 = timeout.map { Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 } ?? -1
+        while true {
+            let closed = state.withLock { $0.closing }
+            let current = lockFile.publishedTxid
+            if current > version || closed { return current }
+            if timeout != nil && remaining <= 0 { return current }
+            let started = ContinuousClock.now
+            _ = lockFile.waitForPublish(after: current, timeoutNanoseconds: remaining, shouldStop: { self.state.withLock { $0.closing } })
+            if timeout != nil {
+                let spent = ContinuousClock.now - started
+                remaining -= Int64(spent.components.seconds) * 1_000_000_000 + spent.components.attoseconds / 1_000_000_000
+            }
+        }
+    }
+}
+
+extension [PageNumber] {
+    /// Orders free-list pages by following the chain from `head`.
+    fileprivate func sortedByChain(head: PageNumber, images: [WriteTransaction.DirtyPage]) -> [PageNumber] {
+        var next: [PageNumber: PageNumber] = [:]
+        for image in images where PageView(base: image.image).kindRaw == PageKind.freeList.rawValue {
+            next[image.page] = PageView(base: image.image).aux
+        }
+        var ordered: [PageNumber] = []
+        var page = head
+        while page != 0, let following = next[page] {
+            ordered.append(page)
+            page = following
+        }
+        return ordered
+    }
+}
+
+/// Minimal path helpers (Foundation-free).
+private struct NSStringLike {
+    let value: String
+    var directory: String {
+        guard let slash = value.lastIndex(of: "/") else { return "." }
+        let prefix = String(value[..<slash])
+        return prefix.isEmpty ? "/" : prefix
+    }
+    var lastComponent: String {
+        guard let slash = value.lastIndex(of: "/") else { return value }
+        return String(value[value.index(after: slash)...])
+    }
+}
+
+private func Glibc_open(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
+
+private func asPath(_ s: String) -> NSStringLike { NSStringLike(value: s) }

@@ -1,0 +1,78 @@
+/// How hard a commit works to survive failures.
+public enum Durability: Sendable, Hashable {
+    /// Once a commit returns, it survives a process crash and a power loss or OS crash.
+    /// The default.
+    case full
+    /// Commits never sync. A commit survives a crash of the process (the operating system
+    /// still holds the written pages) but a power loss or OS crash may lose recent commits
+    /// or, in the worst case, leave a file that only an older commit can be read from or
+    /// none at all. Use for caches and data that can be rebuilt.
+    case none
+}
+
+/// Options for opening a `StorageEngine`.
+public struct StorageOptions: Sendable, Hashable {
+    /// Commit durability; `.full` by default.
+    public var durability: Durability
+    /// Page size for a new file (4096, 8192, 16384 or 65536). An existing file keeps the page
+    /// size it was created with.
+    public var pageSize: Int
+    /// The largest the file may grow. The engine reserves this much address space (not memory)
+    /// for its read-only mapping. 1 TiB by default.
+    public var maximumFileSize: UInt64
+    /// Open without ever writing the database file. Writes fail with `StorageError.readOnly`.
+    public var readOnly: Bool
+    /// How many snapshots may be open at once across all processes sharing the file.
+    public var maximumReaders: Int
+    /// A hook called at each step of a commit, for fault-injection tests. It may throw to fail
+    /// the commit at that step, or end the process to simulate a crash there.
+    public var failpoint: (@Sendable (CommitStep) throws -> Void)?
+
+    /// Creates options; every parameter has the default described on its property.
+    public init(durability: Durability = .full, pageSize: Int = 4096, maximumFileSize: UInt64 = 1 << 40,
+                readOnly: Bool = false, maximumReaders: Int = 1022) {
+        self.durability = durability
+        self.pageSize = pageSize
+        self.maximumFileSize = maximumFileSize
+        self.readOnly = readOnly
+        self.maximumReaders = maximumReaders
+        self.failpoint = nil
+    }
+
+    static let validPageSizes: Set<Int> = [4096, 8192, 16384, 65536]
+
+    public static func == (lhs: StorageOptions, rhs: StorageOptions) -> Bool {
+        lhs.durability == rhs.durability && lhs.pageSize == rhs.pageSize && lhs.maximumFileSize == rhs.maximumFileSize
+            && lhs.readOnly == rhs.readOnly && lhs.maximumReaders == rhs.maximumReaders
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(durability)
+        hasher.combine(pageSize)
+        hasher.combine(maximumFileSize)
+        hasher.combine(readOnly)
+        hasher.combine(maximumReaders)
+    }
+}
+
+/// The steps of a commit, in order, at which a failpoint can stop it.
+public enum CommitStep: String, Sendable, CaseIterable {
+    /// The transaction's pages are laid out and about to be written.
+    case beforeDataWrite
+    /// The file is about to grow past its previous end.
+    case beforeGrowth
+    /// All data pages are written, nothing synced yet.
+    case afterDataWrite
+    /// Two-sync commits: the data pages are about to be synced.
+    case beforeDataSync
+    /// Two-sync commits: the data pages are synced.
+    case afterDataSync
+    /// The meta page is about to be written.
+    case beforeMetaWrite
+    /// The meta page is written but not synced.
+    case afterMetaWrite
+    /// The final sync is about to run.
+    case beforeFinalSync
+    /// The commit is durable but not yet visible to other transactions.
+    case afterFinalSync
+}

@@ -1,0 +1,421 @@
+// A write transaction: the single writer's private, copy-on-write view of the next version.
+//
+// Pages of the base version are never modified. A put or delete materialises the path from the
+// root to the leaf as in-memory nodes (freeing the pages they came from, for reuse once no
+// snapshot can reach them); commit writes those nodes to free pages (Commit.swift).
+
+final class TreeState {
+    let name: String
+    var root: PageNumber
+    var rootNode: Node?
+    var count: UInt64
+    var changed = false
+    var dropped = false
+
+    init(name: String, root: PageNumber, count: UInt64) {
+        self.name = name
+        self.root = root
+        self.count = count
+    }
+}
+
+/// The one write transaction of a database at a time, across threads and processes.
+///
+/// Reads see the transaction's own writes. Nothing is visible to anyone else until `commit()`
+/// returns; `rollback()` (or releasing the transaction without committing) discards it all.
+/// A write transaction belongs to one thread or task at a time; it is not Sendable.
+public final class WriteTransaction: TransactionReading {
+    let engine: StorageEngine
+    let snapshot: Snapshot
+    /// The txid this transaction will commit as.
+    let txid: UInt64
+    var freeSpace: FreeSpace
+    let oldFreeListPages: [PageNumber]
+    let arena = Arena()
+    var states: [TreeState] = []
+    var stateSlots: [String: Int] = [:]
+    let catalog: TreeState
+    private(set) var modifications: UInt64 = 0
+    private(set) var isOpen = true
+    private let serial: UInt64
+    let pageSize: Int
+    /// Largest leaf cell stored inline (and branch cell): a quarter page, so a page always
+    /// holds at least four entries.
+    let inlineLimit: Int
+    let splitThreshold: Int
+    let mergeThreshold: Int
+    private var path: [(node: Node, index: Int)] = []
+    var dirty: [DirtyPage] = []
+
+    struct DirtyPage {
+        var page: PageNumber
+        var pages: Int
+        var image: UnsafeMutableRawPointer
+        var checksum: UInt32
+    }
+
+    /// The longest key a tree accepts with this page size.
+    public var maximumKeySize: Int { inlineLimit - PageLayout.leafCellHeader - 8 }
+
+    init(engine: StorageEngine, snapshot: Snapshot, freeSpace: FreeSpace, freeListPages: [PageNumber], serial: UInt64) {
+        self.engine = engine
+        self.snapshot = snapshot
+        self.txid = snapshot.txid + 1
+        self.freeSpace = freeSpace
+        self.oldFreeListPages = freeListPages
+        self.serial = serial
+        self.pageSize = snapshot.pageSize
+        self.inlineLimit = (snapshot.pageSize - PageLayout.headerSize) / 4 - 2
+        self.splitThreshold = 2 * (snapshot.pageSize - PageLayout.headerSize)
+        self.mergeThreshold = (snapshot.pageSize - PageLayout.headerSize) / 4
+        self.catalog = TreeState(name: "", root: snapshot.meta.catalogRoot, count: 0)
+        path.reserveCapacity(8)
+    }
+
+    deinit {
+        if isOpen { rollback() }
+    }
+
+    /// The version this transaction started from.
+    public var version: UInt64 { snapshot.txid }
+
+    // MARK: Ending
+
+    /// Makes every change durable (per the engine's durability) and visible, then releases the
+    /// write lock. On failure nothing is visible, the file stays at the previous version, and
+    /// the transaction is closed.
+    public func commit() throws {
+        guard isOpen else { throw StorageError.transactionClosed }
+        defer { finish() }
+        guard states.contains(where: { $0.changed || $0.dropped }) else { return }
+        try engine.commitWrite(self)
+    }
+
+    /// Discards every change and releases the write lock.
+    public func rollback() {
+        guard isOpen else { return }
+        finish()
+    }
+
+    private func finish() {
+        isOpen = false
+        dirty.removeAll()
+        states.removeAll()
+        arena.reset()
+        engine.endWrite()
+    }
+
+    private func checkOpen() throws {
+        guard isOpen else { throw StorageError.transactionClosed }
+    }
+
+    // MARK: Trees
+
+    public func tree(named name: String) throws -> Tree? {
+        try checkOpen()
+        guard let slot = try loadState(name) else { return nil }
+        return Tree(name: name, slot: slot, owner: serial)
+    }
+
+    /// The tree with this name, created empty if it does not exist.
+    public func createTree(named name: String) throws -> Tree {
+        try checkOpen()
+        try TreeName.validate(name)
+        if let slot = try loadState(name) { return Tree(name: name, slot: slot, owner: serial) }
+        let state = TreeState(name: name, root: 0, count: 0)
+        state.changed = true
+        modifications += 1
+        states.append(state)
+        stateSlots[name] = states.count - 1
+        return Tree(name: name, slot: states.count - 1, owner: serial)
+    }
+
+    /// Deletes the tree and all its entries; returns whether it existed.
+    @discardableResult
+    public func dropTree(named name: String) throws -> Bool {
+        try checkOpen()
+        guard let slot = try loadState(name) else { return false }
+        let state = states[slot]
+        if let node = state.rootNode { try freeNodeTree(node) } else if state.root != 0 { try freePageTree(state.root, depth: 0) }
+        state.dropped = true
+        state.rootNode = nil
+        state.root = 0
+        state.count = 0
+        modifications += 1
+        return true
+    }
+
+    public func treeNames() throws -> [String] {
+        try checkOpen()
+        var names = Set(try catalogNames(snapshot: snapshot))
+        for state in states {
+            if state.dropped { names.remove(state.name) } else { names.insert(state.name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// The slot of an existing (not dropped) tree.
+    private func loadState(_ name: String) throws -> Int? {
+        if let slot = stateSlots[name] { return states[slot].dropped ? nil : slot }
+        let info: TreeInfo? = try Array(name.utf8).withUnsafeBytes { key in
+            guard let bytes = try snapshot.get(root: snapshot.meta.catalogRoot, key: key) else { return nil }
+            return try TreeInfo.decode(bytes, name: name)
+        }
+        guard let info else { return nil }
+        states.append(TreeState(name: name, root: info.root, count: info.count))
+        stateSlots[name] = states.count - 1
+        return states.count - 1
+    }
+
+    @inline(__always)
+    private func state(_ tree: Tree) throws -> TreeState {
+        try checkOpen()
+        if tree.owner == serial, tree.slot < states.count {
+            let state = states[tree.slot]
+            if !state.dropped { return state }
+            throw StorageError.unknownTree(tree.name)
+        }
+        guard let slot = try loadState(tree.name) else { throw StorageError.unknownTree(tree.name) }
+        return states[slot]
+    }
+
+    // MARK: Reads
+
+    public func count(in tree: Tree) throws -> Int { Int(try state(tree).count) }
+
+    public func withValue<R>(forKey key: UnsafeRawBufferPointer, in tree: Tree, _ body: (UnsafeRawBufferPointer?) throws -> R) throws -> R {
+        try body(try get(try state(tree), key))
+    }
+
+    func get(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        guard var node = state.rootNode else { return try snapshot.get(root: state.root, key: key) }
+        while !node.isLeaf {
+            let index = node.childIndex(key)
+            guard let child = node.children[index].node else {
+                return try snapshot.get(root: node.children[index].page, key: key)
+            }
+            node = child
+        }
+        let (index, found) = node.search(key)
+        return found ? node.values[index].bytes : nil
+    }
+
+    public func makeCursor(on tree: Tree) throws -> Cursor {
+        let state = try state(tree)
+        let stamp = modifications
+        return Cursor(snapshot: snapshot, rootPage: state.root, rootNode: state.rootNode,
+                      isCurrent: { [weak self] in self.map { $0.isOpen && $0.modifications == stamp } ?? false })
+    }
+
+    // MARK: Writes
+
+    /// Stores `value` under `key`, replacing any previous value.
+    public func put(_ value: [UInt8], forKey key: [UInt8], in tree: Tree) throws {
+        try value.withUnsafeBytes { v in try key.withUnsafeBytes { k in try put(v, forKey: k, in: tree) } }
+    }
+
+    /// Stores `value` under `key`, replacing any previous value. Both are copied.
+    public func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in tree: Tree) throws {
+        let state = try state(tree)
+        try put(value, forKey: key, in: state)
+    }
+
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState) throws {
+        guard key.count > 0 && key.count <= maximumKeySize else {
+            throw StorageError.invalidKey(length: key.count, maximum: maximumKeySize)
+        }
+        let leaf = try leafNode(state, key)
+        let (index, found) = leaf.search(key)
+        let stored = arena.copy(value)
+        let newSize = Node.leafEntrySize(key: key.count, value: value.count, inlineLimit: inlineLimit)
+        if found {
+            let old = leaf.values[index]
+            try freeOverflow(old)
+            leaf.size += newSize - Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
+            leaf.values[index] = LeafValue(bytes: stored, overflowPage: 0)
+        } else {
+            leaf.keys.insert(arena.copy(key), at: index)
+            leaf.values.insert(LeafValue(bytes: stored, overflowPage: 0), at: index)
+            leaf.size += newSize
+            state.count += 1
+        }
+        state.changed = true
+        modifications &+= 1
+        if leaf.size > splitThreshold { splitPath(state, leaf: leaf, insertedAt: index) }
+    }
+
+    /// Removes `key`; returns whether it was present.
+    @discardableResult
+    public func delete(forKey key: [UInt8], in tree: Tree) throws -> Bool {
+        try key.withUnsafeBytes { try delete(forKey: $0, in: tree) }
+    }
+
+    /// Removes `key`; returns whether it was present.
+    @discardableResult
+    public func delete(forKey key: UnsafeRawBufferPointer, in tree: Tree) throws -> Bool {
+        try deleteInState(try state(tree), key)
+    }
+
+    func deleteInState(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> Bool {
+        guard try get(state, key) != nil else { return false }
+        let leaf = try leafNode(state, key)
+        let (index, found) = leaf.search(key)
+        guard found else { return false }
+        let old = leaf.values[index]
+        try freeOverflow(old)
+        leaf.size -= Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
+        leaf.keys.remove(at: index)
+        leaf.values.remove(at: index)
+        state.count -= 1
+        state.changed = true
+        modifications &+= 1
+        return true
+    }
+
+    /// Removes every entry of the tree, keeping the (now empty) tree.
+    public func removeAll(in tree: Tree) throws {
+        let state = try state(tree)
+        if let node = state.rootNode { try freeNodeTree(node) } else if state.root != 0 { try freePageTree(state.root, depth: 0) }
+        state.rootNode = nil
+        state.root = 0
+        state.count = 0
+        state.changed = true
+        modifications &+= 1
+    }
+
+    // MARK: Nodes
+
+    /// Materialises the path to the leaf that holds (or would hold) `key`; fills `path`.
+    private func leafNode(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> Node {
+        path.removeAll(keepingCapacity: true)
+        var node: Node
+        if let root = state.rootNode {
+            node = root
+        } else if state.root == 0 {
+            node = Node(isLeaf: true)
+            state.rootNode = node
+        } else {
+            node = try materialize(state.root)
+            state.rootNode = node
+        }
+        while !node.isLeaf {
+            guard node.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
+            let index = node.childIndex(key)
+            path.append((node, index))
+            if let child = node.children[index].node {
+                node = child
+            } else {
+                let child = try materialize(node.children[index].page)
+                node.children[index].node = child
+                node = child
+            }
+            guard path.count < Snapshot.maximumDepth else { throw StorageError.corrupted(page: state.root, reason: "tree too deep") }
+        }
+        return node
+    }
+
+    /// Reads a page into a node and frees the page (the node replaces it at commit).
+    func materialize(_ number: PageNumber) throws -> Node {
+        let view = try snapshot.treePage(number)
+        let node = Node(isLeaf: view.isLeaf)
+        let count = view.count
+        node.keys.reserveCapacity(count + 1)
+        if view.isLeaf {
+            node.values.reserveCapacity(count + 1)
+            for i in 0..<count {
+                node.keys.append(view.leafKey(i))
+                let (field, pointer) = view.leafValueField(i)
+                if field & PageLayout.overflowFlag != 0 {
+                    node.values.append(LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.loadUnaligned(as: UInt64.self)))
+                } else {
+                    node.values.append(LeafValue(bytes: UnsafeRawBufferPointer(start: pointer, count: Int(field)), overflowPage: 0))
+                }
+            }
+        } else {
+            node.children.reserveCapacity(count + 1)
+            for i in 0..<count {
+                node.keys.append(view.branchKey(i))
+                node.children.append(ChildReference(page: view.branchChild(i), node: nil))
+            }
+        }
+        node.recomputeSize(inlineLimit: inlineLimit)
+        freeSpace.free(start: number, count: 1, birth: view.txid, death: txid)
+        return node
+    }
+
+    func materializeChild(_ parent: Node, _ index: Int) throws -> Node {
+        if let node = parent.children[index].node { return node }
+        let node = try materialize(parent.children[index].page)
+        parent.children[index].node = node
+        return node
+    }
+
+    private func freeOverflow(_ value: LeafValue) throws {
+        guard value.overflowPage != 0 else { return }
+        let run = try snapshot.page(value.overflowPage)
+        let pages = PageLayout.overflowPages(length: Int(run.aux), pageSize: pageSize)
+        freeSpace.free(start: value.overflowPage, count: UInt64(pages), birth: run.txid, death: txid)
+    }
+
+    /// Splits an oversized node after an insert, and its ancestors as needed.
+    private func splitPath(_ state: TreeState, leaf: Node, insertedAt insertion: Int) {
+        var node = leaf
+        var insertedAt = insertion
+        var level = path.count
+        while node.size > splitThreshold {
+            let splitIndex: Int
+            if insertedAt == node.count - 1 {
+                splitIndex = node.count - 1  // appending: leave the left node full
+            } else {
+                var accumulated = 0
+                var i = 0
+                while i < node.count - 1 && accumulated < node.size / 2 {
+                    accumulated += node.entrySize(i, inlineLimit: inlineLimit)
+                    i += 1
+                }
+                splitIndex = max(1, i)
+            }
+            let right = node.splitOff(from: splitIndex, inlineLimit: inlineLimit)
+            if level == 0 {
+                let root = Node(isLeaf: false)
+                root.keys = [node.keys[0], right.keys[0]]
+                root.children = [ChildReference(page: 0, node: node), ChildReference(page: 0, node: right)]
+                root.recomputeSize(inlineLimit: inlineLimit)
+                state.rootNode = root
+                return
+            }
+            let (parent, index) = path[level - 1]
+            parent.keys.insert(right.keys[0], at: index + 1)
+            parent.children.insert(ChildReference(page: 0, node: right), at: index + 1)
+            parent.size += Node.branchEntrySize(key: right.keys[0].count)
+            node = parent
+            insertedAt = index + 1
+            level -= 1
+        }
+    }
+
+    /// Frees every page below a materialised node (whose own page is already freed).
+    private func freeNodeTree(_ node: Node) throws {
+        if node.isLeaf {
+            for value in node.values { try freeOverflow(value) }
+            return
+        }
+        for child in node.children {
+            if let childNode = child.node { try freeNodeTree(childNode) } else { try freePageTree(child.page, depth: 1) }
+        }
+    }
+
+    private func freePageTree(_ number: PageNumber, depth: Int) throws {
+        guard depth < Snapshot.maximumDepth else { throw StorageError.corrupted(page: number, reason: "tree too deep") }
+        let view = try snapshot.treePage(number)
+        if view.isLeaf {
+            for i in 0..<view.count where view.leafValueField(i).0 & PageLayout.overflowFlag != 0 {
+                let runPage = view.leafValueField(i).1.loadUnaligned(as: UInt64.self)
+                try freeOverflow(LeafValue(bytes: UnsafeRawBufferPointer(start: nil, count: 0), overflowPage: runPage))
+            }
+        } else {
+            for i in 0..<view.count { try freePageTree(view.branchChild(i), depth: depth + 1) }
+        }
+        freeSpace.free(start: number, count: 1, birth: view.txid, death: txid)
+    }
+}
