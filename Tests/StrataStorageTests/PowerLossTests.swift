@@ -27,40 +27,40 @@ import Testing
         return options
     }()
 
-    @Test func randomPowerLossKeepsExactlyTheCommittedVersions() throws {
+    static let pointsPerWorkload = 4
+
+    @Test func randomPowerLossKeepsExactlyTheCommittedVersions() async throws {
         let environment = ProcessInfo.processInfo.environment
         let points = environment["STRATA_CRASH_POINTS"].flatMap(Int.init) ?? 2_000
         let baseSeed = environment["STRATA_CRASH_SEED"].flatMap(UInt64.init) ?? 0
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var statistics = CrashStatistics()
-        var point = 0
-        var workloadIndex: UInt64 = 0
-        while point < points {
-            let workloadSeed = baseSeed &+ workloadIndex &* 0x1_0000
-            workloadIndex += 1
-            let workload = CrashWorkload(seed: workloadSeed)
-            // A run without a crash counts the write and sync calls, so crash points can be
-            // spread over all of them.
-            let operations: Int
-            do {
-                operations = try workload.countOperations(lockPath: directory.file("count.lock"))
-            } catch {
-                Issue.record("workload \(workloadSeed) failed without a crash: \(error)")
-                return
-            }
-            for variant in 0..<4 where point < points {
-                let caseSeed = workloadSeed &+ UInt64(variant) + 1
-                do {
-                    try runCase(workload, seed: caseSeed, operations: operations, directory: directory, statistics: &statistics)
-                } catch {
-                    Issue.record("crash case \(caseSeed) (workload \(workloadSeed), variant \(variant)): \(error)")
-                    return
+        // Workload w covers crash points 4w ..< 4w + 4; workers take workloads in turn, so the
+        // cases are the same whatever the number of cores.
+        let workloads = (points + Self.pointsPerWorkload - 1) / Self.pointsPerWorkload
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        let results = await withTaskGroup(of: (CrashStatistics, String?).self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var statistics = CrashStatistics()
+                    for index in stride(from: worker, to: workloads, by: workers) {
+                        let count = min(Self.pointsPerWorkload, points - index * Self.pointsPerWorkload)
+                        if let failure = Self.runWorkload(seed: baseSeed &+ UInt64(index) &* 0x1_0000, points: count,
+                                                          directory: directory, statistics: &statistics) {
+                            return (statistics, failure)
+                        }
+                    }
+                    return (statistics, nil)
                 }
-                point += 1
             }
+            var all: [(CrashStatistics, String?)] = []
+            for await result in group { all.append(result) }
+            return all
         }
-        print("PowerLossTests: \(points) crash points; \(statistics)")
+        for case (_, let failure?) in results { Issue.record(Comment(rawValue: failure)) }
+        let statistics = results.map(\.0).reduce(CrashStatistics(), +)
+        print("PowerLossTests: \(statistics.crashPoints) crash points; \(statistics)")
+        #expect(statistics.crashPoints == points)
         // The cases must reach both outcomes of an interrupted commit, and the two-sync path.
         #expect(statistics.inFlightKept > 0)
         #expect(statistics.inFlightLost > 0)
@@ -69,8 +69,33 @@ import Testing
         #expect(statistics.secondCrashes > 0)
     }
 
+    /// Runs `points` crash cases of one workload; returns a description of the first failure.
+    private static func runWorkload(seed workloadSeed: UInt64, points: Int, directory: TemporaryDirectory,
+                                    statistics: inout CrashStatistics) -> String? {
+        let workload = CrashWorkload(seed: workloadSeed)
+        // A run without a crash counts the write and sync calls, so crash points can be spread
+        // over all of them.
+        let operations: Int
+        do {
+            operations = try workload.countOperations(lockPath: directory.file("count-\(workloadSeed).lock"))
+        } catch {
+            return "workload \(workloadSeed) failed without a crash: \(error)"
+        }
+        for variant in 0..<points {
+            let caseSeed = workloadSeed &+ UInt64(variant) + 1
+            do {
+                try runCase(workload, seed: caseSeed, operations: operations, directory: directory, statistics: &statistics)
+            } catch {
+                return "crash case \(caseSeed) (workload \(workloadSeed), variant \(variant); replay with "
+                    + "STRATA_CRASH_SEED=\(workloadSeed) STRATA_CRASH_POINTS=\(variant + 1)): \(error)"
+            }
+            statistics.crashPoints += 1
+        }
+        return nil
+    }
+
     /// One crash point, and possibly a second crash after recovery.
-    private func runCase(_ workload: CrashWorkload, seed: UInt64, operations: Int, directory: TemporaryDirectory,
+    private static func runCase(_ workload: CrashWorkload, seed: UInt64, operations: Int, directory: TemporaryDirectory,
                          statistics: inout CrashStatistics) throws {
         var random = SplitMix64(seed: seed)
         let disk = SimulatedDisk()
@@ -273,7 +298,8 @@ final class CommitProbe: Sendable {
     }
 }
 
-struct CrashStatistics: CustomStringConvertible {
+struct CrashStatistics: CustomStringConvertible, Sendable {
+    var crashPoints = 0
     var crashesInsideCommits = 0
     var crashesBetweenCommits = 0
     var crashesInLargeCommits = 0
@@ -284,6 +310,15 @@ struct CrashStatistics: CustomStringConvertible {
     mutating func record(_ round: CrashRound, large: Bool) {
         if round.inFlight == nil { crashesBetweenCommits += 1 } else { crashesInsideCommits += 1 }
         if large { crashesInLargeCommits += 1 }
+    }
+
+    static func + (a: CrashStatistics, b: CrashStatistics) -> CrashStatistics {
+        CrashStatistics(crashPoints: a.crashPoints + b.crashPoints,
+                        crashesInsideCommits: a.crashesInsideCommits + b.crashesInsideCommits,
+                        crashesBetweenCommits: a.crashesBetweenCommits + b.crashesBetweenCommits,
+                        crashesInLargeCommits: a.crashesInLargeCommits + b.crashesInLargeCommits,
+                        inFlightKept: a.inFlightKept + b.inFlightKept, inFlightLost: a.inFlightLost + b.inFlightLost,
+                        secondCrashes: a.secondCrashes + b.secondCrashes)
     }
 
     var description: String {

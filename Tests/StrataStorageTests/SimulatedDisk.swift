@@ -13,7 +13,8 @@
 // - The volatile image lives in one anonymous mapping reserved at init (`capacity` bytes), so
 //   `map` returns the same base address for the disk's whole life, however far the file grows.
 //   Whole pages past the end of the file are PROT_NONE: touching them faults, as touching a
-//   mapped file past its end raises SIGBUS.
+//   mapped file past its end raises SIGBUS. The durable image is a second such mapping (bytes
+//   past its size are zero); both are copied with memcpy, never element by element.
 // - Everything mutable is guarded by `state`. Copies into the mapping happen under the lock;
 //   readers read the mapping without it (as they read the page cache without one).
 
@@ -36,6 +37,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     /// Bytes the file may grow to (the size of the reserved mapping).
     let capacity: Int
     private let mapping: UnsafeMutableRawPointer
+    private let durable: UnsafeMutableRawPointer
 
     private struct PendingChunk {
         var offset: Int
@@ -45,7 +47,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     private struct State {
         var volatileSize = 0
         var accessibleBytes = 0
-        var durable: [UInt8] = []  // durable.count is the durable file size
+        var durableSize = 0
         var pending: [PendingChunk] = []
         var operations = 0
         var operationsBeforePowerFailure: Int?
@@ -62,21 +64,34 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     init(capacity: Int = 64 << 20) {
         self.capacity = capacity
         let base = mmap(nil, capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-        precondition(base != nil && base != MAP_FAILED, "SimulatedDisk: cannot reserve \(capacity) bytes of address space")
+        let second = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        precondition(base != nil && base != MAP_FAILED && second != nil && second != MAP_FAILED,
+                     "SimulatedDisk: cannot reserve \(capacity) bytes of address space")
         mapping = base!
+        durable = second!
     }
 
     /// A disk holding `image`, all of it durable.
     convenience init(image: [UInt8], capacity: Int = 64 << 20) {
         self.init(capacity: capacity)
+        image.withUnsafeBytes { self.restore($0) }
+    }
+
+    private func restore(_ image: UnsafeRawBufferPointer) {
         state.withLock { state in
             growVolatile(&state, to: image.count)
-            image.withUnsafeBytes { if !$0.isEmpty { mapping.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
-            state.durable = image
+            if !image.isEmpty {
+                mapping.copyMemory(from: image.baseAddress!, byteCount: image.count)
+                durable.copyMemory(from: image.baseAddress!, byteCount: image.count)
+            }
+            state.durableSize = image.count
         }
     }
 
-    deinit { munmap(mapping, capacity) }
+    deinit {
+        munmap(mapping, capacity)
+        munmap(durable, capacity)
+    }
 
     // MARK: StorageFile
 
@@ -107,12 +122,12 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
                 allowed = min(total, budget.bytes)
                 state.writeBudget!.bytes -= allowed
             }
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(allowed)
-            for buffer in buffers where bytes.count < allowed {
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.prefix(allowed - bytes.count)))
+            var position = Int(offset)
+            for buffer in buffers where position < Int(offset) + allowed {
+                let count = min(buffer.count, Int(offset) + allowed - position)
+                apply(&state, UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), at: position)
+                position += count
             }
-            apply(&state, bytes, at: Int(offset))
             if allowed < total, let budget = state.writeBudget {
                 throw StorageError.ioFailure(operation: "write", code: budget.code)
             }
@@ -151,46 +166,54 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     /// some 512-byte sectors. The same seed gives the same disk.
     func crash(seed: UInt64) -> SimulatedDisk {
         var random = SplitMix64(seed: seed)
-        let (durable, pending) = state.withLock { ($0.durable, $0.pending) }
-        var image = durable
+        let (durableSize, pending) = state.withLock { ($0.durableSize, $0.pending) }
+        let disk = SimulatedDisk(capacity: capacity)
+        disk.restore(UnsafeRawBufferPointer(start: durable, count: durableSize))
         // How much of the cache reached the disk varies from crash to crash: sometimes nearly
         // nothing, sometimes nearly everything.
-        let keepPercent = Int.random(in: 0...100, using: &random)
+        let keepPercent = Bool.random(using: &random) ? 100 : Int.random(in: 0...100, using: &random)
         var kept = pending.filter { _ in Int.random(in: 0..<100, using: &random) < keepPercent }
         kept.shuffle(using: &random)
         let torn = !kept.isEmpty && Bool.random(using: &random) ? Int.random(in: kept.indices, using: &random) : nil
-        for (index, chunk) in kept.enumerated() {
-            var bytes = chunk.bytes
-            var end = chunk.offset + bytes.count
-            if index == torn {
-                let sectors = (bytes.count + Self.sectorSize - 1) / Self.sectorSize
-                let keptSectors = Int.random(in: 0..<max(sectors, 1), using: &random)
-                bytes = Array(bytes.prefix(keptSectors * Self.sectorSize))
-                // The file's new size may have reached the disk without all of its data.
-                if !Bool.random(using: &random) { end = chunk.offset + bytes.count }
+        disk.state.withLock { state in
+            for (index, chunk) in kept.enumerated() {
+                var count = chunk.bytes.count
+                var end = chunk.offset + count
+                if index == torn {
+                    let sectors = (count + Self.sectorSize - 1) / Self.sectorSize
+                    count = min(count, Int.random(in: 0..<max(sectors, 1), using: &random) * Self.sectorSize)
+                    // The file's new size may have reached the disk without all of its data.
+                    if !Bool.random(using: &random) { end = chunk.offset + count }
+                }
+                chunk.bytes.withUnsafeBytes { disk.apply(&state, UnsafeRawBufferPointer(rebasing: $0.prefix(count)), at: chunk.offset) }
+                disk.growVolatile(&state, to: end)
             }
-            if image.count < end { image.append(contentsOf: repeatElement(0, count: end - image.count)) }
-            image.replaceSubrange(chunk.offset..<(chunk.offset + bytes.count), with: bytes)
+            disk.makeDurable(&state)
         }
-        return SimulatedDisk(image: image, capacity: capacity)
+        return disk
     }
 
     /// The disk after the process died but the operating system kept running: the page
     /// cache (every write, synced or not) survives.
     func crashProcess() -> SimulatedDisk {
-        let (size, durable, pending) = state.withLock { ($0.volatileSize, $0.durable, $0.pending) }
-        let disk = SimulatedDisk(image: durable, capacity: capacity)
-        disk.state.withLock { state in
-            disk.growVolatile(&state, to: size)
-            if size > 0 { disk.mapping.copyMemory(from: mapping, byteCount: size) }
-            state.pending = pending
+        let disk = SimulatedDisk(capacity: capacity)
+        state.withLock { state in
+            disk.state.withLock { copy in
+                disk.growVolatile(&copy, to: state.volatileSize)
+                disk.mapping.copyMemory(from: mapping, byteCount: state.volatileSize)
+                disk.durable.copyMemory(from: durable, byteCount: state.durableSize)
+                copy.durableSize = state.durableSize
+                copy.pending = state.pending
+            }
         }
         return disk
     }
 
     /// The durable image: what a power failure right now would leave if no unsynced write
     /// reached the disk.
-    var durableImage: [UInt8] { state.withLock { $0.durable } }
+    var durableImage: [UInt8] {
+        state.withLock { [UInt8](UnsafeRawBufferPointer(start: durable, count: $0.durableSize)) }
+    }
 
     /// The volatile image: what the page cache shows now.
     var volatileImage: [UInt8] {
@@ -259,24 +282,30 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         state.operations += 1
     }
 
-    private func apply(_ state: inout State, _ bytes: [UInt8], at offset: Int) {
+    private func apply(_ state: inout State, _ bytes: UnsafeRawBufferPointer, at offset: Int) {
         guard !bytes.isEmpty else { return }
         growVolatile(&state, to: offset + bytes.count)
-        bytes.withUnsafeBytes { (mapping + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        (mapping + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         var position = offset
         while position < offset + bytes.count {
             let chunkEnd = min((position / Self.chunkSize + 1) * Self.chunkSize, offset + bytes.count)
-            state.pending.append(PendingChunk(offset: position, bytes: Array(bytes[(position - offset)..<(chunkEnd - offset)])))
+            let piece = UnsafeRawBufferPointer(start: bytes.baseAddress! + (position - offset), count: chunkEnd - position)
+            state.pending.append(PendingChunk(offset: position, bytes: [UInt8](unsafeUninitializedCapacity: piece.count) { buffer, count in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: piece)
+                count = piece.count
+            }))
             position = chunkEnd
         }
     }
 
+    /// Applies the pending writes to the durable image; the file's size becomes durable too.
     private func makeDurable(_ state: inout State) {
-        if state.durable.count < state.volatileSize {
-            state.durable.append(contentsOf: repeatElement(0, count: state.volatileSize - state.durable.count))
-        }
         for chunk in state.pending {
-            state.durable.replaceSubrange(chunk.offset..<(chunk.offset + chunk.bytes.count), with: chunk.bytes)
+            chunk.bytes.withUnsafeBytes { (durable + chunk.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        if state.volatileSize > state.durableSize {
+            // Bytes between the old end and the new one that no surviving write covered read as zero.
+            state.durableSize = state.volatileSize
         }
         state.pending.removeAll()
     }
