@@ -501,7 +501,12 @@ public final class StorageEngine: @unchecked Sendable {
         defer { image.deallocate() }
         meta.encode(into: image, pageSize: pageSize)
         do {
-            try file.write([UnsafeRawBufferPointer(start: image, count: pageSize)], at: slot * UInt64(pageSize))
+            // The checksum goes last, in a write of its own: if writing the rest fails part way
+            // (a full disk gives a short write, then ENOSPC), the slot keeps the old checksum
+            // and cannot validate, so a half-written meta whose list happens to be complete is
+            // never adopted.
+            try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: slot * UInt64(pageSize) + 4)
+            try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: slot * UInt64(pageSize))
             try failpoint?(.afterMetaWrite)
             if durable {
                 try failpoint?(.beforeFinalSync)
@@ -516,7 +521,13 @@ public final class StorageEngine: @unchecked Sendable {
                 try previous.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
                 if durable { try file.synchronize() }
             } catch {
-                state.withLock { $0.poisoned = .ioFailure(operation: "restoring the meta page after a failed commit; reopen the database", code: EIO) }
+                // The slot could not be put back. That matters only if the page cache shows the
+                // failed commit's meta, which anyone opening the file would adopt; then this
+                // engine's view (the previous version) is no longer the file's and it must stop.
+                // Otherwise (the meta write failed before completing) the engine stays usable.
+                if let shown = MetaPage.decode(self.base + Int(slot) * pageSize, pageSize: pageSize), shown.txid == meta.txid {
+                    state.withLock { $0.poisoned = .ioFailure(operation: "restoring the meta page after a failed commit; reopen the database", code: EIO) }
+                }
             }
             throw error
         }
