@@ -24,8 +24,12 @@ enum FileHeader {
     /// Validates the header bytes and returns the page size.
     static func decode(_ bytes: UnsafeRawPointer, fileSize: UInt64, path: String) throws -> Int {
         if fileSize < UInt64(size) {
-            if fileSize == 0 { throw StorageError.truncated(expectedBytes: UInt64(size), actualBytes: 0) }
             // Too short to hold a header: foreign unless what is there matches our signature.
+            let present = Int(min(fileSize, 8))
+            let matches = withUnsafeBytes(of: signature.littleEndian) { expected in
+                (0..<present).allSatisfy { bytes.load(fromByteOffset: $0, as: UInt8.self) == expected[$0] }
+            }
+            guard matches else { throw StorageError.notADatabase(path: path) }
             throw StorageError.truncated(expectedBytes: UInt64(size), actualBytes: fileSize)
         }
         guard bytes.loadUnaligned(as: UInt64.self) == signature else { throw StorageError.notADatabase(path: path) }
