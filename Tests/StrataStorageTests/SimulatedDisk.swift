@@ -57,6 +57,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         var failingGrowth: Int32?
         var writes = 0
         var syncs = 0
+        var bytesWritten = 0
     }
     private let state = Mutex(State())
 
@@ -127,6 +128,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
                 let count = min(buffer.count, Int(offset) + allowed - position)
                 apply(&state, UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), at: position)
                 position += count
+                state.bytesWritten += count
             }
             if allowed < total, let budget = state.writeBudget {
                 throw StorageError.ioFailure(operation: "write", code: budget.code)
@@ -240,6 +242,8 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     var operationCount: Int { state.withLock { $0.operations } }
     var writeCount: Int { state.withLock { $0.writes } }
     var syncCount: Int { state.withLock { $0.syncs } }
+    /// Bytes written so far (short writes count what they wrote).
+    var bytesWritten: Int { state.withLock { $0.bytesWritten } }
 
     /// The disk fills up: `bytes` more bytes are written, then writes fail with `code` (the
     /// write that crosses the limit writes what fits first, like a short `pwrite`).

@@ -1,0 +1,159 @@
+// I/O errors during a commit: a full disk (ENOSPC) at every point of a commit's writes and
+// when the file grows, and a failed sync (EIO). Each must surface as
+// `StorageError.ioFailure` with that errno, leave the previous version intact (in this
+// process, after a process crash and after a power loss), and leave the engine usable once
+// the disk works again.
+
+import Foundation
+import Testing
+@testable import StrataStorage
+
+@Suite struct IOErrorTests {
+    static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
+
+    /// A database with a few commits, and the next commit to try.
+    struct Fixture {
+        let directory = TemporaryDirectory()
+        let disk = SimulatedDisk()
+        var model = EngineModel()
+        var version: UInt64 = 0
+        var next: [ModelOperation] = []
+        private var openCount = 0
+
+        /// `large`: the next commit writes more than 252 runs (two syncs). `grow`: it extends the file.
+        init(large: Bool = false, grow: Bool = true) throws {
+            let engine = try StorageEngine.open(file: disk, lockPath: directory.file("setup.lock"), options: IOErrorTests.options)
+            defer { engine.close() }
+            var generator = WorkloadGenerator(seed: 21)
+            for _ in 0..<4 {
+                let operations = generator.commit(after: model)
+                try engine.write { try $0.apply(operations) }
+                model = model.applying(operations)
+            }
+            version = engine.latestVersion
+            next = generator.commit(after: model, large: large)
+            if grow { next += [.createTree("grow"), .put(tree: "grow", key: [1], value: [UInt8](repeating: 0xCD, count: 40_000))] }
+        }
+
+        mutating func open(_ disk: SimulatedDisk) throws -> StorageEngine {
+            openCount += 1
+            return try StorageEngine.open(file: disk, lockPath: directory.file("engine-\(openCount).lock"), options: IOErrorTests.options)
+        }
+
+        /// Bytes the next commit writes when nothing fails.
+        mutating func bytesOfNextCommit() throws -> Int {
+            let copy = disk.crashProcess()
+            let engine = try open(copy)
+            defer { engine.close() }
+            let before = copy.bytesWritten
+            try engine.write { try $0.apply(next) }
+            return copy.bytesWritten - before
+        }
+
+        /// The engine, and disks a crash now would leave, all hold the version before `next`.
+        mutating func expectPreviousVersion(_ engine: StorageEngine, on disk: SimulatedDisk, _ label: String,
+                                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+            #expect(engine.latestVersion == version, "\(label)", sourceLocation: sourceLocation)
+            #expect(try EngineModel.read(from: engine) == model, "\(label)", sourceLocation: sourceLocation)
+            #expect(try engine.verify().isHealthy, "\(label)", sourceLocation: sourceLocation)
+            let images = [("process crash", disk.crashProcess())] + (0..<3).map { ("power loss \($0)", disk.crash(seed: UInt64($0))) }
+            for (crash, image) in images {
+                let reopened = try open(image)
+                defer { reopened.close() }
+                #expect(reopened.latestVersion == version, "\(label), \(crash)", sourceLocation: sourceLocation)
+                #expect(try EngineModel.read(from: reopened) == model, "\(label), \(crash)", sourceLocation: sourceLocation)
+                #expect(try reopened.verify().isHealthy, "\(label), \(crash)", sourceLocation: sourceLocation)
+            }
+        }
+
+        /// Once the disk works again, `next` commits, is visible and survives a power loss.
+        mutating func expectRecovery(_ engine: StorageEngine, on disk: SimulatedDisk, _ label: String,
+                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+            disk.clearFaults()
+            let operations = next
+            do {
+                try engine.write { try $0.apply(operations) }
+            } catch {
+                Issue.record("\(label): the commit after the disk recovered failed: \(error)", sourceLocation: sourceLocation)
+                return
+            }
+            let expected = model.applying(next)
+            #expect(engine.latestVersion == version + 1, "\(label)", sourceLocation: sourceLocation)
+            #expect(try EngineModel.read(from: engine) == expected, "\(label)", sourceLocation: sourceLocation)
+            #expect(try engine.verify().isHealthy, "\(label)", sourceLocation: sourceLocation)
+            let reopened = try open(disk.crash(seed: 42))
+            defer { reopened.close() }
+            #expect(try EngineModel.read(from: reopened) == expected, "\(label), after power loss", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Expects `body` to throw `StorageError.ioFailure` with `code`.
+    static func expectIOFailure(_ code: Int32, _ label: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+        do {
+            try body()
+            Issue.record("\(label): expected ioFailure(errno \(code)), but it succeeded", sourceLocation: sourceLocation)
+        } catch StorageError.ioFailure(_, let found) {
+            #expect(found == code, "\(label)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(label): expected ioFailure(errno \(code)), got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The disk fills up after 0, 1, 512, … bytes of the commit: inside a data page, between
+    /// pages, at the meta page, inside it. Every point fails cleanly.
+    @Test(arguments: [false, true])
+    func diskFullAtEveryPointOfACommit(large: Bool) throws {
+        var fixture = try Fixture(large: large)
+        let total = try fixture.bytesOfNextCommit()
+        let pageSize = Self.options.pageSize
+        var budgets = Set([0, 1, 511, 512, pageSize, total - pageSize - 1, total - pageSize, total - pageSize + 512, total - 1])
+        for step in stride(from: 0, to: total, by: max(total / 24, 1)) { budgets.insert(step) }
+        for budget in budgets.sorted() where budget >= 0 && budget < total {
+            let disk = fixture.disk.crashProcess()
+            let engine = try fixture.open(disk)
+            defer { engine.close() }
+            disk.failWrites(after: budget, code: ENOSPC)
+            let operations = fixture.next
+            Self.expectIOFailure(ENOSPC, "disk full after \(budget) of \(total) bytes") {
+                try engine.write { try $0.apply(operations) }
+            }
+            try fixture.expectPreviousVersion(engine, on: disk, "disk full after \(budget) of \(total) bytes")
+            try fixture.expectRecovery(engine, on: disk, "disk full after \(budget) of \(total) bytes")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func diskFullWhenTheFileGrows(large: Bool) throws {
+        var fixture = try Fixture(large: large)
+        let disk = fixture.disk
+        let engine = try fixture.open(disk)
+        defer { engine.close() }
+        disk.failWritesExtendingFile(code: ENOSPC)
+        let operations = fixture.next
+        Self.expectIOFailure(ENOSPC, "growth") { try engine.write { try $0.apply(operations) } }
+        try fixture.expectPreviousVersion(engine, on: disk, "growth")
+        // A commit that fits in the file's free pages still works while the disk is full.
+        let small: [ModelOperation] = [.put(tree: fixture.model.trees.keys.sorted()[0], key: [0xFF], value: [1, 2, 3])]
+        try engine.write { try $0.apply(small) }
+        fixture.model = fixture.model.applying(small)
+        fixture.version += 1
+        #expect(try EngineModel.read(from: engine) == fixture.model)
+        try fixture.expectRecovery(engine, on: disk, "growth")
+    }
+
+    /// fsync fails: the final sync of a one-sync commit, or the data sync of a two-sync one.
+    /// The writes it covered never reach the disk (Linux drops them), so the engine must not
+    /// count on them.
+    @Test(arguments: [false, true])
+    func syncFailure(large: Bool) throws {
+        var fixture = try Fixture(large: large)
+        let disk = fixture.disk
+        let engine = try fixture.open(disk)
+        defer { engine.close() }
+        disk.failNextSync(code: EIO)
+        let operations = fixture.next
+        Self.expectIOFailure(EIO, "sync") { try engine.write { try $0.apply(operations) } }
+        try fixture.expectPreviousVersion(engine, on: disk, "sync")
+        try fixture.expectRecovery(engine, on: disk, "sync")
+    }
+}
