@@ -97,9 +97,13 @@ struct FreeSpace {
     /// Sets aside `count` contiguous pages (the lowest run that fits, else past the high-water
     /// mark); `allocate` takes from them first. A commit written as one stretch costs the disk
     /// one request instead of one per page.
+    /// When no run fits but enough scattered pages are free, nothing is reserved: growing the
+    /// file to keep commits contiguous would trade space for speed without bound.
     mutating func reserve(_ count: Int, limitPages: UInt64) throws {
+        let n = UInt64(count)
+        if !runs.contains(where: { $0.count >= n }) && reusablePageCount >= n { return }
         let start = try allocate(count, limitPages: limitPages)
-        reservation = (start, start + UInt64(count))
+        reservation = (start, start + n)
     }
 
     /// Takes `count` pages from the reservation's front, if it has them.
