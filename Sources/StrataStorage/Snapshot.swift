@@ -33,7 +33,7 @@ struct Snapshot {
         return view
     }
 
-    private func verify(_ view: PageView, number: PageNumber) throws {
+    func verify(_ view: PageView, number: PageNumber) throws {
         guard view.number == number else {
             throw StorageError.corrupted(page: number, reason: "page header names page \(view.number)")
         }
