@@ -266,7 +266,9 @@ public final class WriteTransaction: TransactionReading {
         leaf.size -= Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
         leaf.keys.remove(at: index)
         leaf.values.remove(at: index)
-        state.count -= 1
+        // The catalog's count is not stored (it starts at 0 in every transaction): dropping a
+        // tree deletes a catalog entry without there being a count to decrement.
+        if state !== catalog { state.count -= 1 }
         state.changed = true
         modifications &+= 1
         return true
