@@ -3,7 +3,7 @@
 //   StrataTestChild write-forever PATH SEED     commit Workload(SEED) versions forever, printing each
 //   StrataTestChild hold-write PATH             put keys in a write txn, print "locked", sleep
 //   StrataTestChild hold-read PATH              pin a version, print "reading VERSION", sleep
-//   StrataTestChild crash-at STEP SHAPE PATH    commit a SHAPE ("small"/"large") txn, _exit(9) at STEP
+//   StrataTestChild crash-at STEP SHAPE PATH    commit a SHAPE (small/large/other) txn, _exit(9) at STEP
 //   StrataTestChild alternate PATH ID ROUNDS    ping-pong commits with another process
 //   StrataTestChild commit-once PATH KEY VALUE  commit one put to tree "kv"
 //
@@ -147,7 +147,7 @@ enum Workload {
     static func apply(seed: UInt64, version: UInt64, _ body: ([UInt8], [UInt8]?) throws -> Void) rethrows {
         // Always a real change (a commit with no changes would not make a version).
         try body(Array("version".utf8), Array("\(version)".utf8))
-        var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
+        var rng = WorkloadRNG(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
         let operations = 1 + Int(rng.next() % 8)
         for _ in 0..<operations {
             let key = Array("key-\(rng.next() % 300)".utf8)
@@ -162,16 +162,17 @@ enum Workload {
     }
 }
 
-/// The transactions `crash-at` commits: "small" (a one-sync commit) or "large" (more pages than
+/// The transactions `crash-at` commits: "small" or "other" (one-sync commits) or "large" (more pages than
 /// a meta can list, so it syncs its data first).
 enum CrashShape {
     static func entries(_ shape: String, version: UInt64) -> [([UInt8], [UInt8])] {
         let count = shape == "large" ? 3000 : 10
-        return (0..<count).map { i in (Array("crash-\(i)".utf8), Array("v\(version)-\(i)".utf8) + [UInt8](repeating: 7, count: 400)) }
+        let tag = shape == "other" ? "w" : "v"  // "other": a small commit unlike "small"
+        return (0..<count).map { i in (Array("crash-\(i)".utf8), Array("\(tag)\(version)-\(i)".utf8) + [UInt8](repeating: 7, count: 400)) }
     }
 }
 
-struct SplitMix64 {
+struct WorkloadRNG {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
