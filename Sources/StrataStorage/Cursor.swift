@@ -1,6 +1,13 @@
 // Ordered iteration over one tree, forwards and backwards. A cursor keeps the path from the
 // root to its current entry; each level is a page of the snapshot or, inside a write
-// transaction, an in-memory node that the transaction has modified.
+// transaction, an in-memory node that the transaction has modified. The current leaf is cached
+// apart from the path so that stepping within a leaf costs a compare and an increment.
+
+/// Tells cursors whether their transaction is still open and unmodified.
+final class CursorGeneration {
+    var value: UInt64 = 0
+    func bump() { value &+= 1 }
+}
 
 /// A position in a tree. Move it with `first()`, `last()`, `seek(to:)`, `next()` and
 /// `previous()`; each returns whether the cursor now stands on an entry.
@@ -31,42 +38,48 @@ public final class Cursor {
     private let snapshot: Snapshot
     private let rootPage: PageNumber
     private let rootNode: Node?
-    private var levels: [Level] = []
-    private var indices: [Int] = []
+    private let generation: CursorGeneration
+    private let expectedGeneration: UInt64
+    /// The branch levels above the current leaf, with the index taken at each.
+    private var branches: [Level] = []
+    private var branchIndices: [Int] = []
+    // The current leaf.
+    private var leafPage: PageView?
+    private var leafNode: Node?
+    private var leafIndex = 0
+    private var leafCount = 0
     private var positioned = false
-    private let stamp: () -> Bool
 
-    init(snapshot: Snapshot, rootPage: PageNumber, rootNode: Node?, isCurrent: @escaping () -> Bool) {
+    init(snapshot: Snapshot, rootPage: PageNumber, rootNode: Node?, generation: CursorGeneration) {
         self.snapshot = snapshot
         self.rootPage = rootPage
         self.rootNode = rootNode
-        self.stamp = isCurrent
-        levels.reserveCapacity(8)
-        indices.reserveCapacity(8)
+        self.generation = generation
+        self.expectedGeneration = generation.value
+        branches.reserveCapacity(8)
+        branchIndices.reserveCapacity(8)
     }
 
     /// The key at the cursor. Only valid after a move that returned true.
     public var key: UnsafeRawBufferPointer {
         precondition(positioned, "Cursor.key read while the cursor is not on an entry; check the Bool its move returned")
-        switch levels[levels.count - 1] {
-        case .page(let view): return view.leafKey(indices[indices.count - 1])
-        case .node(let node): return node.keys[indices[indices.count - 1]]
-        }
+        if let leafPage { return leafPage.leafKey(leafIndex) }
+        return leafNode.unsafelyUnwrapped.keys[leafIndex]
     }
 
     /// The value at the cursor. Only valid after a move that returned true.
     public var value: UnsafeRawBufferPointer {
         precondition(positioned, "Cursor.value read while the cursor is not on an entry; check the Bool its move returned")
-        switch levels[levels.count - 1] {
-        case .page(let view):
+        if let leafPage {
             // Overflow runs were checked when the cursor arrived on the entry.
-            return (try? snapshot.leafValue(view, indices[indices.count - 1])) ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        case .node(let node): return node.values[indices[indices.count - 1]].bytes
+            return (try? snapshot.leafValue(leafPage, leafIndex)) ?? UnsafeRawBufferPointer(start: nil, count: 0)
         }
+        return leafNode.unsafelyUnwrapped.values[leafIndex].bytes
     }
 
+    @inline(__always)
     private func checkCurrent() throws {
-        guard stamp() else { throw StorageError.cursorInvalidated }
+        guard generation.value == expectedGeneration else { throw StorageError.cursorInvalidated }
     }
 
     private func rootLevel() throws -> Level? {
@@ -84,54 +97,63 @@ public final class Cursor {
         }
     }
 
-    private func branchKey(_ level: Level, _ index: Int) -> UnsafeRawBufferPointer {
-        switch level {
-        case .page(let view): view.branchKey(index)
-        case .node(let node): node.keys[index]
-        }
+    private func reset() {
+        branches.removeAll(keepingCapacity: true)
+        branchIndices.removeAll(keepingCapacity: true)
+        leafPage = nil
+        leafNode = nil
+        positioned = false
     }
 
-    /// Descends from `levels.last` choosing the first (or last) entry at each level.
-    private func descend(toLast: Bool) throws -> Bool {
-        while let top = levels.last, !top.isLeaf {
-            guard top.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
-            let next = try child(of: top, at: indices[indices.count - 1])
-            levels.append(next)
-            indices.append(toLast ? max(next.count - 1, 0) : 0)
-            guard levels.count <= Snapshot.maximumDepth else { throw StorageError.corrupted(page: rootPage, reason: "tree too deep") }
+    /// Makes `level` (a leaf) current at `index`.
+    private func enterLeaf(_ level: Level, at index: Int) throws -> Bool {
+        switch level {
+        case .page(let view): leafPage = view; leafNode = nil; leafCount = view.count
+        case .node(let node): leafNode = node; leafPage = nil; leafCount = node.count
         }
+        leafIndex = index
         return try settle()
     }
 
-    /// Validates the current leaf entry (resolving an overflow value once).
+    /// Validates the current entry (resolving an overflow value once).
+    @inline(__always)
     private func settle() throws -> Bool {
-        guard let top = levels.last, let index = indices.last, index >= 0, index < top.count else {
-            positioned = false
-            return false
+        guard leafIndex >= 0 && leafIndex < leafCount else { positioned = false; return false }
+        if let leafPage, leafPage.leafValueField(leafIndex).0 & PageLayout.overflowFlag != 0 {
+            _ = try snapshot.leafValue(leafPage, leafIndex)
         }
-        if case .page(let view) = top { _ = try snapshot.leafValue(view, index) }
         positioned = true
         return true
+    }
+
+    /// Descends from `level` to a leaf, taking the first (or last) entry at each level.
+    private func descend(from start: Level, toLast: Bool) throws -> Bool {
+        var level = start
+        while !level.isLeaf {
+            guard level.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
+            guard branches.count < Snapshot.maximumDepth else { throw StorageError.corrupted(page: rootPage, reason: "tree too deep") }
+            let index = toLast ? level.count - 1 : 0
+            branches.append(level)
+            branchIndices.append(index)
+            level = try child(of: level, at: index)
+        }
+        return try enterLeaf(level, at: toLast ? level.count - 1 : 0)
     }
 
     /// Moves to the first entry; false when the tree is empty.
     public func first() throws -> Bool {
         try checkCurrent()
-        levels.removeAll(keepingCapacity: true); indices.removeAll(keepingCapacity: true)
-        guard let root = try rootLevel() else { positioned = false; return false }
-        levels.append(root); indices.append(0)
-        if root.count == 0 { positioned = false; return false }
-        return try descend(toLast: false)
+        reset()
+        guard let root = try rootLevel(), root.count > 0 else { return false }
+        return try descend(from: root, toLast: false)
     }
 
     /// Moves to the last entry; false when the tree is empty.
     public func last() throws -> Bool {
         try checkCurrent()
-        levels.removeAll(keepingCapacity: true); indices.removeAll(keepingCapacity: true)
-        guard let root = try rootLevel() else { positioned = false; return false }
-        levels.append(root); indices.append(max(root.count - 1, 0))
-        if root.count == 0 { positioned = false; return false }
-        return try descend(toLast: true)
+        reset()
+        guard let root = try rootLevel(), root.count > 0 else { return false }
+        return try descend(from: root, toLast: true)
     }
 
     /// Moves to the first entry whose key is ≥ `key`; false when there is none.
@@ -142,32 +164,29 @@ public final class Cursor {
     /// Moves to the first entry whose key is ≥ `key`; false when there is none.
     public func seek(to key: UnsafeRawBufferPointer) throws -> Bool {
         try checkCurrent()
-        levels.removeAll(keepingCapacity: true); indices.removeAll(keepingCapacity: true)
-        guard var level = try rootLevel() else { positioned = false; return false }
-        while true {
-            guard levels.count < Snapshot.maximumDepth else { throw StorageError.corrupted(page: rootPage, reason: "tree too deep") }
-            levels.append(level)
-            if level.isLeaf {
-                let index: Int
-                switch level {
-                case .page(let view): index = Snapshot.leafSearch(view, key).0
-                case .node(let node): index = node.search(key).0
-                }
-                indices.append(index)
-                if index < level.count { return try settle() }
-                indices[indices.count - 1] = level.count - 1
-                positioned = level.count > 0
-                return positioned ? try next() : false
-            }
+        reset()
+        guard var level = try rootLevel() else { return false }
+        while !level.isLeaf {
             guard level.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
+            guard branches.count < Snapshot.maximumDepth else { throw StorageError.corrupted(page: rootPage, reason: "tree too deep") }
             let index: Int
             switch level {
             case .page(let view): index = Snapshot.childIndex(view, key)
             case .node(let node): index = node.childIndex(key)
             }
-            indices.append(index)
+            branches.append(level)
+            branchIndices.append(index)
             level = try child(of: level, at: index)
         }
+        let index: Int
+        switch level {
+        case .page(let view): index = Snapshot.leafSearch(view, key).0
+        case .node(let node): index = node.search(key).0
+        }
+        if index < level.count { return try enterLeaf(level, at: index) }
+        guard level.count > 0 else { return false }
+        _ = try enterLeaf(level, at: level.count - 1)
+        return try next()
     }
 
     /// Moves to the last entry whose key is ≤ `key`; false when there is none.
@@ -183,15 +202,19 @@ public final class Cursor {
     public func next() throws -> Bool {
         try checkCurrent()
         guard positioned else { return false }
-        var depth = levels.count - 1
-        while depth >= 0 {
-            if indices[depth] + 1 < levels[depth].count {
-                indices[depth] += 1
-                levels.removeSubrange((depth + 1)...)
-                indices.removeSubrange((depth + 1)...)
-                return try descend(toLast: false)
+        if leafIndex + 1 < leafCount {
+            leafIndex += 1
+            return try settle()
+        }
+        // Climb to the nearest branch with a next child, then descend to its first leaf.
+        while let level = branches.last {
+            let index = branchIndices[branchIndices.count - 1] + 1
+            if index < level.count {
+                branchIndices[branchIndices.count - 1] = index
+                return try descend(from: try child(of: level, at: index), toLast: false)
             }
-            depth -= 1
+            branches.removeLast()
+            branchIndices.removeLast()
         }
         positioned = false
         return false
@@ -201,15 +224,18 @@ public final class Cursor {
     public func previous() throws -> Bool {
         try checkCurrent()
         guard positioned else { return false }
-        var depth = levels.count - 1
-        while depth >= 0 {
-            if indices[depth] > 0 {
-                indices[depth] -= 1
-                levels.removeSubrange((depth + 1)...)
-                indices.removeSubrange((depth + 1)...)
-                return try descend(toLast: true)
+        if leafIndex > 0 {
+            leafIndex -= 1
+            return try settle()
+        }
+        while let level = branches.last {
+            let index = branchIndices[branchIndices.count - 1] - 1
+            if index >= 0 {
+                branchIndices[branchIndices.count - 1] = index
+                return try descend(from: try child(of: level, at: index), toLast: true)
             }
-            depth -= 1
+            branches.removeLast()
+            branchIndices.removeLast()
         }
         positioned = false
         return false

@@ -12,6 +12,7 @@ public final class ReadTransaction: TransactionReading {
     private let serial: UInt64
     private var trees: [(name: String, info: TreeInfo)] = []
     private var treeSlots: [String: Int] = [:]
+    private let generation = CursorGeneration()
 
     init(engine: StorageEngine, snapshot: Snapshot, slot: Int, serial: UInt64) {
         self.engine = engine
@@ -33,6 +34,7 @@ public final class ReadTransaction: TransactionReading {
         if let slot {
             engine.releaseReader(slot: slot)
             self.slot = nil
+            generation.bump()
         }
     }
 
@@ -75,13 +77,13 @@ public final class ReadTransaction: TransactionReading {
 
     public func makeCursor(on tree: Tree) throws -> Cursor {
         let root = try info(tree).root
-        return Cursor(snapshot: snapshot, rootPage: root, rootNode: nil, isCurrent: { [weak self] in self?.slot != nil })
+        return Cursor(snapshot: snapshot, rootPage: root, rootNode: nil, generation: generation)
     }
 }
 
 /// The names in a snapshot's catalog, in order.
 func catalogNames(snapshot: Snapshot) throws -> [String] {
-    let cursor = Cursor(snapshot: snapshot, rootPage: snapshot.meta.catalogRoot, rootNode: nil, isCurrent: { true })
+    let cursor = Cursor(snapshot: snapshot, rootPage: snapshot.meta.catalogRoot, rootNode: nil, generation: CursorGeneration())
     var names: [String] = []
     var more = try cursor.first()
     while more {

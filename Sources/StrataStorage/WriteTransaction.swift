@@ -35,7 +35,7 @@ public final class WriteTransaction: TransactionReading {
     var states: [TreeState] = []
     var stateSlots: [String: Int] = [:]
     let catalog: TreeState
-    private(set) var modifications: UInt64 = 0
+    private let generation = CursorGeneration()
     private(set) var isOpen = true
     private let serial: UInt64
     let pageSize: Int
@@ -99,6 +99,7 @@ public final class WriteTransaction: TransactionReading {
 
     private func finish() {
         isOpen = false
+        generation.bump()
         dirty.removeAll()
         states.removeAll()
         arena.reset()
@@ -124,7 +125,7 @@ public final class WriteTransaction: TransactionReading {
         if let slot = try loadState(name) { return Tree(name: name, slot: slot, owner: serial) }
         let state = TreeState(name: name, root: 0, count: 0)
         state.changed = true
-        modifications += 1
+        generation.bump()
         states.append(state)
         stateSlots[name] = states.count - 1
         return Tree(name: name, slot: states.count - 1, owner: serial)
@@ -141,7 +142,7 @@ public final class WriteTransaction: TransactionReading {
         state.rootNode = nil
         state.root = 0
         state.count = 0
-        modifications += 1
+        generation.bump()
         return true
     }
 
@@ -202,9 +203,7 @@ public final class WriteTransaction: TransactionReading {
 
     public func makeCursor(on tree: Tree) throws -> Cursor {
         let state = try state(tree)
-        let stamp = modifications
-        return Cursor(snapshot: snapshot, rootPage: state.root, rootNode: state.rootNode,
-                      isCurrent: { [weak self] in self.map { $0.isOpen && $0.modifications == stamp } ?? false })
+        return Cursor(snapshot: snapshot, rootPage: state.root, rootNode: state.rootNode, generation: generation)
     }
 
     // MARK: Writes
@@ -240,7 +239,7 @@ public final class WriteTransaction: TransactionReading {
             state.count += 1
         }
         state.changed = true
-        modifications &+= 1
+        generation.bump()
         if leaf.size > splitThreshold { splitPath(state, leaf: leaf, insertedAt: index) }
     }
 
@@ -266,11 +265,9 @@ public final class WriteTransaction: TransactionReading {
         leaf.size -= Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
         leaf.keys.remove(at: index)
         leaf.values.remove(at: index)
-        // The catalog's count is not stored (it starts at 0 in every transaction): dropping a
-        // tree deletes a catalog entry without there being a count to decrement.
-        if state !== catalog { state.count -= 1 }
+        if state !== catalog { state.count -= 1 }  // the catalog does not count its entries
         state.changed = true
-        modifications &+= 1
+        generation.bump()
         return true
     }
 
@@ -282,7 +279,7 @@ public final class WriteTransaction: TransactionReading {
         state.root = 0
         state.count = 0
         state.changed = true
-        modifications &+= 1
+        generation.bump()
     }
 
     // MARK: Nodes

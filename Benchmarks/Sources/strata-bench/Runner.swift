@@ -1,0 +1,173 @@
+import Foundation
+
+let usage = """
+    usage: strata-bench [--json FILE] [--workloads a,b] [--engines x,y] [--scale F] [--runs N] [--dir PATH]
+      --workloads  any of: \(Workload.allCases.map(\.rawValue).joined(separator: ",")) (default: all)
+      --engines    any of: \(allEngines.joined(separator: ",")) (default: all built in)
+      --scale      multiply N (100,000 pairs; 1,000 durable commits) by F (default 1)
+      --runs       runs per workload and engine; the median is reported (default 5)
+      --dir        folder for the databases, on the disk to measure (default: a new folder
+                   strata-bench-XXXXXX in the current directory, removed afterwards)
+      --json       also write the results as JSON to FILE
+    """
+
+#if NO_STRATA
+let allEngines = ["lmdb", "sqlite", "floor"]
+#else
+let allEngines = ["strata", "lmdb", "sqlite", "floor"]
+#endif
+
+struct Options {
+    var json: String?
+    var workloads = Workload.allCases
+    var engines = allEngines
+    var scale = 1.0
+    var runs = 5
+    var dir: String?
+
+    init(_ arguments: [String]) throws {
+        var it = arguments.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let v = it.next() else { throw BenchError("\(flag) needs a value\n\(usage)") }
+            return v
+        }
+        func list(_ flag: String) throws -> [String] {
+            try value(flag).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        while let arg = it.next() {
+            switch arg {
+            case "--json": json = try value(arg)
+            case "--workloads":
+                workloads = try list(arg).map {
+                    guard let w = Workload(rawValue: $0) else { throw BenchError("unknown workload \($0)\n\(usage)") }
+                    return w
+                }
+            case "--engines":
+                engines = try list(arg)
+                for e in engines where !allEngines.contains(e) {
+                    throw BenchError("unknown or not built engine \(e)\n\(usage)")
+                }
+            case "--scale":
+                guard let s = Double(try value(arg)), s > 0, s.isFinite else { throw BenchError("bad --scale\n\(usage)") }
+                scale = s
+            case "--runs":
+                guard let n = Int(try value(arg)), n > 0 else { throw BenchError("bad --runs\n\(usage)") }
+                runs = n
+            case "--dir": dir = try value(arg)
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default: throw BenchError("unknown argument \(arg)\n\(usage)")
+            }
+        }
+    }
+}
+
+/// Runs `workload` once for the engine named `engine` in `directory`; nil when the engine has
+/// nothing to measure for that workload (the floor exists only for durable commits).
+func runOnce(_ engine: String, _ workload: Workload, data: Dataset, sizes: Sizes, directory: String) throws -> Double? {
+    switch engine {
+    #if !NO_STRATA
+    case "strata": return try measure(StrataEngine.self, workload, data: data, sizes: sizes, directory: directory)
+    #endif
+    case "lmdb": return try measure(LMDBEngine.self, workload, data: data, sizes: sizes, directory: directory)
+    case "sqlite": return try measure(SQLiteEngine.self, workload, data: data, sizes: sizes, directory: directory)
+    case "floor":
+        guard workload == .durableCommit else { return nil }
+        return try measureFloor(directory: directory, count: sizes.commits)
+    default: throw BenchError("unknown engine \(engine)")
+    }
+}
+
+/// Creates a new uniquely named folder `<parent>/<prefix>XXXXXX`.
+func makeTemporaryDirectory(in parent: String, prefix: String) throws -> String {
+    var template = Array((parent + "/" + prefix + "XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw BenchError("cannot create a folder in \(parent): errno \(errno)")
+    }
+    return String(cString: made)
+}
+
+/// The type of the file system holding `path` (e.g. "ext4", "tmpfs"), from /proc/mounts:
+/// the mount point that is the longest prefix of the path's real location.
+func fileSystemName(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return "unknown" }
+    let real = String(cString: resolved)
+    free(resolved)
+    guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return "unknown" }
+    var best = (length: -1, type: "unknown")
+    for line in mounts.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 3 else { continue }
+        let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
+        let isPrefix = point == "/" || real == point || real.hasPrefix(point + "/")
+        if isPrefix, point.count > best.length { best = (point.count, String(fields[2])) }
+    }
+    return best.type
+}
+
+func runBenchmarks(_ arguments: [String]) throws {
+    let options = try Options(arguments)
+    let sizes = Sizes(scale: options.scale)
+    let fm = FileManager.default
+
+    let base: String
+    let removeBase: Bool
+    if let dir = options.dir {
+        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        base = dir
+        removeBase = false
+    } else {
+        base = try makeTemporaryDirectory(in: fm.currentDirectoryPath, prefix: "strata-bench-")
+        removeBase = true
+    }
+    defer { if removeBase { try? fm.removeItem(atPath: base) } }
+    let fsName = fileSystemName(base)
+
+    let machine = machineDescription()
+    let date = ISO8601DateFormatter().string(from: Date())
+    print("strata-bench on \(machine), \(date)")
+    print("data in \(base) (\(fsName)); N = \(sizes.n) pairs (16-byte keys, 100-byte values), "
+        + "\(sizes.commits) durable commits; median of \(options.runs) runs")
+    print("every engine commits with full durability; sqlite: \(SQLiteEngine.settings); "
+        + "lmdb: 4 GiB map, MDB_NOTLS, synced commits")
+    if fsName == "tmpfs" || fsName == "ramfs" {
+        print("WARNING: \(base) is in memory (\(fsName)); durable-commit numbers do not measure a disk. Use --dir.")
+    }
+    #if NO_STRATA
+    print("NOTE: built with NO_STRATA: Strata itself is not measured")
+    #endif
+
+    let data = Dataset(count: sizes.n, getCount: sizes.n)
+    var results: [Result] = []
+    for workload in options.workloads {
+        var runs: [String: [Double]] = [:]
+        for run in 1...options.runs {
+            // Engines interleaved within each run, so drift on the machine hits them alike.
+            for engine in options.engines {
+                let directory = try makeTemporaryDirectory(in: base, prefix: "\(engine)-")
+                defer { try? fm.removeItem(atPath: directory) }
+                guard let value = try runOnce(engine, workload, data: data, sizes: sizes, directory: directory) else { continue }
+                runs[engine, default: []].append(value)
+                FileHandle.standardError.write(Data(
+                    "  \(workload.rawValue) run \(run)/\(options.runs) \(engine): \(formatNumber(value)) \(workload.unit)\n".utf8))
+            }
+        }
+        for engine in options.engines {
+            if let r = runs[engine] { results.append(Result(workload: workload, engine: engine, runs: r)) }
+        }
+    }
+
+    print("")
+    print("strata speedup = how many times faster Strata is than the row's engine: strata/engine for ops/s,")
+    print("engine/strata for ns/op; > 1 means Strata is faster, < 1 slower (against floor it is at most ~1).")
+    print("")
+    print(renderTable(results), terminator: "")
+    print("")
+    for w in options.workloads { print("\(w.rawValue): \(w.summary)") }
+
+    if let path = options.json {
+        try renderJSON(machine: machine, date: date, results: results).write(toFile: path, atomically: true, encoding: .utf8)
+        print("wrote \(path)")
+    }
+}

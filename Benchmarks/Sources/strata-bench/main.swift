@@ -1,0 +1,8 @@
+import Foundation
+
+do {
+    try runBenchmarks(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
+    exit(1)
+}
