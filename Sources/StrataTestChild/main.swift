@@ -1,6 +1,7 @@
 // A child process for the cross-process tests (Tests/StrataStorageTests/ProcessTests.swift).
 //
-//   StrataTestChild write-forever PATH SEED     commit Workload(SEED) versions forever, printing each
+//   StrataTestChild write-forever PATH SEED     commit Workload(SEED) versions forever, printing
+//                                               "commit V" before and "V" after each commit
 //   StrataTestChild hold-write PATH             put keys in a write txn, print "locked", sleep
 //   StrataTestChild hold-read PATH              pin a version, print "reading VERSION", sleep
 //   StrataTestChild crash-at STEP SHAPE PATH    commit a SHAPE (small/large/other) txn, _exit(9) at STEP
@@ -48,14 +49,14 @@ do {
         let engine = try StorageEngine.open(path: arguments[1])
         guard let seed = UInt64(arguments[2]) else { fail("bad seed") }
         while true {
-            let version = try engine.write { txn -> UInt64 in
-                let tree = try txn.createTree(named: Workload.tree)
-                let version = txn.version + 1
-                try Workload.apply(seed: seed, version: version) { key, value in
-                    if let value { try txn.put(value, forKey: key, in: tree) } else { _ = try txn.delete(forKey: key, in: tree) }
-                }
-                return version
+            let txn = try engine.beginWrite()
+            let tree = try txn.createTree(named: Workload.tree)
+            let version = txn.version + 1
+            try Workload.apply(seed: seed, version: version) { key, value in
+                if let value { try txn.put(value, forKey: key, in: tree) } else { _ = try txn.delete(forKey: key, in: tree) }
             }
+            say("commit \(version)")
+            try txn.commit()
             say("\(version)")
         }
 

@@ -22,7 +22,7 @@ struct ProcessTests {
     // MARK: Killed writers
 
     /// A child commits forever and is SIGKILLed after it has printed k versions (k random), so
-    /// it dies anywhere: between commits, mid-commit, after committing but before printing.
+    /// it dies anywhere: preparing a transaction, mid-commit, after committing but before printing.
     /// Afterwards the file is healthy, holds exactly the last printed version or the one after
     /// it, and a write here succeeds. On odd iterations this process keeps the database open
     /// while the child dies (no recovery on open: the file stays in use throughout).
@@ -37,16 +37,24 @@ struct ProcessTests {
         for iteration in 0..<iterations {
             let keepOpen = iteration % 2 == 1
             let observer = keepOpen ? try StorageEngine.open(path: path) : nil
-            let kills = 1 + Int(rng.next() % 40)
+            let commits = 1 + Int(rng.next() % 40)
             let child = try Child("write-forever", path, "\(seed)")
             var lastPrinted = model.version
-            for _ in 0..<kills {
+            while lastPrinted < model.version + UInt64(commits) {
                 let line = try child.readLine()
+                if line == "commit \(lastPrinted + 1)" { continue }
                 guard let version = UInt64(line), version == lastPrinted + 1 else {
                     Issue.record("iteration \(iteration): child printed '\(line)' after version \(lastPrinted)")
                     return
                 }
                 lastPrinted = version
+            }
+            // Kill it now (most likely while it prepares the next transaction), or once it has
+            // started committing the next one, after a random spin of up to 0.8 ms (a commit
+            // takes about that long), so the kill lands anywhere in the commit.
+            if rng.next() % 2 == 0 {
+                #expect(try child.readLine() == "commit \(lastPrinted + 1)")
+                spin(microseconds: Int(rng.next() % 800))
             }
             child.kill()
 
@@ -315,6 +323,12 @@ struct ProcessTests {
 }
 
 // MARK: - Helpers
+
+/// Busy-waits (to randomise when a kill lands; never used to wait for anything).
+private func spin(microseconds: Int) {
+    let end = ContinuousClock.now + .microseconds(microseconds)
+    while ContinuousClock.now < end {}
+}
 
 /// A value shared with a dispatch thread.
 final class Shared<Value: Sendable>: @unchecked Sendable {
