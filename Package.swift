@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests",
-            dependencies: ["StrataStorage", "CStrataSystem"],
+            dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild"],
             swiftSettings: strictSettings
         ),
     ],

@@ -4,6 +4,12 @@
 extension WriteTransaction {
     /// Everything up to (not including) the file writes: returns the new meta.
     func layOut() throws -> MetaPage {
+        let limit = engine.maximumPages
+        // One contiguous stretch for everything this commit writes (estimated; overflow beyond
+        // the estimate falls back to ordinary allocation).
+        var estimate = 4 + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 1
+        for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root) } }
+        try freeSpace.reserve(estimate, limitPages: limit)
         for state in states where state.changed || state.dropped {
             let key = Array(state.name.utf8)
             if state.dropped {
@@ -23,10 +29,17 @@ extension WriteTransaction {
         for page in oldFreeListPages {
             freeSpace.free(start: page, count: 1, birth: snapshot.meta.freeListBirth, death: txid)
         }
-        let limit = engine.maximumPages
         let payload = FreeSpace.payloadPerPage(pageSize)
         var chain: [PageNumber] = []
-        while chain.count < (freeSpace.encodedSize + payload - 1) / payload {
+        // Take the chain from what is left of the reservation, sized for the encoding after
+        // the rest of the reservation is returned (which adds at most one run).
+        let wanted = (freeSpace.encodedSize + 16 + payload - 1) / payload
+        if let first = freeSpace.takeReserved(wanted) {
+            chain = (0..<UInt64(wanted)).map { first + $0 }
+        }
+        freeSpace.endReservation()
+        // Taking from the tail never makes the encoding longer, so this converges.
+        while chain.count * payload < freeSpace.encodedSize {
             chain.append(try freeSpace.takeFromTail(limitPages: limit))
         }
         if !chain.isEmpty {
@@ -49,6 +62,20 @@ extension WriteTransaction {
             freeListHead: chain.first ?? 0, freeListPages: UInt32(chain.count),
             flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
             freeListBirth: txid, written: [])
+    }
+
+    /// Pages the materialised subtree will take when written.
+    private func pagesToWrite(_ node: Node) -> Int {
+        let capacity = pageSize - PageLayout.headerSize
+        var pages = node.size / capacity + 1
+        if node.isLeaf {
+            for value in node.values where value.overflowPage == 0 && value.bytes.count + PageLayout.leafCellHeader > inlineLimit {
+                pages += PageLayout.overflowPages(length: value.bytes.count, pageSize: pageSize)
+            }
+        } else {
+            for child in node.children { if let c = child.node { pages += pagesToWrite(c) } }
+        }
+        return pages
     }
 
     /// Rebalances and writes one tree's nodes; returns its new root page (0: empty).

@@ -8,6 +8,12 @@
 //
 // Pages 1 and 2 are the meta slots (MetaPage.swift); data pages start at 3.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 enum FileHeader {
     static let signature: UInt64 = 0x4244_4154_4152_5453  // "STRATADB" little-endian
     static let formatVersion: UInt32 = 1
@@ -25,11 +31,10 @@ enum FileHeader {
     static func decode(_ bytes: UnsafeRawPointer, fileSize: UInt64, path: String) throws -> Int {
         if fileSize < UInt64(size) {
             // Too short to hold a header: foreign unless what is there matches our signature.
-            let present = Int(min(fileSize, 8))
-            let matches = withUnsafeBytes(of: signature.littleEndian) { expected in
-                (0..<present).allSatisfy { bytes.load(fromByteOffset: $0, as: UInt8.self) == expected[$0] }
-            }
-            guard matches else { throw StorageError.notADatabase(path: path) }
+            var expected = signature
+            let prefix = Int(min(fileSize, 8))
+            let matches = withUnsafeBytes(of: &expected) { memcmp($0.baseAddress!, bytes, prefix) == 0 }
+            if !matches { throw StorageError.notADatabase(path: path) }
             throw StorageError.truncated(expectedBytes: UInt64(size), actualBytes: fileSize)
         }
         guard bytes.loadUnaligned(as: UInt64.self) == signature else { throw StorageError.notADatabase(path: path) }

@@ -86,18 +86,31 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     }
 
     public func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        // One gathering write per call (in chunks of IOV_MAX), so a contiguous stretch of pages
+        // reaches the disk as one request.
+        var vectors = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
         var position = off_t(offset)
-        for buffer in buffers where buffer.count > 0 {
-            var done = 0
-            while done < buffer.count {
-                let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, position + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StorageError.ioFailure(operation: "write", code: errno)
-                }
-                done += n
+        var first = 0
+        while first < vectors.count {
+            let count = min(vectors.count - first, 512)
+            let written = vectors.withUnsafeMutableBufferPointer { pwritev(descriptor, $0.baseAddress! + first, Int32(count), position) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.ioFailure(operation: "write", code: errno)
             }
-            position += off_t(buffer.count)
+            // Advance past what was written (a short write resumes mid-vector).
+            var remaining = written
+            position += off_t(written)
+            while remaining > 0 && first < vectors.count {
+                if remaining >= vectors[first].iov_len {
+                    remaining -= vectors[first].iov_len
+                    first += 1
+                } else {
+                    vectors[first].iov_base = vectors[first].iov_base! + remaining
+                    vectors[first].iov_len -= remaining
+                    remaining = 0
+                }
+            }
         }
     }
 

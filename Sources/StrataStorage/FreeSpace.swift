@@ -91,9 +91,42 @@ struct FreeSpace {
         runs.insert(merged, at: index)
     }
 
-    /// Allocates `count` contiguous pages: the lowest reusable run that fits, else past the
-    /// high-water mark (growing the file), within `limitPages`.
+    /// Pages set aside so that one commit's pages are contiguous: [next, end).
+    private(set) var reservation: (next: PageNumber, end: PageNumber)?
+
+    /// Sets aside `count` contiguous pages (the lowest run that fits, else past the high-water
+    /// mark); `allocate` takes from them first. A commit written as one stretch costs the disk
+    /// one request instead of one per page.
+    /// When no run fits but enough scattered pages are free, nothing is reserved: growing the
+    /// file to keep commits contiguous would trade space for speed without bound.
+    mutating func reserve(_ count: Int, limitPages: UInt64) throws {
+        let n = UInt64(count)
+        if !runs.contains(where: { $0.count >= n }) && reusablePageCount >= n { return }
+        let start = try allocate(count, limitPages: limitPages)
+        reservation = (start, start + n)
+    }
+
+    /// Takes `count` pages from the reservation's front, if it has them.
+    mutating func takeReserved(_ count: Int) -> PageNumber? {
+        guard let r = reservation, r.next + UInt64(count) <= r.end else { return nil }
+        reservation = (r.next + UInt64(count), r.end)
+        return r.next
+    }
+
+    /// Returns the unused rest of the reservation to the reusable runs.
+    mutating func endReservation() {
+        if let r = reservation, r.next < r.end {
+            // Unused pages past the old end of the file are given back, not recorded as free:
+            // they were never written, and the file must cover every page below pageCount.
+            if r.end == pageCount { pageCount = r.next } else { insertRun(FreeRun(start: r.next, count: r.end - r.next)) }
+        }
+        reservation = nil
+    }
+
+    /// Allocates `count` contiguous pages: from the reservation, else the lowest reusable run
+    /// that fits, else past the high-water mark (growing the file), within `limitPages`.
     mutating func allocate(_ count: Int, limitPages: UInt64) throws -> PageNumber {
+        if reservation != nil, let page = takeReserved(count) { return page }
         let n = UInt64(count)
         for i in runs.indices where runs[i].count >= n {
             let start = runs[i].start

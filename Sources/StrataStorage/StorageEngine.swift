@@ -486,6 +486,7 @@ public final class StorageEngine: @unchecked Sendable {
             meta.written = transaction.dirty.map { MetaPage.WrittenRun(page: $0.page, checksum: $0.checksum, pages: UInt32($0.pages)) }
         }
         try failpoint?(.beforeDataWrite)
+        try discardUnpublishedMeta(txid: meta.txid, durable: durable)
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
         try writePages(transaction.dirty)
         try failpoint?(.afterDataWrite)
@@ -537,6 +538,21 @@ public final class StorageEngine: @unchecked Sendable {
             state.freeSpaceCache = (meta.txid, transaction.freeSpace, meta.freeListPages == 0 ? [] : chainPages(transaction, meta))
         }
         lockFile.publish(meta.txid)
+    }
+
+    /// A writer that died after writing its meta but before publishing it, while other
+    /// processes kept the file open (so no recovery ran), leaves a meta for `txid` in the slot
+    /// this commit will write. This commit is about to write over the free pages that dead
+    /// commit used, so its meta must go first, durably: if this commit then stopped before its
+    /// own meta write, the next open would adopt the dead meta over pages we changed (a
+    /// two-sync meta lists no checksums that could catch it). Costs a write and a sync only in
+    /// that case; otherwise one read of the mapped slot.
+    private func discardUnpublishedMeta(txid: UInt64, durable: Bool) throws {
+        let slot = MetaPage.slotPage(for: txid)
+        guard let stale = MetaPage.decode(base + Int(slot) * pageSize, pageSize: pageSize), stale.txid >= txid else { return }
+        let zeros = [UInt8](repeating: 0, count: pageSize)
+        try zeros.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
+        if durable { try file.synchronize() }
     }
 
     private func chainPages(_ transaction: WriteTransaction, _ meta: MetaPage) -> [PageNumber] {

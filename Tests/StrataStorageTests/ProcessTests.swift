@@ -1,0 +1,556 @@
+// Cross-process tests: other processes (StrataTestChild) write, read, hold the write lock, crash
+// at every commit step and get SIGKILLed, and this process checks what is left.
+//
+// Synchronisation is by the lines children print (never by sleeping); the only timeouts are
+// generous guards that turn a hang into a failure.
+//
+// Set STRATA_STRESS=N to run N kill iterations instead of 20.
+
+import CStrataSystem
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import StrataStorage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite(.serialized)
+struct ProcessTests {
+    // MARK: Killed writers
+
+    /// A child commits forever and is SIGKILLed after it has printed k versions (k random), so
+    /// it dies anywhere: preparing a transaction, mid-commit, after committing but before printing.
+    /// Afterwards the file is healthy, holds exactly the last printed version or the one after
+    /// it, and a write here succeeds. On odd iterations this process keeps the database open
+    /// while the child dies (no recovery on open: the file stays in use throughout).
+    @Test func killedWritersLeaveTheLastOrNextVersion() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("kill.strata")
+        let seed: UInt64 = 0x5EED_0001
+        let iterations = ProcessInfo.processInfo.environment["STRATA_STRESS"].flatMap { Int($0) } ?? 20
+        var rng = SplitMix64(seed: 42)
+        var model = WorkloadModel(seed: seed)
+
+        for iteration in 0..<iterations {
+            let keepOpen = iteration % 2 == 1
+            let observer = keepOpen ? try StorageEngine.open(path: path) : nil
+            let commits = 1 + Int(rng.next() % 40)
+            let child = try Child("write-forever", path, "\(seed)")
+            var lastPrinted = model.version
+            while lastPrinted < model.version + UInt64(commits) {
+                let line = try child.readLine()
+                if line == "commit \(lastPrinted + 1)" { continue }
+                guard let version = UInt64(line), version == lastPrinted + 1 else {
+                    Issue.record("iteration \(iteration): child printed '\(line)' after version \(lastPrinted)")
+                    return
+                }
+                lastPrinted = version
+            }
+            // Kill it now (most likely while it prepares the next transaction), or once it has
+            // started committing the next one, after a random spin of up to 0.8 ms (a commit
+            // takes about that long), so the kill lands anywhere in the commit.
+            if rng.next() % 2 == 0 {
+                #expect(try child.readLine() == "commit \(lastPrinted + 1)")
+                spin(microseconds: Int(rng.next() % 800))
+            }
+            child.kill()
+
+            let engine = try observer ?? StorageEngine.open(path: path)
+            let latest = engine.latestVersion
+            #expect(latest == lastPrinted || latest == lastPrinted + 1,
+                    "iteration \(iteration) (kept open: \(keepOpen)): version \(latest) after the child printed \(lastPrinted)")
+            try expectHealthy(engine, "iteration \(iteration) after the kill")
+            model.advance(to: latest)
+            try expectContents(engine, equal: model.entries, "iteration \(iteration) at version \(latest)")
+
+            // The child died holding nothing: this process can write (no deadlock).
+            let written = try engine.write { txn in try model.commitNext(in: txn) }
+            #expect(written == latest + 1)
+            try expectContents(engine, equal: model.entries, "iteration \(iteration) after writing \(written)")
+            engine.close()
+
+            // Reopened alone (recovery runs): still exactly the model.
+            let reopened = try StorageEngine.open(path: path)
+            #expect(reopened.latestVersion == model.version)
+            try expectContents(reopened, equal: model.entries, "iteration \(iteration) reopened")
+            reopened.close()
+        }
+    }
+
+    // MARK: A killed lock holder
+
+    /// A child takes the write lock and puts keys, then is SIGKILLed mid-transaction while a
+    /// writer here is (most likely) already blocked on the lock: that writer proceeds, and none
+    /// of the child's puts are visible.
+    @Test func killingTheWriteLockHolderReleasesTheLock() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("lock.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([UInt8]("before"), forKey: [UInt8]("before"), in: txn.createTree(named: "kv")) }
+
+        let child = try Child("hold-write", path)
+        #expect(try child.readLine() == "locked")
+        #expect(strata_ofd_is_locked(engine.lockFile.descriptor, LockFile.writeLockOffset, 1) == 1,
+                "the child should hold the write lock")
+
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Shared<String>("not finished")
+        DispatchQueue.global().async {
+            do {
+                let version = try engine.write { txn in
+                    try txn.put([UInt8]("after"), forKey: [UInt8]("after"), in: txn.createTree(named: "kv"))
+                    return txn.version + 1
+                }
+                outcome.value = "committed \(version)"
+            } catch {
+                outcome.value = "failed: \(error)"
+            }
+            finished.signal()
+        }
+        child.kill()
+        #expect(finished.wait(timeout: .now() + 30) == .success, "the write here never got the lock")
+        #expect(outcome.value == "committed 2")
+
+        try expectHealthy(engine, "after the lock holder died")
+        try expectContents(engine, equal: [[UInt8]("before"): [UInt8]("before"), [UInt8]("after"): [UInt8]("after")],
+                           "the dead writer's puts must not be visible")
+    }
+
+    // MARK: A killed reader
+
+    /// A child pins version V, which reaches a large tree; the tree is then replaced, and while
+    /// the child lives V's pages are not reused (the file grows). After the child is SIGKILLed
+    /// its reader slot is reclaimed by the next writer, so V's pages are reused: writing two
+    /// trees of that size fits in the file without growing it.
+    @Test func killedReaderSlotIsReclaimed() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("reader.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        func fill(_ names: [String], _ tag: String) throws {
+            try engine.write { txn in
+                for name in names {
+                    let tree = try txn.createTree(named: name)
+                    for i in 0..<800 { try txn.put([UInt8](repeating: UInt8(i & 0xFF), count: 500) + [UInt8](tag), forKey: [UInt8]("k\(i)"), in: tree) }
+                }
+            }
+        }
+        func drop(_ name: String) throws { try engine.write { txn in _ = try txn.dropTree(named: name) } }
+        func fileSize() throws -> UInt64 { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? 0 }
+
+        try fill(["big"], "v1")
+        let pinned = engine.latestVersion
+        let treePages = try engine.verify().treePages
+        let child = try Child("hold-read", path)
+        #expect(try child.readLine() == "reading \(pinned)")
+        #expect(engine.activeReaderCount == 1)
+
+        // While the child lives, replacing the tree cannot reuse V's pages.
+        let before = try fileSize()
+        try drop("big")
+        try fill(["big"], "v2")
+        let grown = try fileSize()
+        #expect(grown >= before + treePages / 2 * UInt64(engine.pageSize), "a live reader's pages were reused")
+
+        child.kill()
+        try drop("big")
+        #expect(engine.activeReaderCount == 0, "the dead reader's slot was not reclaimed")
+        #expect(!engine.lockFile.pinnedVersions().contains(pinned))
+        try fill(["big", "second"], "v3")
+        let after = try fileSize()
+        #expect(after <= grown + 4 * UInt64(engine.pageSize),
+                "the dead reader's pages were not reused: \(grown) -> \(after) bytes (tree: \(treePages) pages)")
+        try expectHealthy(engine, "after reusing the dead reader's pages")
+    }
+
+    // MARK: Crashes at every commit step
+
+    /// Where a commit can stop, for each shape of commit: a small one (one sync) never reaches
+    /// the data sync steps.
+    static let crashCases: [(step: CommitStep, shape: String)] =
+        CommitStep.allCases.map { ($0, "large") }
+        + CommitStep.allCases.filter { $0 != .beforeDataSync && $0 != .afterDataSync }.map { ($0, "small") }
+
+    /// The outcome of a process crash at each step when the file is reopened by a new process:
+    /// the new version once its meta page has been written (the page cache keeps it; for a
+    /// one-sync commit every page it lists is in place too), the previous version before that.
+    static func survives(_ step: CommitStep) -> Bool {
+        switch step {
+        case .beforeDataWrite, .beforeGrowth, .afterDataWrite, .beforeDataSync, .afterDataSync, .beforeMetaWrite: false
+        case .afterMetaWrite, .beforeFinalSync, .afterFinalSync: true
+        }
+    }
+
+    /// A child's commit dies at each step (`_exit(9)` from the failpoint) while no other
+    /// process has the file open; reopening recovers exactly the version `survives` says.
+    @Test func crashAtEveryCommitStepRecovers() throws {
+        for (step, shape) in Self.crashCases {
+            let directory = TemporaryDirectory(); defer { directory.remove() }
+            let path = directory.file("crash.strata")
+            try writeBaseline(path)
+
+            let child = try Child("crash-at", step.rawValue, shape, path)
+            let status = child.waitForExit()
+            #expect(status == .exited(9), "\(step) \(shape): the child should have died at the step, got \(status)")
+
+            let engine = try StorageEngine.open(path: path)
+            let survived = Self.survives(step)
+            #expect(engine.latestVersion == (survived ? 2 : 1), "\(step) \(shape)")
+            try expectHealthy(engine, "\(step) \(shape)")
+            try expectContents(engine, equal: crashContents(shape: shape, committed: survived), "\(step) \(shape)")
+            try engine.write { txn in try txn.put([UInt8]("x"), forKey: [UInt8]("after"), in: txn.createTree(named: "kv")) }
+            try expectHealthy(engine, "\(step) \(shape) after a write")
+            engine.close()
+        }
+    }
+
+    /// The same crashes while this process keeps the file open: the dead writer's commit was
+    /// never published, so this process stays at version 1, its next commit replaces the dead
+    /// one, and that is what a later reopen finds.
+    @Test func crashAtEveryCommitStepWhileOpenElsewhere() throws {
+        for (step, shape) in Self.crashCases {
+            let directory = TemporaryDirectory(); defer { directory.remove() }
+            let path = directory.file("crash-open.strata")
+            try writeBaseline(path)
+            let engine = try StorageEngine.open(path: path)
+
+            let child = try Child("crash-at", step.rawValue, shape, path)
+            #expect(child.waitForExit() == .exited(9), "\(step) \(shape)")
+            #expect(engine.latestVersion == 1, "\(step) \(shape): an unpublished commit became visible")
+            try expectContents(engine, equal: crashContents(shape: shape, committed: false), "\(step) \(shape)")
+
+            try engine.write { txn in try txn.put([UInt8]("x"), forKey: [UInt8]("after"), in: txn.createTree(named: "kv")) }
+            #expect(engine.latestVersion == 2)
+            var expected = crashContents(shape: shape, committed: false)
+            expected[[UInt8]("after")] = [UInt8]("x")
+            try expectHealthy(engine, "\(step) \(shape) after a write here")
+            engine.close()
+
+            let reopened = try StorageEngine.open(path: path)
+            #expect(reopened.latestVersion == 2, "\(step) \(shape)")
+            try expectHealthy(reopened, "\(step) \(shape) reopened")
+            try expectContents(reopened, equal: expected, "\(step) \(shape) reopened")
+            reopened.close()
+        }
+    }
+
+    /// Two writers die in a row while this process keeps the file open (so no recovery runs in
+    /// between): the first after writing its meta for version 2 (never published), the second,
+    /// which also starts from version 1 and so reuses the same free pages, after writing its
+    /// (different) data pages. Reopening must give a whole version: 1, or the first writer's 2.
+    /// (With a large first commit this used to adopt its meta, which as a two-sync meta lists
+    /// no checksums, over pages the second writer had overwritten: a corrupted tree.)
+    @Test(arguments: ["small", "large"])
+    func twoCrashedWritersWhileOpenElsewhere(firstShape: String) throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("double.strata")
+        try writeBaseline(path)
+        let engine = try StorageEngine.open(path: path)
+        #expect(try Child("crash-at", CommitStep.afterMetaWrite.rawValue, firstShape, path).waitForExit() == .exited(9))
+        #expect(try Child("crash-at", CommitStep.afterDataWrite.rawValue, "other", path).waitForExit() == .exited(9))
+        #expect(engine.latestVersion == 1)
+        engine.close()
+
+        let reopened = try StorageEngine.open(path: path)
+        defer { reopened.close() }
+        let version = reopened.latestVersion
+        #expect(version == 1 || version == 2)
+        try expectHealthy(reopened, "first crash \(firstShape)")
+        try expectContents(reopened, equal: crashContents(shape: firstShape, committed: version == 2), "first crash \(firstShape), version \(version)")
+    }
+
+    // MARK: Visibility across processes
+
+    /// Two children take turns incrementing a counter, each waiting (waitForVersion, woken by
+    /// the other's commit) for its turn; each checks it saw every one of the other's commits.
+    @Test func twoProcessesAlternateCommits() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("pingpong.strata")
+        let rounds: UInt64 = 200
+        do {
+            let engine = try StorageEngine.open(path: path)
+            try engine.write { txn in
+                var zero: UInt64 = 0
+                try txn.put(withUnsafeBytes(of: &zero) { Array($0) }, forKey: [UInt8]("counter"), in: txn.createTree(named: "pingpong"))
+            }
+            engine.close()
+        }
+        let children = try (0..<2).map { try Child("alternate", path, "\($0)", "\(rounds)") }
+        for child in children {
+            #expect(try child.readLine() == "done \(rounds)", "\(child.errorOutput())")
+            #expect(child.waitForExit() == .exited(0))
+        }
+
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        #expect(engine.latestVersion == 1 + 2 * rounds)
+        try engine.read { txn in
+            let tree = try #require(try txn.tree(named: "pingpong"))
+            let counter = try #require(try txn.value(forKey: [UInt8]("counter"), in: tree))
+            #expect(counter.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } == 2 * rounds)
+            for turn in 0..<2 * rounds {
+                #expect(try txn.value(forKey: [UInt8]("by-\(turn)"), in: tree) == [UInt8(turn % 2)], "turn \(turn)")
+            }
+        }
+    }
+
+    /// This process blocks in waitForVersion; a child's commit wakes it with the new version.
+    @Test func waitForVersionIsWokenByAnotherProcess() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("wait.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
+        let start = engine.latestVersion
+
+        let woken = DispatchSemaphore(value: 0)
+        let seen = Shared<UInt64>(0)
+        DispatchQueue.global().async {
+            seen.value = engine.waitForVersion(newerThan: start, timeout: .seconds(60))  // the timeout is a guard only
+            woken.signal()
+        }
+        let child = try Child("commit-once", path, "k", "1")
+        #expect(try child.readLine() == "\(start + 1)")
+        #expect(child.waitForExit() == .exited(0))
+        #expect(woken.wait(timeout: .now() + 60) == .success)
+        #expect(seen.value == start + 1)
+        try expectContents(engine, equal: [[UInt8]("k"): [UInt8]("1")], "after the child's commit")
+    }
+}
+
+// MARK: - Helpers
+
+/// Busy-waits (to randomise when a kill lands; never used to wait for anything).
+private func spin(microseconds: Int) {
+    let end = ContinuousClock.now + .microseconds(microseconds)
+    while ContinuousClock.now < end {}
+}
+
+/// A value shared with a dispatch thread.
+final class Shared<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every access goes through the lock.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+private func expectHealthy(_ engine: StorageEngine, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let report = try engine.verify()
+    #expect(report.isHealthy, "\(context): \(report)", sourceLocation: sourceLocation)
+}
+
+private func expectContents(_ engine: StorageEngine, equal expected: [[UInt8]: [UInt8]], _ context: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let actual = try engine.read { try contents(of: "kv", in: $0) }
+    if actual != expected {
+        let missing = expected.keys.filter { actual[$0] == nil }.count
+        let extra = actual.keys.filter { expected[$0] == nil }.count
+        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.count
+        let summary = "\(actual.count) entries, expected \(expected.count); \(missing) missing, \(extra) extra, \(different) different"
+        Issue.record("\(context): contents differ (\(summary))", sourceLocation: sourceLocation)
+    }
+}
+
+/// Version 1 for the crash tests: tree "kv" with one entry.
+private func writeBaseline(_ path: String) throws {
+    let engine = try StorageEngine.open(path: path)
+    try engine.write { txn in try txn.put([UInt8]("1"), forKey: [UInt8]("base"), in: txn.createTree(named: "kv")) }
+    engine.close()
+}
+
+/// Tree "kv" after the baseline and, when `committed`, the child's crash-at transaction.
+private func crashContents(shape: String, committed: Bool) -> [[UInt8]: [UInt8]] {
+    var expected: [[UInt8]: [UInt8]] = [[UInt8]("base"): [UInt8]("1")]
+    if committed { for (key, value) in CrashShape.entries(shape, version: 2) { expected[key] = value } }
+    return expected
+}
+
+// MARK: - The children's workloads (kept in step with Sources/StrataTestChild/main.swift)
+
+enum Workload {
+    static let tree = "kv"
+
+    static func apply(seed: UInt64, version: UInt64, _ body: ([UInt8], [UInt8]?) throws -> Void) rethrows {
+        // Always a real change (a commit with no changes would not make a version).
+        try body(Array("version".utf8), Array("\(version)".utf8))
+        var rng = WorkloadRNG(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
+        let operations = 1 + Int(rng.next() % 8)
+        for _ in 0..<operations {
+            let key = Array("key-\(rng.next() % 300)".utf8)
+            if rng.next() % 5 == 0 {
+                try body(key, nil)
+            } else {
+                let length = Int(rng.next() % 600)
+                let fill = UInt8(truncatingIfNeeded: version)
+                try body(key, Array("v\(version):".utf8) + [UInt8](repeating: fill, count: length))
+            }
+        }
+    }
+}
+
+enum CrashShape {
+    static func entries(_ shape: String, version: UInt64) -> [([UInt8], [UInt8])] {
+        let count = shape == "large" ? 3000 : 10
+        let tag = shape == "other" ? "w" : "v"  // "other": a small commit unlike "small"
+        return (0..<count).map { i in (Array("crash-\(i)".utf8), Array("\(tag)\(version)-\(i)".utf8) + [UInt8](repeating: 7, count: 400)) }
+    }
+}
+
+struct WorkloadRNG {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Tree "kv" as `write-forever` leaves it after each version.
+struct WorkloadModel {
+    let seed: UInt64
+    private(set) var version: UInt64 = 0
+    private(set) var entries: [[UInt8]: [UInt8]] = [:]
+
+    init(seed: UInt64) { self.seed = seed }
+
+    mutating func advance(to target: UInt64) {
+        while version < target {
+            version += 1
+            Workload.apply(seed: seed, version: version) { key, value in entries[key] = value }
+        }
+    }
+
+    /// Commits the next version's workload in `txn` (as the child would) and advances.
+    mutating func commitNext(in txn: WriteTransaction) throws -> UInt64 {
+        precondition(txn.version == version)
+        let tree = try txn.createTree(named: Workload.tree)
+        try Workload.apply(seed: seed, version: version + 1) { key, value in
+            if let value { try txn.put(value, forKey: key, in: tree) } else { _ = try txn.delete(forKey: key, in: tree) }
+        }
+        advance(to: version + 1)
+        return version
+    }
+}
+
+// MARK: - Child processes
+
+/// A running StrataTestChild. Its stdout is read line by line; a watchdog SIGKILLs it after
+/// `limit` so that a hang fails the test instead of stalling it.
+final class Child: @unchecked Sendable {
+    // @unchecked: `buffer` is used only by the test's thread; Process is thread-safe for what we use.
+    enum Status: Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+        var description: String {
+            switch self {
+            case .exited(let code): "exit \(code)"
+            case .signalled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let terminated = DispatchSemaphore(value: 0)
+    private var buffer: [UInt8] = []
+    private var status: Status?
+
+    init(_ arguments: String..., limit: Duration = .seconds(120)) throws {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        process.terminationHandler = { [terminated] _ in terminated.signal() }
+        try process.run()
+        let pid = process.processIdentifier
+        let seconds = Double(limit.components.seconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak process] in
+            if process?.isRunning == true { _ = Glibc.kill(pid, SIGKILL) }
+        }
+    }
+
+    deinit {
+        if status == nil { kill() }
+    }
+
+    /// The next line the child prints (without its newline); throws at end of output.
+    func readLine() throws -> String {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw ChildError.endOfOutput(arguments: process.arguments ?? [], stderr: errorOutput())
+            }
+            buffer += chunk[..<n]
+        }
+    }
+
+    /// SIGKILLs the child and waits until it is gone (its locks and mappings released).
+    func kill() {
+        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        _ = waitForExit()
+    }
+
+    /// Waits for the child to end and returns how it ended.
+    @discardableResult
+    func waitForExit() -> Status {
+        if let status { return status }
+        terminated.wait()
+        let result: Status = process.terminationReason == .uncaughtSignal
+            ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+        status = result
+        return result
+    }
+
+    /// What the child wrote to stderr (after it has ended; empty while it runs).
+    func errorOutput() -> String {
+        guard status != nil || !process.isRunning else { return "" }
+        return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    enum ChildError: Error, CustomStringConvertible {
+        case endOfOutput(arguments: [String], stderr: String)
+        var description: String {
+            switch self {
+            case .endOfOutput(let arguments, let stderr): "StrataTestChild \(arguments.joined(separator: " ")) ended its output; stderr: \(stderr)"
+            }
+        }
+    }
+
+    /// The StrataTestChild executable, built beside the test bundle in the products directory
+    /// (the test target depends on it). STRATA_TEST_CHILD overrides.
+    static let executable: String = {
+        if let path = ProcessInfo.processInfo.environment["STRATA_TEST_CHILD"] { return path }
+        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        if let main = Bundle.main.executableURL { starts.append(main) }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("StrataTestChild").path
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                directory.deleteLastPathComponent()
+            }
+        }
+        fatalError("StrataTestChild not found near \(starts.map(\.path)); build it or set STRATA_TEST_CHILD")
+    }()
+}
