@@ -6,7 +6,11 @@ public enum Durability: Sendable, Hashable {
     /// Commits never sync. A commit survives a crash of the process (the operating system
     /// still holds the written pages) but a power loss or OS crash may lose recent commits
     /// or, in the worst case, leave a file that only an older commit can be read from or
-    /// none at all. Use for caches and data that can be rebuilt.
+    /// none at all. It can also leave a newest version that reads as a mix of versions: a
+    /// page a commit rewrote may keep the older, valid contents it held before, which reads
+    /// cannot tell apart; `StorageEngine.verify()` reports such a file. After a power loss,
+    /// verify a database written with `.none` before trusting it, or rebuild it. Use for
+    /// caches and data that can be rebuilt.
     case none
 }
 
