@@ -337,15 +337,17 @@ import Testing
                 }
                 // Point reads: each key either reads its exact value or throws corrupted(page).
                 var failures = 0
+                var wrong: [String] = []
                 for (key, value) in model.trees[tree]! {
                     do {
                         let found = try transaction.value(forKey: key, in: try #require(try transaction.tree(named: tree)))
-                        #expect(found == value, "\(label): key \(key)", sourceLocation: sourceLocation)
+                        if found != value { wrong.append(String(decoding: key, as: UTF8.self)) }
                     } catch let error as StorageError {
-                        #expect(isCorrupted(page: page)(error), "\(label): \(error)", sourceLocation: sourceLocation)
+                        if !isCorrupted(page: page)(error) { wrong.append("\(String(decoding: key, as: UTF8.self)): \(error)") }
                         failures += 1
                     }
                 }
+                #expect(wrong.isEmpty, "\(label): wrong results for \(wrong.count) keys, e.g. \(wrong.prefix(3))", sourceLocation: sourceLocation)
                 #expect(failures > 0, "\(label): no point read reached the damaged page", sourceLocation: sourceLocation)
             }
             expectCorrupted(page: page, "\(label): writing to \(tree)", sourceLocation: sourceLocation) {
