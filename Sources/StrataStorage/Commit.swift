@@ -2,14 +2,28 @@
 // publish. See MetaPage.swift for why one sync suffices for small commits.
 
 extension WriteTransaction {
-    /// Everything up to (not including) the file writes: returns the new meta.
-    func layOut() throws -> MetaPage {
+    /// Pages announced for the next commits' records and data when a new stretch is needed:
+    /// commits then fill it one after another, like a log segment (see MetaPage.swift).
+    static let segmentPages = 16
+    /// The least a stretch left over by this commit must hold to be announced for the next.
+    static let minimumAnnounced = 8
+
+    /// Everything up to (not including) the file writes: returns the new meta. With `chain`
+    /// (the base meta, when it announced a stretch and durability allows), the commit tries to
+    /// become a record written at the start of that stretch, followed by its pages.
+    func layOut(chain base: MetaPage?) throws -> MetaPage {
         let limit = engine.maximumPages
         // One contiguous stretch for everything this commit writes (estimated; overflow beyond
         // the estimate falls back to ordinary allocation).
-        var estimate = 4 + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 1
+        var estimate = 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
         for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root) } }
-        try freeSpace.reserve(estimate, limitPages: limit)
+        var recordPage: PageNumber?
+        if let base, estimate + 1 <= Int(base.nextPages),
+           freeSpace.reserveExact(start: base.nextPage, count: Int(base.nextPages), limitPages: limit) {
+            recordPage = freeSpace.takeReserved(1)
+        } else {
+            try freeSpace.reserve(estimate, limitPages: limit)
+        }
         for state in states where state.changed || state.dropped {
             let key = Array(state.name.utf8)
             if state.dropped {
@@ -24,6 +38,23 @@ extension WriteTransaction {
         }
         let catalogRoot = try finishTree(catalog)
 
+        // Record or anchor. A record must list every page it wrote.
+        let listCapacity = MetaPage.listCapacity(pageSize: pageSize)
+        if let page = recordPage, dirty.count + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 2 > listCapacity {
+            freeSpace.free(start: page, count: 1, birth: txid, death: txid)
+            recordPage = nil
+        }
+        let baseMeta = snapshot.meta
+        var chainRecords: [MetaPage.ChainRecord] = []
+        if let page = recordPage {
+            chainRecords = baseMeta.chain + [MetaPage.ChainRecord(page: page, txid: txid)]
+        } else {
+            // An anchor ends the chain: its records may be reused once no snapshot reads them.
+            for record in baseMeta.chain {
+                freeSpace.free(start: record.page, count: 1, birth: record.txid, death: txid)
+            }
+        }
+
         // The free list: the old chain is freed; the new chain is reserved from the tail so
         // that reserving never makes the encoding longer.
         for page in oldFreeListPages {
@@ -37,6 +68,7 @@ extension WriteTransaction {
         if let first = freeSpace.takeReserved(wanted) {
             chain = (0..<UInt64(wanted)).map { first + $0 }
         }
+        let leftover = freeSpace.reservation.map { (start: $0.next, count: Int($0.end - $0.next)) }
         freeSpace.endReservation()
         // Taking from the tail never makes the encoding longer, so this converges.
         while chain.count * payload < freeSpace.encodedSize {
@@ -57,17 +89,41 @@ extension WriteTransaction {
                 dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
             }
         }
-        return MetaPage(
+        var meta = MetaPage(
             txid: txid, catalogRoot: catalogRoot, pageCount: freeSpace.pageCount,
             freeListHead: chain.first ?? 0, freeListPages: UInt32(chain.count),
             flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
             freeListBirth: txid, written: [])
+        meta.chain = chainRecords
+        if let page = recordPage {
+            meta.selfPage = page
+            meta.token = baseMeta.nextToken
+            meta.anchorSlot = baseMeta.anchorSlot
+        } else {
+            meta.anchorSlot = baseMeta.anchorSlot == 1 ? 2 : 1
+            meta.selfPage = PageNumber(meta.anchorSlot)
+        }
+        // Announce where the next commit may put its record: a free stretch, or the end.
+        // The rest of this commit's stretch if it is long enough, else a new one.
+        let announced: (PageNumber, Int)?
+        if let leftover, leftover.count >= Self.minimumAnnounced {
+            announced = (leftover.start, leftover.count)
+        } else {
+            announced = freeSpace.announce(Self.segmentPages, minimum: Self.minimumAnnounced)
+        }
+        if let (next, length) = announced, next + UInt64(length) <= limit {
+            meta.nextPage = next
+            meta.nextPages = UInt32(length)
+            var generator = SystemRandomNumberGenerator()
+            meta.nextToken = generator.next() | 1
+        }
+        return meta
     }
 
     /// Pages the materialised subtree will take when written.
     private func pagesToWrite(_ node: Node) -> Int {
         let capacity = pageSize - PageLayout.headerSize
-        var pages = node.size / capacity + 1
+        var pages = max(1, (node.size + capacity - 1) / capacity)
         if node.isLeaf {
             for value in node.values where value.overflowPage == 0 && value.bytes.count + PageLayout.leafCellHeader > inlineLimit {
                 pages += PageLayout.overflowPages(length: value.bytes.count, pageSize: pageSize)

@@ -106,6 +106,51 @@ struct FreeSpace {
         reservation = (start, start + n)
     }
 
+    /// Reserves exactly [start, start + count): free pages, or pages at and past the high-water
+    /// mark. False (and nothing reserved) when any of them is in use.
+    mutating func reserveExact(start: PageNumber, count: Int, limitPages: UInt64) -> Bool {
+        let end = start + UInt64(count)
+        guard end <= limitPages, start >= FileHeader.firstDataPage else { return false }
+        if start >= pageCount {
+            guard start == pageCount else { return false }
+            pageCount = end
+            reservation = (start, end)
+            return true
+        }
+        guard let i = runs.firstIndex(where: { $0.start <= start && start < $0.start + $0.count }) else { return false }
+        let run = runs[i]
+        let runEnd = run.start + run.count
+        if end > runEnd && runEnd != pageCount { return false }
+        runs.remove(at: i)
+        var at = i
+        if run.start < start {
+            runs.insert(FreeRun(start: run.start, count: start - run.start), at: at)
+            at += 1
+        }
+        if end < runEnd {
+            runs.insert(FreeRun(start: end, count: runEnd - end), at: at)
+        } else if end > runEnd {
+            pageCount = end
+        }
+        reservation = (start, end)
+        return true
+    }
+
+    /// Where the next commits may write: the lowest free run of `count` pages, else the longest
+    /// run of at least `minimum`; past the high-water mark only when little is free anyway.
+    /// Nil when free space is plentiful but fragmented: growing the file to keep commits
+    /// contiguous would trade space for speed without bound.
+    func announce(_ count: Int, minimum: Int) -> (PageNumber, Int)? {
+        let n = UInt64(count)
+        if let run = runs.first(where: { $0.count >= n }) { return (run.start, count) }
+        if let run = runs.max(by: { $0.count < $1.count }), run.count >= UInt64(minimum) {
+            return (run.start, run.start + run.count == pageCount ? count : Int(run.count))
+        }
+        guard reusablePageCount < 2 * n else { return nil }
+        if let last = runs.last, last.start + last.count == pageCount { return (last.start, count) }
+        return (pageCount, count)
+    }
+
     /// Takes `count` pages from the reservation's front, if it has them.
     mutating func takeReserved(_ count: Int) -> PageNumber? {
         guard let r = reservation, r.next + UInt64(count) <= r.end else { return nil }

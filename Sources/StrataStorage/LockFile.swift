@@ -7,6 +7,7 @@
 //       16    8 published txid: the newest commit readers may start from
 //       24    4 commit signal: a futex word bumped after every publish
 //       28    4 number of threads waiting on the commit signal
+//       32    8 the page holding the published version's meta (a slot or a record)
 //       64      slots, 64 bytes each: { pid u64 (0: free), txid u64 (UInt64.max: not pinned) }
 //
 // File locks on the same file (all released by the kernel when a process dies):
@@ -30,7 +31,7 @@ final class LockFile: @unchecked Sendable {
     // @unchecked: the mapping is shared memory accessed only through atomics; `freeSlots` is
     // guarded by its Mutex; everything else is immutable after init.
     static let signature: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK"
-    static let layoutVersion: UInt32 = 1
+    static let layoutVersion: UInt32 = 2
     static let headerSize = 64
     static let slotSize = 64
     static let writeLockOffset: Int64 = 1 << 40
@@ -134,7 +135,12 @@ final class LockFile: @unchecked Sendable {
 
     var publishedTxid: UInt64 { strata_atomic_load_u64(mapping + 16) }
 
-    func publish(_ txid: UInt64) {
+    /// The page of the published version's meta. Read after pinning a txid; a reader that races
+    /// a publish decodes a meta whose txid differs, and retries.
+    var publishedMetaPage: UInt64 { strata_atomic_load_u64(mapping + 32) }
+
+    func publish(_ txid: UInt64, metaPage: UInt64) {
+        strata_atomic_store_u64(mapping + 32, metaPage)
         strata_atomic_store_u64(mapping + 16, txid)
         _ = strata_atomic_add_u32(mapping + 24, 1)
         if strata_atomic_load_u32(mapping + 28) > 0 { strata_wake_all(mapping + 24) }

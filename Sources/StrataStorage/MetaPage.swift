@@ -1,8 +1,9 @@
-// The meta pages: pages 1 and 2. Commit N writes slot N % 2, so the previous commit's meta is
-// never touched by the next one. Open picks the newest meta that validates.
+// The meta pages. A meta is written either to a fixed slot (page 1 or 2: an *anchor*) or, for
+// small durable commits, as the first page of the commit's own contiguous stretch of pages (a
+// *record*), so that data and meta reach the disk as one request and one sync.
 //
 //   offset size field
-//        0    4 crc32c of bytes 4 ..< 64 + 16 × listCount
+//        0    4 crc32c of bytes 4 ..< 128 + 16 × (chainCount + listCount)
 //        4    4 signature "META"
 //        8    8 txid
 //       16    8 catalog tree root (0: empty)
@@ -12,16 +13,27 @@
 //       44    4 flags
 //       48    8 txid that wrote the free-list chain
 //       56    4 listCount
-//       60    4 reserved
-//       64      listCount × { page u64, crc32c u32, pages u32 }
+//       60    4 chainCount
+//       64    8 the page this meta was written to (1 or 2 for anchors)
+//       72    8 token: a record's must equal its predecessor's nextToken (0 for anchors)
+//       80    8 nextPage: where the next commit may write its record (0: nowhere)
+//       88    8 nextToken: random, so stale pages can never pass for the next record
+//       96    4 nextPages: length of the free stretch announced at nextPage
+//      100    4 anchorSlot: the slot of the anchor this meta's chain hangs from
+//      104      reserved, zero, to 128
+//      128      chainCount × { page u64, txid u64 }: the records since the anchor, this one included
+//               listCount  × { page u64, crc32c u32, pages u32 }: what this commit wrote
 //
-// The list makes a one-sync commit safe. A commit that wrote at most `listCapacity` pages
-// (or runs) writes its pages and its meta, then syncs once; the meta lists every page it
-// wrote with the checksum it was given. If power fails before the sync completes, some of
-// those writes may be missing or torn; open accepts the meta only if every listed page holds
-// exactly the listed checksum, and otherwise falls back to the other slot, whose commit had
-// completed its sync (copy-on-write never wrote over its pages). Larger commits sync their
-// pages first and write a meta with an empty list (two syncs).
+// Open finds the newest valid anchor, follows the chain of records it announces (each record's
+// token and txid must continue the chain), and accepts the newest state whose listed pages all
+// hold exactly the listed checksums. Only the newest commit can be incomplete: every earlier
+// one finished its sync before the next began, and copy-on-write never wrote over its pages.
+// A commit that does not fit a record (too many pages, no announced stretch, chain full)
+// writes an anchor, to the slot the current chain does not hang from; records stay allocated
+// until the next anchor is durable, so the fallback chain is always intact.
+//
+// A one-sync anchor lists its pages like a record. Larger commits sync their pages first and
+// write an anchor with an empty list (two syncs).
 
 struct MetaPage: Equatable, Sendable {
     var txid: UInt64
@@ -31,7 +43,21 @@ struct MetaPage: Equatable, Sendable {
     var freeListPages: UInt32
     var flags: UInt32
     var freeListBirth: UInt64
+    var selfPage: PageNumber = 1
+    var token: UInt64 = 0
+    var nextPage: PageNumber = 0
+    var nextToken: UInt64 = 0
+    var nextPages: UInt32 = 0
+    var anchorSlot: UInt32 = 1
+    var chain: [ChainRecord] = []
     var written: [WrittenRun]
+
+    struct ChainRecord: Equatable, Sendable {
+        var page: PageNumber
+        var txid: UInt64
+    }
+
+    var isRecord: Bool { selfPage > 2 }
 
     struct WrittenRun: Equatable, Sendable {
         var page: PageNumber
@@ -43,11 +69,14 @@ struct MetaPage: Equatable, Sendable {
     static let flagUnsynced: UInt32 = 1
 
     static let signature: UInt32 = 0x4154_454D  // "META"
-    static let headerSize = 64
+    static let headerSize = 128
+    static let chainCapacity = 64
+    /// How many records a chain grows to before the next commit writes an anchor. Records stay
+    /// allocated until then, so a short chain keeps free space in large stretches; an anchor
+    /// costs the disk a second request, so a long one keeps commits at one request.
+    static let chainLimit = 4
 
-    static func listCapacity(pageSize: Int) -> Int { (pageSize - headerSize) / 16 }
-
-    static func slotPage(for txid: UInt64) -> PageNumber { 1 + txid % 2 }
+    static func listCapacity(pageSize: Int) -> Int { (pageSize - headerSize) / 16 - chainCapacity }
 
     func encode(into page: UnsafeMutableRawPointer, pageSize: Int) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
@@ -60,34 +89,38 @@ struct MetaPage: Equatable, Sendable {
         page.storeBytes(of: flags, toByteOffset: 44, as: UInt32.self)
         page.storeBytes(of: freeListBirth, toByteOffset: 48, as: UInt64.self)
         page.storeBytes(of: UInt32(written.count), toByteOffset: 56, as: UInt32.self)
-        for (i, run) in written.enumerated() {
-            let at = Self.headerSize + 16 * i
+        page.storeBytes(of: UInt32(chain.count), toByteOffset: 60, as: UInt32.self)
+        page.storeBytes(of: selfPage, toByteOffset: 64, as: UInt64.self)
+        page.storeBytes(of: token, toByteOffset: 72, as: UInt64.self)
+        page.storeBytes(of: nextPage, toByteOffset: 80, as: UInt64.self)
+        page.storeBytes(of: nextToken, toByteOffset: 88, as: UInt64.self)
+        page.storeBytes(of: nextPages, toByteOffset: 96, as: UInt32.self)
+        page.storeBytes(of: anchorSlot, toByteOffset: 100, as: UInt32.self)
+        var at = Self.headerSize
+        for record in chain {
+            page.storeBytes(of: record.page, toByteOffset: at, as: UInt64.self)
+            page.storeBytes(of: record.txid, toByteOffset: at + 8, as: UInt64.self)
+            at += 16
+        }
+        for run in written {
             page.storeBytes(of: run.page, toByteOffset: at, as: UInt64.self)
             page.storeBytes(of: run.checksum, toByteOffset: at + 8, as: UInt32.self)
             page.storeBytes(of: run.pages, toByteOffset: at + 12, as: UInt32.self)
+            at += 16
         }
-        let end = Self.headerSize + 16 * written.count
-        page.storeBytes(of: crc32c(page + 4, count: end - 4), as: UInt32.self)
+        page.storeBytes(of: crc32c(page + 4, count: at - 4), as: UInt32.self)
     }
 
-    /// Decodes a meta slot; nil when the slot does not hold a valid meta (never written, torn,
-    /// or damaged).
-    static func decode(_ page: UnsafeRawPointer, pageSize: Int) -> MetaPage? {
+    /// Decodes the meta written to page `number`; nil when it does not hold a valid meta
+    /// (never written, torn, damaged, or a meta that belongs elsewhere).
+    static func decode(_ page: UnsafeRawPointer, pageSize: Int, at number: PageNumber) -> MetaPage? {
         guard page.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == signature else { return nil }
         let listCount = Int(page.loadUnaligned(fromByteOffset: 56, as: UInt32.self))
-        guard listCount <= listCapacity(pageSize: pageSize) else { return nil }
-        let end = headerSize + 16 * listCount
+        let chainCount = Int(page.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
+        guard listCount <= listCapacity(pageSize: pageSize), chainCount <= chainCapacity else { return nil }
+        let end = headerSize + 16 * (listCount + chainCount)
         guard page.loadUnaligned(as: UInt32.self) == crc32c(page + 4, count: end - 4) else { return nil }
-        var written: [WrittenRun] = []
-        written.reserveCapacity(listCount)
-        for i in 0..<listCount {
-            let at = headerSize + 16 * i
-            written.append(WrittenRun(
-                page: page.loadUnaligned(fromByteOffset: at, as: UInt64.self),
-                checksum: page.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self),
-                pages: page.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)))
-        }
-        let meta = MetaPage(
+        var meta = MetaPage(
             txid: page.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
             catalogRoot: page.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
             pageCount: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self),
@@ -95,11 +128,35 @@ struct MetaPage: Equatable, Sendable {
             freeListPages: page.loadUnaligned(fromByteOffset: 40, as: UInt32.self),
             flags: page.loadUnaligned(fromByteOffset: 44, as: UInt32.self),
             freeListBirth: page.loadUnaligned(fromByteOffset: 48, as: UInt64.self),
-            written: written)
+            written: [])
+        meta.selfPage = page.loadUnaligned(fromByteOffset: 64, as: UInt64.self)
+        meta.token = page.loadUnaligned(fromByteOffset: 72, as: UInt64.self)
+        meta.nextPage = page.loadUnaligned(fromByteOffset: 80, as: UInt64.self)
+        meta.nextToken = page.loadUnaligned(fromByteOffset: 88, as: UInt64.self)
+        meta.nextPages = page.loadUnaligned(fromByteOffset: 96, as: UInt32.self)
+        meta.anchorSlot = page.loadUnaligned(fromByteOffset: 100, as: UInt32.self)
+        var at = headerSize
+        meta.chain.reserveCapacity(chainCount)
+        for _ in 0..<chainCount {
+            meta.chain.append(ChainRecord(page: page.loadUnaligned(fromByteOffset: at, as: UInt64.self),
+                                          txid: page.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+            at += 16
+        }
+        meta.written.reserveCapacity(listCount)
+        for _ in 0..<listCount {
+            meta.written.append(WrittenRun(
+                page: page.loadUnaligned(fromByteOffset: at, as: UInt64.self),
+                checksum: page.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self),
+                pages: page.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)))
+            at += 16
+        }
         // Bounds that every valid meta satisfies; anything else is damage the checksum missed.
-        guard meta.pageCount >= FileHeader.firstDataPage,
+        guard meta.selfPage == number,
+              meta.anchorSlot == 1 || meta.anchorSlot == 2,
+              meta.pageCount >= FileHeader.firstDataPage,
               meta.catalogRoot < meta.pageCount,
               meta.freeListHead < meta.pageCount,
+              meta.chain.allSatisfy({ $0.page >= FileHeader.firstDataPage && $0.page < meta.pageCount && $0.txid <= meta.txid }),
               meta.written.allSatisfy({ $0.page >= FileHeader.firstDataPage && $0.page + UInt64($0.pages) <= meta.pageCount && $0.pages > 0 })
         else { return nil }
         return meta

@@ -99,7 +99,7 @@ public final class StorageEngine: @unchecked Sendable {
             }
             let meta = try Self.recover(file: opened!, path: path)
             recovered = meta
-            lockFile.publish(meta.txid)
+            lockFile.publish(meta.txid, metaPage: meta.selfPage)
         }
         do {
             if opened == nil {
@@ -116,8 +116,10 @@ public final class StorageEngine: @unchecked Sendable {
                 meta = recovered
             } else {
                 let published = lockFile.publishedTxid
-                guard let m = MetaPage.decode(base + Int(MetaPage.slotPage(for: published)) * pageSize, pageSize: pageSize), m.txid == published else {
-                    throw StorageError.corrupted(page: MetaPage.slotPage(for: published), reason: "published version \(published) has no valid meta")
+                let page = lockFile.publishedMetaPage
+                guard page < size / UInt64(pageSize),
+                      let m = MetaPage.decode(base + Int(page) * pageSize, pageSize: pageSize, at: page), m.txid == published else {
+                    throw StorageError.corrupted(page: page, reason: "published version \(published) has no valid meta")
                 }
                 meta = m
             }
@@ -185,7 +187,7 @@ public final class StorageEngine: @unchecked Sendable {
         FileHeader.encode(pageSize: pageSize, into: image)
         let meta = MetaPage(txid: 0, catalogRoot: 0, pageCount: FileHeader.firstDataPage, freeListHead: 0,
                             freeListPages: 0, flags: 0, freeListBirth: 0, written: [])
-        meta.encode(into: image + Int(MetaPage.slotPage(for: 0)) * pageSize, pageSize: pageSize)
+        meta.encode(into: image + pageSize, pageSize: pageSize)
         try file.write([UnsafeRawBufferPointer(start: image, count: 3 * pageSize)], at: 0)
         try file.synchronize()
     }
@@ -198,31 +200,58 @@ public final class StorageEngine: @unchecked Sendable {
         let pageSize = try header.withUnsafeBytes { try FileHeader.decode($0.baseAddress!, fileSize: size, path: path) }
         guard size >= UInt64(3 * pageSize) else { throw StorageError.truncated(expectedBytes: UInt64(3 * pageSize), actualBytes: size) }
         let base = try file.map(length: size)
-        let candidates = [1, 2].compactMap { MetaPage.decode(base + $0 * pageSize, pageSize: pageSize) }.sorted { $0.txid > $1.txid }
+        let filePages = size / UInt64(pageSize)
+        let anchors = [PageNumber(1), 2].compactMap { MetaPage.decode(base + Int($0) * pageSize, pageSize: pageSize, at: $0) }
+            .sorted { $0.txid > $1.txid }
+        if anchors.isEmpty { throw StorageError.corrupted(page: 1, reason: "neither meta page is valid") }
         var truncation: StorageError?
-        for meta in candidates {
-            let needed = meta.pageCount * UInt64(pageSize)
-            if needed > size {
-                // Past the end: a lost extension of an unfinished one-sync commit (every page past
-                // the end is one it listed), or a file cut short.
-                let firstMissing = size / UInt64(pageSize)
-                let listedCover = meta.written.contains { $0.page <= firstMissing } || meta.written.isEmpty == false
-                if meta.written.isEmpty || !listedCover || !coversTail(meta, from: firstMissing) {
-                    truncation = truncation ?? .truncated(expectedBytes: needed, actualBytes: size)
-                }
-                continue
+        var ceiling = UInt64.max  // states at or above this txid belong to a newer anchor
+        for anchor in anchors {
+            guard anchor.txid < ceiling else { continue }
+            // The anchor and the records chained from it, newest first.
+            var states = [anchor]
+            var current = anchor
+            while current.nextPage != 0, current.nextPage < filePages, states.count <= MetaPage.chainCapacity {
+                guard let record = MetaPage.decode(base + Int(current.nextPage) * pageSize, pageSize: pageSize, at: current.nextPage),
+                      record.token == current.nextToken, record.txid == current.txid + 1,
+                      record.anchorSlot == UInt32(anchor.selfPage), record.txid < ceiling
+                else { break }
+                states.append(record)
+                current = record
             }
-            if verifyWritten(meta, base: base, pageSize: pageSize) { return meta }
+            var failures = 0
+            for meta in states.reversed() {
+                let needed = meta.pageCount * UInt64(pageSize)
+                if needed > size {
+                    // Past the end: a lost extension of the unfinished newest commit (every page
+                    // past the end is one it wrote), or a file cut short.
+                    if failures > 0 || !coversTail(meta, from: filePages) {
+                        truncation = truncation ?? .truncated(expectedBytes: needed, actualBytes: size)
+                        break
+                    }
+                    failures += 1
+                    continue
+                }
+                if verifyWritten(meta, base: base, pageSize: pageSize) { return meta }
+                failures += 1
+                if failures > 1 {
+                    throw StorageError.corrupted(page: meta.selfPage, reason: "the commits of versions \(meta.txid) and \(meta.txid + 1) both fail their checksums")
+                }
+            }
+            if let truncation { throw truncation }
+            ceiling = anchor.txid
         }
         if let truncation { throw truncation }
-        if candidates.isEmpty { throw StorageError.corrupted(page: 1, reason: "neither meta page is valid") }
         throw StorageError.corrupted(page: nil, reason: "the newest commits' pages fail their checksums")
     }
 
     /// Whether the pages [from, pageCount) all belong to runs the meta lists.
     private static func coversTail(_ meta: MetaPage, from first: UInt64) -> Bool {
         var page = first
-        let runs = meta.written.sorted { $0.page < $1.page }
+        var runs = meta.written
+        if meta.isRecord { runs.append(MetaPage.WrittenRun(page: meta.selfPage, checksum: 0, pages: 1)) }
+        guard !meta.written.isEmpty else { return false }
+        runs.sort { $0.page < $1.page }
         while page < meta.pageCount {
             guard let run = runs.first(where: { $0.page <= page && page < $0.page + UInt64($0.pages) }) else { return false }
             page = run.page + UInt64(run.pages)
@@ -310,7 +339,9 @@ public final class StorageEngine: @unchecked Sendable {
     /// may have been reused).
     private func meta(for txid: UInt64) throws -> MetaPage? {
         if let cached = state.withLock({ $0.latestMeta.txid == txid ? $0.latestMeta : nil }) { return cached }
-        guard let meta = MetaPage.decode(base + Int(MetaPage.slotPage(for: txid)) * pageSize, pageSize: pageSize),
+        let page = lockFile.publishedMetaPage
+        try ensureMapped(page + 1)
+        guard let meta = MetaPage.decode(base + Int(page) * pageSize, pageSize: pageSize, at: page),
               meta.txid == txid else { return nil }
         try ensureMapped(meta.pageCount)
         state.withLock { if $0.latestMeta.txid < meta.txid { $0.latestMeta = meta } }
@@ -403,7 +434,7 @@ public final class StorageEngine: @unchecked Sendable {
             if let poisoned = state.withLock({ $0.poisoned }) { throw poisoned }
             let published = lockFile.publishedTxid
             guard let meta = try meta(for: published) else {
-                throw StorageError.corrupted(page: MetaPage.slotPage(for: published), reason: "published version \(published) has no valid meta")
+                throw StorageError.corrupted(page: lockFile.publishedMetaPage, reason: "published version \(published) has no valid meta")
             }
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
@@ -477,37 +508,43 @@ public final class StorageEngine: @unchecked Sendable {
 
     func commitWrite(_ transaction: WriteTransaction) throws {
         let failpoint = options.failpoint
-        var meta = try transaction.layOut()
         let base = transaction.snapshot.meta
         let durable = options.durability == .full
-        let oneSync = durable && base.flags & MetaPage.flagUnsynced == 0
-            && transaction.dirty.count <= MetaPage.listCapacity(pageSize: pageSize)
-        if oneSync {
+        let synced = base.flags & MetaPage.flagUnsynced == 0
+        let chainable = durable && synced && base.nextPage != 0 && base.chain.count < MetaPage.chainLimit
+        var meta = try transaction.layOut(chain: chainable ? base : nil)
+        let oneSync = durable && synced && transaction.dirty.count <= MetaPage.listCapacity(pageSize: pageSize)
+        if oneSync || meta.isRecord {
             meta.written = transaction.dirty.map { MetaPage.WrittenRun(page: $0.page, checksum: $0.checksum, pages: UInt32($0.pages)) }
         }
         try failpoint?(.beforeDataWrite)
-        try discardUnpublishedMeta(txid: meta.txid, durable: durable)
+        // The slot our chain does not hang from (where an anchor of ours would go).
+        try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: durable)
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
         try writePages(transaction.dirty)
         try failpoint?(.afterDataWrite)
-        if durable && !oneSync {
+        if durable && !oneSync && !meta.isRecord {
             try failpoint?(.beforeDataSync)
             try file.synchronize()
             try failpoint?(.afterDataSync)
         }
         try failpoint?(.beforeMetaWrite)
-        let slot = MetaPage.slotPage(for: meta.txid)
-        let previous = [UInt8](UnsafeRawBufferPointer(start: self.base + Int(slot) * pageSize, count: pageSize))
+        let location = meta.selfPage * UInt64(pageSize)
+        // What to put back if the commit fails after the meta is written: the slot's previous
+        // anchor, or (for a record, written to a free page) zeros.
+        let previous = meta.isRecord
+            ? [UInt8](repeating: 0, count: pageSize)
+            : [UInt8](UnsafeRawBufferPointer(start: self.base + Int(meta.selfPage) * pageSize, count: pageSize))
         let image = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
         defer { image.deallocate() }
         meta.encode(into: image, pageSize: pageSize)
         do {
             // The checksum goes last, in a write of its own: if writing the rest fails part way
-            // (a full disk gives a short write, then ENOSPC), the slot keeps the old checksum
+            // (a full disk gives a short write, then ENOSPC), the page keeps its old checksum
             // and cannot validate, so a half-written meta whose list happens to be complete is
             // never adopted.
-            try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: slot * UInt64(pageSize) + 4)
-            try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: slot * UInt64(pageSize))
+            try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
+            try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
             try failpoint?(.afterMetaWrite)
             if durable {
                 try failpoint?(.beforeFinalSync)
@@ -515,18 +552,19 @@ public final class StorageEngine: @unchecked Sendable {
                 try failpoint?(.afterFinalSync)
             }
         } catch {
-            // The new meta may be in the page cache: put the slot back so that nobody (another
-            // process opening the file, or a crash before the cache is written back) adopts a
-            // commit we report as failed.
+            // The new meta may be in the page cache: put the old bytes back so that nobody
+            // (another process opening the file, or a crash before the cache is written back)
+            // adopts a commit we report as failed.
             do {
-                try previous.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
+                try previous.withUnsafeBytes { try file.write([$0], at: location) }
                 if durable { try file.synchronize() }
             } catch {
-                // The slot could not be put back. That matters only if the page cache shows the
+                // The page could not be put back. That matters only if the page cache shows the
                 // failed commit's meta, which anyone opening the file would adopt; then this
                 // engine's view (the previous version) is no longer the file's and it must stop.
                 // Otherwise (the meta write failed before completing) the engine stays usable.
-                if let shown = MetaPage.decode(self.base + Int(slot) * pageSize, pageSize: pageSize), shown.txid == meta.txid {
+                if let shown = MetaPage.decode(self.base + Int(meta.selfPage) * pageSize, pageSize: pageSize, at: meta.selfPage),
+                   shown.txid == meta.txid {
                     state.withLock { $0.poisoned = .ioFailure(operation: "restoring the meta page after a failed commit; reopen the database", code: EIO) }
                 }
             }
@@ -537,7 +575,7 @@ public final class StorageEngine: @unchecked Sendable {
             state.latestMeta = meta
             state.freeSpaceCache = (meta.txid, transaction.freeSpace, meta.freeListPages == 0 ? [] : chainPages(transaction, meta))
         }
-        lockFile.publish(meta.txid)
+        lockFile.publish(meta.txid, metaPage: meta.selfPage)
     }
 
     /// A writer that died after writing its meta but before publishing it, while other
@@ -546,10 +584,10 @@ public final class StorageEngine: @unchecked Sendable {
     /// commit used, so its meta must go first, durably: if this commit then stopped before its
     /// own meta write, the next open would adopt the dead meta over pages we changed (a
     /// two-sync meta lists no checksums that could catch it). Costs a write and a sync only in
-    /// that case; otherwise one read of the mapped slot.
-    private func discardUnpublishedMeta(txid: UInt64, durable: Bool) throws {
-        let slot = MetaPage.slotPage(for: txid)
-        guard let stale = MetaPage.decode(base + Int(slot) * pageSize, pageSize: pageSize), stale.txid >= txid else { return }
+    /// that case; otherwise one read of the mapped slot. (Records always list their pages, so a
+    /// dead writer's record cannot be adopted over pages changed since.)
+    private func discardUnpublishedMeta(slot: PageNumber, txid: UInt64, durable: Bool) throws {
+        guard let stale = MetaPage.decode(base + Int(slot) * pageSize, pageSize: pageSize, at: slot), stale.txid >= txid else { return }
         let zeros = [UInt8](repeating: 0, count: pageSize)
         try zeros.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
         if durable { try file.synchronize() }

@@ -100,6 +100,13 @@ private struct Checker {
         report.pageSize = snapshot.pageSize
         report.pageCount = meta.pageCount
         for page in 0..<min(FileHeader.firstDataPage, UInt64(owner.count)) { owner[Int(page)] = 1 }
+        for record in meta.chain {
+            guard claim(record.page, as: "commit record of version \(record.txid)") else { continue }
+            let stored = PageView(base: snapshot.base + Int(record.page) * snapshot.pageSize)
+            if MetaPage.decode(stored.base, pageSize: snapshot.pageSize, at: record.page)?.txid != record.txid {
+                problem(record.page, "commit record of version \(record.txid) is not intact")
+            }
+        }
 
         // Trees, through the catalog.
         var entries: [(String, [UInt8])] = []

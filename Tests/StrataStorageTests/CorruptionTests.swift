@@ -3,9 +3,10 @@
 // Real files (PosixFile) in a temporary directory: a sample database is built, copied, and
 // each copy damaged one way.
 //
-// By design, damage to a page that the newest meta's one-sync list names is not an error:
-// open cannot tell it from a commit cut short by a power failure, and falls back to the
-// previous commit (whose sync had completed). Those cases assert exactly that.
+// By design, damage to a page that the newest meta's one-sync list names (or to the record
+// page holding that meta) is not an error: open cannot tell it from a commit cut short by a
+// power failure, and falls back to the previous commit (whose sync had completed). Those
+// cases assert exactly that.
 
 import Foundation
 import Testing
@@ -55,23 +56,26 @@ import Testing
                     models.append(models.last!.applying(operations))
                 }
             }
-            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let size = pageSize
-            let slots = [1, 2].compactMap { slot in file.withUnsafeBytes { MetaPage.decode($0.baseAddress! + slot * size, pageSize: size) } }
-            bytes = file
-            newest = slots.max { $0.txid < $1.txid }!
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            // The newest state, found the way open finds it (an anchor, or a record chained from one).
+            let file = try PosixFile(path: path, create: false, readOnly: true, maximumSize: 1 << 30)
+            defer { file.close() }
+            newest = try StorageEngine.recover(file: file, path: path)
             precondition(newest.txid == UInt64(models.count - 1))
             pages = mapPages()
         }
 
         deinit { directory.remove() }
 
-        var newestSlot: Int { Int(MetaPage.slotPage(for: newest.txid)) }
-        var olderSlot: Int { 3 - newestSlot }
+        /// The anchor slot the newest state hangs from, and the other one.
+        var currentAnchor: Int { newest.isRecord ? Int(newest.anchorSlot) : Int(newest.selfPage) }
+        var otherAnchor: Int { 3 - currentAnchor }
 
-        /// Pages the newest meta's one-sync list names.
+        /// Pages the newest meta's one-sync list names, and the record holding it if it is one.
         var listedPages: Set<PageNumber> {
-            Set(newest.written.flatMap { run in (run.page..<(run.page + UInt64(run.pages))) })
+            var pages = Set(newest.written.flatMap { run in (run.page..<(run.page + UInt64(run.pages))) })
+            if newest.isRecord { pages.insert(newest.selfPage) }
+            return pages
         }
 
         /// Damaged pages of a role: (page, listed by the newest meta).
@@ -239,26 +243,38 @@ import Testing
 
     // MARK: Meta pages
 
-    @Test func damagedMetaPages() throws {
-        let sample = try Sample(lastCommitLarge: false)
+    @Test(arguments: [false, true])
+    func damagedMetaPages(lastCommitLarge: Bool) throws {
+        let sample = try Sample(lastCommitLarge: lastCommitLarge)
         let pageSize = sample.pageSize
         let newestVersion = sample.models.count - 1
         // Offsets inside what the meta checksum covers: checksum, signature, txid, catalog
-        // root, page count, free-list head, list count, the first listed run.
-        let offsets = [0, 5, 9, 17, 25, 33, 57, 64, 73]
+        // root, page count, free-list head, list count, own page number, next record's page.
+        let offsets = [0, 5, 9, 17, 25, 33, 57, 65, 81]
         for offset in offsets {
-            // The newest meta is damaged: the file opens at the previous commit, which was synced.
-            let newest = try sample.copy { Self.flip(&$0, at: sample.newestSlot * pageSize + offset) }
-            try Self.expectOpens(newest, at: newestVersion - 1, of: sample, "newest meta, byte \(offset)")
-            // The older one is damaged: nothing is lost.
-            let older = try sample.copy { Self.flip(&$0, at: sample.olderSlot * pageSize + offset) }
-            try Self.expectOpens(older, at: newestVersion, of: sample, "older meta, byte \(offset)")
-            // Both: no version can be trusted.
+            // The newest meta is damaged (a record, or an anchor after a commit that could not
+            // chain): the file opens at the previous commit, which had completed its sync.
+            let newest = try sample.copy { Self.flip(&$0, at: Int(sample.newest.selfPage) * pageSize + offset) }
+            try Self.expectOpens(newest, at: newestVersion - 1, of: sample, "newest meta (page \(sample.newest.selfPage)), byte \(offset)")
+            // The anchor the newest state does not hang from: nothing is lost.
+            let other = try sample.copy { Self.flip(&$0, at: sample.otherAnchor * pageSize + offset) }
+            try Self.expectOpens(other, at: newestVersion, of: sample, "other anchor, byte \(offset)")
+            // Both anchors: no version can be trusted.
             let both = try sample.copy {
-                Self.flip(&$0, at: sample.newestSlot * pageSize + offset)
-                Self.flip(&$0, at: sample.olderSlot * pageSize + offset)
+                Self.flip(&$0, at: sample.currentAnchor * pageSize + offset)
+                Self.flip(&$0, at: sample.otherAnchor * pageSize + offset)
             }
-            Self.expectOpenFails(both, "both metas, byte \(offset)", matching: Self.isCorrupted(page: nil))
+            Self.expectOpenFails(both, "both anchors, byte \(offset)", matching: Self.isCorrupted(page: nil))
+            guard sample.newest.isRecord else { continue }
+            // The anchor the newest record hangs from: the records after it are lost with it;
+            // the file opens at an older commit, exactly as that commit left it.
+            let anchor = try sample.copy { Self.flip(&$0, at: sample.currentAnchor * pageSize + offset) }
+            let engine = try Self.open(anchor)
+            defer { engine.close() }
+            let version = Int(engine.latestVersion)
+            #expect(version < newestVersion, "current anchor, byte \(offset)")
+            #expect(try EngineModel.read(from: engine) == sample.models[version], "current anchor, byte \(offset): version \(version)")
+            #expect(try engine.verify().isHealthy, "current anchor, byte \(offset)")
         }
     }
 

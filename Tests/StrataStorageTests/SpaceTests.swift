@@ -9,7 +9,8 @@ struct SpaceTests {
     /// (pinned pages + one version's pages), instead of growing with the number of commits.
     @Test func heldSnapshotDoesNotMakeTheFileGrowWithoutBound() throws {
         let dir = TemporaryDirectory(); defer { dir.remove() }
-        let engine = try StorageEngine.open(path: dir.file("space.strata"), options: StorageOptions(durability: .none))
+        // Full durability: the default, whose small commits chain records (MetaPage.swift).
+        let engine = try StorageEngine.open(path: dir.file("space.strata"))
         defer { engine.close() }
         let keys = (0..<1000).map { Array(String(format: "key-%011d", $0).utf8) }  // 16 bytes
         try engine.write { txn in
