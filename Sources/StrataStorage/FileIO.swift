@@ -18,7 +18,6 @@ import Glibc
 import Darwin
 #endif
 import CStrataSystem
-import Synchronization
 
 /// The file operations the engine needs. Implementations must be safe to call from several
 /// threads at once: readers map, the writer writes and syncs.
@@ -45,7 +44,7 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     public let path: String
     private let reservation: UnsafeMutableRawPointer
     private let reservationLength: Int
-    private let lock = Mutex<Int>(0)  // bytes mapped so far
+    private let lock = Locked<Int>(0)  // bytes mapped so far
     private static let sectionSize = 64 << 20
 
     /// Opens (creating when `create` is true) the file at `path`, reserving `maximumSize` bytes of

@@ -25,11 +25,10 @@ import Glibc
 import Darwin
 #endif
 import CStrataSystem
-import Synchronization
 
 final class LockFile: @unchecked Sendable {
     // @unchecked: the mapping is shared memory accessed only through atomics; `freeSlots` is
-    // guarded by its Mutex; everything else is immutable after init.
+    // guarded by its lock; everything else is immutable after init.
     static let signature: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK"
     static let layoutVersion: UInt32 = 2
     static let headerSize = 64
@@ -45,7 +44,7 @@ final class LockFile: @unchecked Sendable {
     private let mappingLength: Int
     private let processID: UInt64
     /// Slots this process has claimed and is not using.
-    private let freeSlots = Mutex<[Int]>([])
+    private let freeSlots = Locked<[Int]>([])
     /// True when this process was the first to open and (re)initialised the table.
     let initialisedByThisProcess: Bool
 

@@ -9,7 +9,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A transactional, ordered key-value store in one file: named B+trees of byte strings,
 /// multi-version concurrency (readers never block and never lock), one writer at a time across
@@ -26,7 +25,7 @@ import Synchronization
 /// }
 /// ```
 public final class StorageEngine: @unchecked Sendable {
-    // @unchecked: mutable state lives in `state` (a Mutex) or in the lock file's shared memory
+    // @unchecked: mutable state lives in `state` (a lock) or in the lock file's shared memory
     // (atomics); the rest is immutable after init. The file and lock objects are thread-safe.
     /// The database file's path.
     public let path: String
@@ -54,11 +53,11 @@ public final class StorageEngine: @unchecked Sendable {
         var closed = false
         var poisoned: StorageError?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     // MARK: Opening
 
-    private static let registry = Mutex<[String: Weak]>([:])
+    private static let registry = Locked<[String: Weak]>([:])
     private struct Weak { weak var engine: StorageEngine? }
 
     /// Opens the database at `path`, creating it if it does not exist (unless read-only).
@@ -130,7 +129,7 @@ public final class StorageEngine: @unchecked Sendable {
             self.maximumPages = options.maximumFileSize / UInt64(pageSize)
             self.verifier = PageVerifier(maximumPages: maximumPages)
             self.writeLock = WriteLock(descriptor: lockFile.descriptor)
-            self.state = Mutex(State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size))
+            self.state = Locked(State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size))
         } catch {
             opened?.close()
             lockFile.close()

@@ -8,7 +8,6 @@
 
 import CStrataSystem
 import Dispatch
-import Synchronization
 
 final class WriteLock: Sendable {
     private enum Waiter {
@@ -20,7 +19,7 @@ final class WriteLock: Sendable {
         var waiters: [Waiter] = []
         var head = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let descriptor: Int32
     private static let blockingQueue = DispatchQueue(label: "strata.write-lock", attributes: .concurrent)
 
