@@ -25,11 +25,13 @@ let package = Package(
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         .target(name: "StrataRealmCompat", dependencies: ["Strata"], swiftSettings: strictSettings),
         .executableTarget(name: "strata", dependencies: ["StrataStorage", "Strata"], swiftSettings: strictSettings),
-        // A child process for the kill and cross-process tests.
-        .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        // A child process for the kill and cross-process tests, and the workloads it shares
+        // with them.
+        .target(name: "StrataTestWorkloads", swiftSettings: strictSettings),
+        .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests",
-            dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild"],
+            dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
     ],

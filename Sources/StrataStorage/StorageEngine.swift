@@ -479,20 +479,15 @@ public final class StorageEngine: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it when `body` returns; rolls back and
     /// rethrows when `body` throws.
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        let transaction = try beginWrite()
-        do {
-            let result = try body(transaction)
-            try transaction.commit()
-            return result
-        } catch {
-            transaction.rollback()
-            throw error
-        }
+        try Self.run(try beginWrite(), body)
     }
 
     /// Async form of `write(_:)`: waits for the write lock without blocking a thread.
     public func write<R>(_ body: (WriteTransaction) throws -> R) async throws -> R {
-        let transaction = try await beginWrite()
+        try Self.run(try await beginWrite(), body)
+    }
+
+    private static func run<R>(_ transaction: WriteTransaction, _ body: (WriteTransaction) throws -> R) throws -> R {
         do {
             let result = try body(transaction)
             try transaction.commit()

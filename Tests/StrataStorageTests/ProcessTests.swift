@@ -10,6 +10,7 @@ import CStrataSystem
 import Dispatch
 import Foundation
 import Synchronization
+import StrataTestWorkloads
 import Testing
 @testable import StrataStorage
 
@@ -373,48 +374,8 @@ private func crashContents(shape: String, committed: Bool) -> [[UInt8]: [UInt8]]
     return expected
 }
 
-// MARK: - The children's workloads (kept in step with Sources/StrataTestChild/main.swift)
+// MARK: - The children's workloads (shared with the child through StrataTestWorkloads)
 
-enum Workload {
-    static let tree = "kv"
-
-    static func apply(seed: UInt64, version: UInt64, _ body: ([UInt8], [UInt8]?) throws -> Void) rethrows {
-        // Always a real change (a commit with no changes would not make a version).
-        try body(Array("version".utf8), Array("\(version)".utf8))
-        var rng = WorkloadRNG(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
-        let operations = 1 + Int(rng.next() % 8)
-        for _ in 0..<operations {
-            let key = Array("key-\(rng.next() % 300)".utf8)
-            if rng.next() % 5 == 0 {
-                try body(key, nil)
-            } else {
-                let length = Int(rng.next() % 600)
-                let fill = UInt8(truncatingIfNeeded: version)
-                try body(key, Array("v\(version):".utf8) + [UInt8](repeating: fill, count: length))
-            }
-        }
-    }
-}
-
-enum CrashShape {
-    static func entries(_ shape: String, version: UInt64) -> [([UInt8], [UInt8])] {
-        let count = shape == "large" ? 3000 : 10
-        let tag = shape == "other" ? "w" : "v"  // "other": a small commit unlike "small"
-        return (0..<count).map { i in (Array("crash-\(i)".utf8), Array("\(tag)\(version)-\(i)".utf8) + [UInt8](repeating: 7, count: 400)) }
-    }
-}
-
-struct WorkloadRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Tree "kv" as `write-forever` leaves it after each version.
 struct WorkloadModel {
