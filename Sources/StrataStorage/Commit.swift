@@ -189,7 +189,7 @@ extension WriteTransaction {
     /// Writes a node as one or more pages; returns (first key, page) for each.
     private func spill(_ node: Node) throws -> [(key: UnsafeRawBufferPointer, page: PageNumber)] {
         if !node.isLeaf {
-            var keys = ContiguousArray<UnsafeRawBufferPointer>()
+            var keys = KeyList()
             var children = ContiguousArray<ChildReference>()
             keys.reserveCapacity(node.count + 4)
             children.reserveCapacity(node.count + 4)

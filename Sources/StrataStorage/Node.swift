@@ -17,9 +17,63 @@ struct ChildReference {
     var node: Node?
 }
 
+/// A node's keys: views of the key bytes, and beside them each key's first eight bytes as a
+/// big-endian integer. Binary search compares the integers and only reads a key's bytes (which
+/// live scattered in the mapping or the arena, a likely cache miss) when they tie.
+struct KeyList: ExpressibleByArrayLiteral {
+    private(set) var bytes: ContiguousArray<UnsafeRawBufferPointer> = []
+    private(set) var prefixes: ContiguousArray<UInt64> = []
+
+    init() {}
+    init(arrayLiteral elements: UnsafeRawBufferPointer...) {
+        for key in elements { append(key) }
+    }
+
+    @inline(__always)
+    static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        guard let base = key.baseAddress else { return 0 }
+        if key.count >= 8 { return base.loadUnaligned(as: UInt64.self).bigEndian }
+        var value: UInt64 = 0
+        for i in 0..<key.count { value |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << UInt64(56 - 8 * i) }
+        return value
+    }
+
+    var count: Int { bytes.count }
+    @inline(__always) subscript(index: Int) -> UnsafeRawBufferPointer { bytes[index] }
+
+    mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
+    mutating func append(_ key: UnsafeRawBufferPointer) { bytes.append(key); prefixes.append(Self.prefix(key)) }
+    mutating func insert(_ key: UnsafeRawBufferPointer, at index: Int) {
+        bytes.insert(key, at: index)
+        prefixes.insert(Self.prefix(key), at: index)
+    }
+    mutating func remove(at index: Int) { bytes.remove(at: index); prefixes.remove(at: index) }
+    mutating func append(contentsOf other: KeyList) {
+        bytes.append(contentsOf: other.bytes)
+        prefixes.append(contentsOf: other.prefixes)
+    }
+    /// Removes the keys from `index` on and returns them.
+    mutating func split(from index: Int) -> KeyList {
+        var tail = KeyList()
+        tail.bytes.append(contentsOf: bytes[index...])
+        tail.prefixes.append(contentsOf: prefixes[index...])
+        bytes.removeSubrange(index...)
+        prefixes.removeSubrange(index...)
+        return tail
+    }
+
+    /// Compares the key at `index` with `key`, whose prefix is `prefix`.
+    @inline(__always)
+    func compare(_ index: Int, _ key: UnsafeRawBufferPointer, prefix: UInt64) -> Int {
+        let p = prefixes[index]
+        if p != prefix { return p < prefix ? -1 : 1 }
+        return compareBytes(bytes[index], key)
+    }
+}
+
 final class Node {
     let isLeaf: Bool
-    var keys: ContiguousArray<UnsafeRawBufferPointer> = []
+    var keys = KeyList()
     var values: ContiguousArray<LeafValue> = []        // leaves
     var children: ContiguousArray<ChildReference> = []  // branches
     /// Bytes the node takes on a page (slots and cells, without the page header).
@@ -52,10 +106,11 @@ final class Node {
     /// Leaf search: (index, found).
     @inline(__always)
     func search(_ key: UnsafeRawBufferPointer) -> (Int, Bool) {
+        let prefix = KeyList.prefix(key)
         var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) >> 1
-            let c = compareBytes(keys[mid], key)
+            let c = keys.compare(mid, key, prefix: prefix)
             if c == 0 { return (mid, true) }
             if c < 0 { low = mid + 1 } else { high = mid }
         }
@@ -65,10 +120,11 @@ final class Node {
     /// Branch search: the child whose range holds `key` (the first key acts as −∞).
     @inline(__always)
     func childIndex(_ key: UnsafeRawBufferPointer) -> Int {
+        let prefix = KeyList.prefix(key)
         var low = 1, high = keys.count
         while low < high {
             let mid = (low + high) >> 1
-            if compareBytes(keys[mid], key) <= 0 { low = mid + 1 } else { high = mid }
+            if keys.compare(mid, key, prefix: prefix) <= 0 { low = mid + 1 } else { high = mid }
         }
         return low - 1
     }
@@ -76,8 +132,7 @@ final class Node {
     /// Moves entries `from...` into a new right sibling and returns it.
     func splitOff(from index: Int, inlineLimit: Int) -> Node {
         let right = Node(isLeaf: isLeaf)
-        right.keys.append(contentsOf: keys[index...])
-        keys.removeSubrange(index...)
+        right.keys = keys.split(from: index)
         if isLeaf {
             right.values.append(contentsOf: values[index...])
             values.removeSubrange(index...)
