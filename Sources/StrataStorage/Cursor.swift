@@ -64,7 +64,7 @@ public final class Cursor {
     public var key: UnsafeRawBufferPointer {
         precondition(positioned, "Cursor.key read while the cursor is not on an entry; check the Bool its move returned")
         if let leafPage { return leafPage.leafKey(leafIndex) }
-        return leafNode.unsafelyUnwrapped.keys[leafIndex]
+        return leafNode.unsafelyUnwrapped.keys[leafIndex]  // positioned: a page or a node is current
     }
 
     /// The value at the cursor. Only valid after a move that returned true.

@@ -119,7 +119,7 @@ enum PageWriter {
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let common = min(a.count, b.count)
     if common > 0 {
-        let pa = a.baseAddress.unsafelyUnwrapped, pb = b.baseAddress.unsafelyUnwrapped
+        let pa = a.baseAddress.unsafelyUnwrapped, pb = b.baseAddress.unsafelyUnwrapped  // both non-empty
         var i = 0
         while i + 8 <= common {
             let x = pa.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian

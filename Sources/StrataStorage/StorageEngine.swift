@@ -155,7 +155,8 @@ public final class StorageEngine: @unchecked Sendable {
     private static func createIfNeeded(path: String, options: StorageOptions) throws {
         var info = stat()
         if stat(path, &info) == 0 && info.st_size > 0 { return }
-        if options.readOnly { throw StorageError.readOnly }
+        // Read-only: nothing to create; an empty or missing file is reported as such.
+        if options.readOnly { throw StorageError.ioFailure(operation: "open \(path) read-only (no database there)", code: ENOENT) }
         let temporary = path + ".creating-\(getpid())"
         let file = try PosixFile(path: temporary, create: true, maximumSize: UInt64(16 * options.pageSize))
         do {
