@@ -41,6 +41,7 @@ public protocol StorageFile: AnyObject, Sendable {
 public final class PosixFile: StorageFile, @unchecked Sendable {
     // @unchecked: `descriptor` and `reservation` are set once in init; `mapped` is guarded by `lock`.
     let descriptor: Int32
+    /// The path the file was opened at.
     public let path: String
     private let reservation: UnsafeMutableRawPointer
     private let reservationLength: Int
