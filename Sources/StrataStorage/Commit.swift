@@ -114,8 +114,7 @@ extension WriteTransaction {
         if let (next, length) = announced, next + UInt64(length) <= limit {
             meta.nextPage = next
             meta.nextPages = UInt32(length)
-            var generator = SystemRandomNumberGenerator()
-            meta.nextToken = generator.next() | 1
+            meta.nextToken = engine.nextToken()
         }
         return meta
     }

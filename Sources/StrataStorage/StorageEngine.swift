@@ -52,6 +52,13 @@ public final class StorageEngine: @unchecked Sendable {
         var closing = false
         var closed = false
         var poisoned: StorageError?
+        /// The writer's arena, kept between write transactions (there is one writer at a time).
+        var spareArena: Arena?
+        /// State of the generator for chain tokens (SplitMix64, seeded from the system).
+        var tokenState: UInt64 = {
+            var system = SystemRandomNumberGenerator()
+            return system.next()
+        }()
     }
     private let state: Locked<State>
 
@@ -448,6 +455,30 @@ public final class StorageEngine: @unchecked Sendable {
             writeLock.release()
             endTransaction()
             throw error
+        }
+    }
+
+    func takeArena() -> Arena {
+        state.withLock { state in
+            defer { state.spareArena = nil }
+            return state.spareArena ?? Arena()
+        }
+    }
+
+    func returnArena(_ arena: Arena) {
+        state.withLock { $0.spareArena = arena }
+    }
+
+    /// A random, nonzero token for the next commit record (see MetaPage.swift). Tokens only
+    /// need to be unpredictable to stale pages, so a seeded generator is enough, and it spares
+    /// a system call per commit.
+    func nextToken() -> UInt64 {
+        state.withLock { state in
+            state.tokenState &+= 0x9E37_79B9_7F4A_7C15
+            var z = state.tokenState
+            z = (z ^ (z >> 30)) &* 0xBF58_476C_E5B9_E1D5
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return (z ^ (z >> 31)) | 1
         }
     }
 

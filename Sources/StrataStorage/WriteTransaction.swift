@@ -31,7 +31,7 @@ public final class WriteTransaction: TransactionReading {
     let txid: UInt64
     var freeSpace: FreeSpace
     let oldFreeListPages: [PageNumber]
-    let arena = Arena()
+    let arena: Arena
     var states: [TreeState] = []
     var stateSlots: [String: Int] = [:]
     let catalog: TreeState
@@ -63,6 +63,7 @@ public final class WriteTransaction: TransactionReading {
         self.txid = snapshot.txid + 1
         self.freeSpace = freeSpace
         self.oldFreeListPages = freeListPages
+        self.arena = engine.takeArena()
         self.serial = serial
         self.pageSize = snapshot.pageSize
         self.inlineLimit = (snapshot.pageSize - PageLayout.headerSize) / 4 - 2
@@ -103,6 +104,7 @@ public final class WriteTransaction: TransactionReading {
         dirty.removeAll()
         states.removeAll()
         arena.reset()
+        engine.returnArena(arena)
         engine.endWrite()
     }
 
