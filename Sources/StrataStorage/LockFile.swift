@@ -8,6 +8,7 @@
 //       24    4 commit signal: a futex word bumped after every publish
 //       28    4 number of threads waiting on the commit signal
 //       32    8 the page holding the published version's meta (a slot or a record)
+//       40    8 one past the highest slot ever claimed (scans stop there)
 //       64      slots, 64 bytes each: { pid u64 (0: free), txid u64 (UInt64.max: not pinned) }
 //
 // File locks on the same file (all released by the kernel when a process dies):
@@ -174,6 +175,11 @@ final class LockFile: @unchecked Sendable {
         if let slot = freeSlots.withLock({ $0.popLast() }) { return slot }
         for pass in 0..<2 {
             for slot in 0..<slotCount where strata_atomic_cas_u64(slotAddress(slot), 0, processID) != 0 {
+                // Raise the scan bound to cover this slot.
+                while true {
+                    let bound = strata_atomic_load_u64(mapping + 40)
+                    if bound > UInt64(slot) || strata_atomic_cas_u64(mapping + 40, bound, UInt64(slot) + 1) != 0 { break }
+                }
                 return slot
             }
             if pass == 0 { reclaimDeadSlots() }
@@ -199,9 +205,12 @@ final class LockFile: @unchecked Sendable {
     func pin(slot: Int, txid: UInt64) { strata_atomic_store_u64(slotAddress(slot) + 8, txid) }
 
     /// The versions pinned by live readers, sorted, without duplicates.
+    /// Slots at or past this index have never been claimed.
+    private var usedSlots: Int { min(slotCount, Int(strata_atomic_load_u64(mapping + 40))) }
+
     func pinnedVersions() -> [UInt64] {
         var versions: [UInt64] = []
-        for slot in 0..<slotCount {
+        for slot in 0..<usedSlots {
             let address = slotAddress(slot)
             guard strata_atomic_load_u64(address) != 0 else { continue }
             let txid = strata_atomic_load_u64(address + 8)
@@ -217,7 +226,7 @@ final class LockFile: @unchecked Sendable {
     /// Number of slots holding a pinned version (in every process).
     func activeReaderCount() -> Int {
         var count = 0
-        for slot in 0..<slotCount where strata_atomic_load_u64(slotAddress(slot)) != 0 {
+        for slot in 0..<usedSlots where strata_atomic_load_u64(slotAddress(slot)) != 0 {
             if strata_atomic_load_u64(slotAddress(slot) + 8) != Self.unpinned { count += 1 }
         }
         return count
@@ -229,7 +238,7 @@ final class LockFile: @unchecked Sendable {
     func reclaimDeadSlots() -> Int {
         var reclaimed = 0
         var alive: [UInt64: Bool] = [processID: true]
-        for slot in 0..<slotCount {
+        for slot in 0..<usedSlots {
             let address = slotAddress(slot)
             let pid = strata_atomic_load_u64(address)
             guard pid != 0 else { continue }

@@ -597,6 +597,9 @@ public final class StorageEngine: @unchecked Sendable {
             throw error
         }
         try ensureMapped(meta.pageCount)
+        // This process computed these checksums as it wrote the pages: the next transaction
+        // that reads them need not compute them again.
+        for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
         state.withLock { state in
             state.latestMeta = meta
             state.freeSpaceCache = (meta.txid, transaction.freeSpace, meta.freeListPages == 0 ? [] : chainPages(transaction, meta))
