@@ -89,6 +89,7 @@ extension WriteTransaction {
                 dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
             }
         }
+        newFreeListPages = chain
         var meta = MetaPage(
             txid: txid, catalogRoot: catalogRoot, pageCount: freeSpace.pageCount,
             freeListHead: chain.first ?? 0, freeListPages: UInt32(chain.count),

@@ -202,7 +202,6 @@ final class LockFile: @unchecked Sendable {
         }
     }
 
-    func pin(slot: Int, txid: UInt64) { strata_atomic_store_u64(slotAddress(slot) + 8, txid) }
 
     /// The versions pinned by live readers, sorted, without duplicates.
     /// Slots at or past this index have never been claimed.
@@ -253,11 +252,5 @@ final class LockFile: @unchecked Sendable {
             }
         }
         return reclaimed
-    }
-
-    /// Pins held by other processes that are dead, cleared; returns whether any was cleared.
-    func clearDeadPins(blocking versions: [UInt64]) -> Bool {
-        guard !versions.isEmpty else { return false }
-        return reclaimDeadSlots() > 0
     }
 }

@@ -149,10 +149,10 @@ public final class StorageEngine: @unchecked Sendable {
             defer { free(resolved) }
             return String(cString: resolved)
         }
-        let directory = asPath(path).directory
+        let directory = directoryPart(path)
         if let resolved = realpath(directory, nil) {
             defer { free(resolved) }
-            return String(cString: resolved) + "/" + asPath(path).lastComponent
+            return String(cString: resolved) + "/" + lastPathComponent(path)
         }
         return path
     }
@@ -179,8 +179,8 @@ public final class StorageEngine: @unchecked Sendable {
             unlink(temporary)
             throw StorageError.ioFailure(operation: "rename \(temporary)", code: code)
         }
-        let directory = asPath(path).directory
-        let fd = Glibc_open(directory)
+        let directory = directoryPart(path)
+        let fd = openForSync(directory)
         if fd >= 0 {
             _ = fsync(fd)
             Glibc_close(fd)
@@ -602,7 +602,7 @@ public final class StorageEngine: @unchecked Sendable {
         for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
         state.withLock { state in
             state.latestMeta = meta
-            state.freeSpaceCache = (meta.txid, transaction.freeSpace, meta.freeListPages == 0 ? [] : chainPages(transaction, meta))
+            state.freeSpaceCache = (meta.txid, transaction.freeSpace, transaction.newFreeListPages)
         }
         lockFile.publish(meta.txid, metaPage: meta.selfPage)
     }
@@ -620,11 +620,6 @@ public final class StorageEngine: @unchecked Sendable {
         let zeros = [UInt8](repeating: 0, count: pageSize)
         try zeros.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
         if durable { try file.synchronize() }
-    }
-
-    private func chainPages(_ transaction: WriteTransaction, _ meta: MetaPage) -> [PageNumber] {
-        transaction.dirty.filter { PageView(base: $0.image).kindRaw == PageKind.freeList.rawValue }.map(\.page)
-            .sortedByChain(head: meta.freeListHead, images: transaction.dirty)
     }
 
     /// Writes dirty pages sorted by position, one gathering write per contiguous stretch.
@@ -666,37 +661,19 @@ public final class StorageEngine: @unchecked Sendable {
     }
 }
 
-extension [PageNumber] {
-    /// Orders free-list pages by following the chain from `head`.
-    fileprivate func sortedByChain(head: PageNumber, images: [WriteTransaction.DirtyPage]) -> [PageNumber] {
-        var next: [PageNumber: PageNumber] = [:]
-        for image in images where PageView(base: image.image).kindRaw == PageKind.freeList.rawValue {
-            next[image.page] = PageView(base: image.image).aux
-        }
-        var ordered: [PageNumber] = []
-        var page = head
-        while page != 0, let following = next[page] {
-            ordered.append(page)
-            page = following
-        }
-        return ordered
-    }
+/// The directory part of a path ("." when there is none).
+private func directoryPart(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let prefix = String(path[..<slash])
+    return prefix.isEmpty ? "/" : prefix
 }
 
-/// Minimal path helpers (Foundation-free).
-private struct NSStringLike {
-    let value: String
-    var directory: String {
-        guard let slash = value.lastIndex(of: "/") else { return "." }
-        let prefix = String(value[..<slash])
-        return prefix.isEmpty ? "/" : prefix
-    }
-    var lastComponent: String {
-        guard let slash = value.lastIndex(of: "/") else { return value }
-        return String(value[value.index(after: slash)...])
-    }
+/// The last component of a path.
+private func lastPathComponent(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
 }
 
-private func Glibc_open(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
-
-private func asPath(_ s: String) -> NSStringLike { NSStringLike(value: s) }
+/// Opens a directory (or file) read-only, to fsync it. At file scope, where `open` is the C
+/// function rather than `StorageEngine.open`.
+private func openForSync(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }

@@ -31,6 +31,8 @@ public final class WriteTransaction: TransactionReading {
     let txid: UInt64
     var freeSpace: FreeSpace
     let oldFreeListPages: [PageNumber]
+    /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
+    var newFreeListPages: [PageNumber] = []
     let arena: Arena
     var states: [TreeState] = []
     var stateSlots: [String: Int] = [:]
