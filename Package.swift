@@ -34,6 +34,7 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
