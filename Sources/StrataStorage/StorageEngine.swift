@@ -342,6 +342,10 @@ public final class StorageEngine: @unchecked Sendable {
     /// Number of snapshots currently pinning a version, in every process.
     public var activeReaderCount: Int { lockFile.activeReaderCount() }
 
+    /// The oldest version a live reader (in any process) has pinned, or nil when none is.
+    /// Layers above keep per-version history back to this version.
+    public var oldestPinnedVersion: UInt64? { lockFile.pinnedVersions().first }
+
     /// The meta of version `txid`, or nil when that version is no longer the newest (its slot
     /// may have been reused).
     private func meta(for txid: UInt64) throws -> MetaPage? {

@@ -82,6 +82,9 @@ public final class WriteTransaction: TransactionReading {
     /// The version this transaction started from.
     public var version: UInt64 { snapshot.txid }
 
+    /// The version this transaction becomes when it commits (`version + 1`).
+    public var committingVersion: UInt64 { txid }
+
     // MARK: Ending
 
     /// Makes every change durable (per the engine's durability) and visible, then releases the

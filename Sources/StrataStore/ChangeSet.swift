@@ -1,0 +1,133 @@
+// What one commit did to each table: the objects it inserted, deleted and modified, and which
+// properties of each modified object it set. Notifications are computed from these.
+
+/// The changes a commit made to one table.
+public struct TableChanges: Sendable, Equatable {
+    /// Objects created, in key order.
+    public var inserted: [ObjectKey] = []
+    /// Objects deleted (that existed before the commit), in key order.
+    public var deleted: [ObjectKey] = []
+    /// Objects that existed before the commit and had properties set, with a bit per property
+    /// index (bit 63 stands for every index from 63 on).
+    public var modified: [ObjectKey: UInt64] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty }
+
+    /// Bit for property `index` in a modification mask.
+    @inlinable public static func bit(_ index: Int) -> UInt64 { 1 << UInt64(min(index, 63)) }
+
+    /// Folds a later commit's changes into these.
+    public mutating func merge(_ later: TableChanges) {
+        let laterDeleted = Set(later.deleted)
+        let insertedHere = Set(inserted)
+        inserted.removeAll { laterDeleted.contains($0) }
+        inserted += later.inserted
+        for key in later.deleted where !insertedHere.contains(key) { deleted.append(key) }
+        deleted.sort()
+        for key in laterDeleted { modified[key] = nil }
+        for (key, mask) in later.modified where !insertedHere.contains(key) { modified[key, default: 0] |= mask }
+    }
+}
+
+/// The changes of one commit (or of several, merged), by table id.
+public struct ChangeSet: Sendable, Equatable {
+    /// The version the (last) commit produced.
+    public var version: UInt64
+    /// Changes by table id; tables the commit did not touch are absent.
+    public var tables: [UInt32: TableChanges]
+
+    public init(version: UInt64, tables: [UInt32: TableChanges] = [:]) {
+        self.version = version
+        self.tables = tables
+    }
+
+    public var isEmpty: Bool { tables.values.allSatisfy(\.isEmpty) }
+
+    /// Folds a later change set into this one.
+    public mutating func merge(_ later: ChangeSet) {
+        for (id, changes) in later.tables { tables[id, default: TableChanges()].merge(changes) }
+        version = max(version, later.version)
+    }
+
+    // MARK: Encoding (the change-log tree's values)
+
+    func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        func put(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        put(UInt64(tables.count))
+        for (id, changes) in tables.sorted(by: { $0.key < $1.key }) {
+            put(UInt64(id))
+            put(UInt64(changes.inserted.count)); changes.inserted.forEach { put(UInt64(bitPattern: $0.rawValue)) }
+            put(UInt64(changes.deleted.count)); changes.deleted.forEach { put(UInt64(bitPattern: $0.rawValue)) }
+            put(UInt64(changes.modified.count))
+            for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
+                put(UInt64(bitPattern: key.rawValue)); put(mask)
+            }
+        }
+        return out
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, version: UInt64) throws(StoreError) -> ChangeSet {
+        var offset = 0
+        func get() throws(StoreError) -> UInt64 {
+            guard offset + 8 <= bytes.count else { throw .corrupted("a change-log entry is truncated") }
+            defer { offset += 8 }
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        func count() throws(StoreError) -> Int {
+            let n = try get()
+            guard n <= UInt64(bytes.count / 8) else { throw .corrupted("a change-log entry has an impossible count") }
+            return Int(n)
+        }
+        var set = ChangeSet(version: version)
+        for _ in 0..<(try count()) {
+            let id = UInt32(truncatingIfNeeded: try get())
+            var changes = TableChanges()
+            for _ in 0..<(try count()) { changes.inserted.append(ObjectKey(Int64(bitPattern: try get()))) }
+            for _ in 0..<(try count()) { changes.deleted.append(ObjectKey(Int64(bitPattern: try get()))) }
+            for _ in 0..<(try count()) {
+                let key = ObjectKey(Int64(bitPattern: try get()))
+                changes.modified[key] = try get()
+            }
+            set.tables[id] = changes
+        }
+        return set
+    }
+}
+
+/// The writer's record of what the transaction has done to one table so far.
+struct ChangeTracker {
+    var inserted: Set<Int64> = []
+    var insertedOrder: [Int64] = []
+    var deleted: [Int64] = []
+    var modified: [Int64: UInt64] = [:]
+
+    var isEmpty: Bool { insertedOrder.isEmpty && deleted.isEmpty && modified.isEmpty }
+
+    mutating func insert(_ key: Int64) {
+        inserted.insert(key)
+        insertedOrder.append(key)
+    }
+
+    @inline(__always)
+    mutating func modify(_ key: Int64, property: Int) {
+        if inserted.contains(key) { return }
+        modified[key, default: 0] |= TableChanges.bit(property)
+    }
+
+    mutating func delete(_ key: Int64) {
+        if inserted.remove(key) != nil { return }
+        modified[key] = nil
+        deleted.append(key)
+    }
+
+    func changes() -> TableChanges {
+        var changes = TableChanges()
+        changes.inserted = insertedOrder.lazy.filter { inserted.contains($0) }.map(ObjectKey.init)
+        changes.deleted = deleted.sorted().map(ObjectKey.init)
+        for (key, mask) in modified { changes.modified[ObjectKey(key)] = mask }
+        return changes
+    }
+}

@@ -1,0 +1,100 @@
+// A cluster: up to `Cluster.capacity` consecutive objects of one table, stored as one key
+// chunk (column 0) and one chunk per property, each an engine value under
+// `first object key | column id`.
+
+enum Cluster {
+    /// Objects per cluster: large enough that per-cluster costs vanish in scans, small enough
+    /// that a one-object update rewrites little (see docs/ARCHITECTURE.md).
+    static let capacity = 256
+    /// The column id of the object-key chunk.
+    static let keyColumn: UInt16 = 0
+}
+
+/// The writer's copy of a cluster: its keys and the columns it has touched.
+final class DirtyCluster {
+    let firstKey: Int64
+    let keys: ColumnBuffer
+    /// By property index; nil while the column is unchanged (read from the snapshot).
+    var columns: [ColumnBuffer?]
+    /// Whether the cluster exists in the snapshot (false: created by this transaction).
+    let existsInSnapshot: Bool
+
+    init(firstKey: Int64, columnCount: Int, existsInSnapshot: Bool) {
+        self.firstKey = firstKey
+        self.keys = ColumnBuffer(width: 8, hasNulls: false, capacity: Cluster.capacity)
+        self.columns = Array(repeating: nil, count: columnCount)
+        self.existsInSnapshot = existsInSnapshot
+    }
+}
+
+/// A read view of one cluster in one version (or in the writer's current state), with the
+/// chunks of its columns fetched on first use. Valid while `generation` equals its session's.
+package final class ClusterView {
+    package let firstKey: Int64
+    package let keys: ChunkView
+    package let generation: UInt64
+    unowned(unsafe) let table: TableAccess
+    let dirty: DirtyCluster?
+    private let columnViews: UnsafeMutablePointer<ChunkView>
+    private let loaded: UnsafeMutablePointer<Bool>
+    private let columnCount: Int
+
+    init(table: TableAccess, firstKey: Int64, keys: ChunkView, dirty: DirtyCluster?, generation: UInt64) {
+        self.table = table
+        self.firstKey = firstKey
+        self.keys = keys
+        self.dirty = dirty
+        self.generation = generation
+        columnCount = table.schema.properties.count
+        columnViews = .allocate(capacity: max(columnCount, 1))
+        columnViews.initialize(repeating: .absent, count: max(columnCount, 1))
+        loaded = .allocate(capacity: max(columnCount, 1))
+        loaded.initialize(repeating: false, count: max(columnCount, 1))
+    }
+
+    deinit {
+        columnViews.deallocate()
+        loaded.deallocate()
+    }
+
+    /// Number of objects in the cluster.
+    @inlinable package var count: Int { keys.count }
+
+    @inlinable package func key(at row: Int) -> ObjectKey { ObjectKey(keys.int(row)) }
+
+    /// The row of `key`, or nil when the cluster does not hold it.
+    package func row(of key: Int64) -> Int? {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let mid = (low &+ high) >> 1
+            let k = keys.int(mid)
+            if k == key { return mid }
+            if k < key { low = mid &+ 1 } else { high = mid }
+        }
+        return nil
+    }
+
+    /// The chunk of property `index`.
+    @inline(__always)
+    package func column(_ index: Int) throws(StoreError) -> ChunkView {
+        if loaded[index] { return columnViews[index] }
+        return try loadColumn(index)
+    }
+
+    @inline(never)
+    private func loadColumn(_ index: Int) throws(StoreError) -> ChunkView {
+        precondition(index < columnCount, "property index out of range")
+        let view: ChunkView
+        if let buffer = dirty?.columns[index] {
+            view = buffer.view
+        } else if dirty?.existsInSnapshot == false {
+            view = .absent
+        } else {
+            view = try table.snapshotChunk(firstKey: firstKey, column: index, expectedCount: dirty == nil ? keys.count : nil)
+        }
+        columnViews[index] = view
+        loaded[index] = true
+        return view
+    }
+}

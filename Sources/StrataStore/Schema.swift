@@ -1,0 +1,201 @@
+// The shape of the objects a file holds: object types, their properties, and the stable ids
+// the store gives tables and columns so that renames and migrations never rewrite keys.
+
+/// How a property's values are stored.
+public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConvertible {
+    case bool = 1, int, float, double, string, data, date, uuid, objectId, decimal128
+    /// A link to an object of another (or the same) type.
+    case link
+
+    /// Bytes per value in a fixed-width column; 0 for variable-width kinds.
+    public var width: Int {
+        switch self {
+        case .bool: 1
+        case .int, .double, .date, .link: 8
+        case .float: 4
+        case .string, .data: 0
+        case .uuid, .decimal128: 16
+        case .objectId: 12
+        }
+    }
+
+    /// Whether the values have a variable length (strings and data).
+    public var isVariable: Bool { self == .string || self == .data }
+
+    /// Kinds a primary key may have.
+    public var canBePrimaryKey: Bool {
+        switch self {
+        case .int, .string, .objectId, .uuid, .bool: true
+        default: false
+        }
+    }
+
+    /// Kinds a secondary index may cover.
+    public var canBeIndexed: Bool {
+        switch self {
+        case .int, .string, .bool, .date, .objectId, .uuid: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .bool: "bool"
+        case .int: "int"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .uuid: "uuid"
+        case .objectId: "objectId"
+        case .decimal128: "decimal128"
+        case .link: "object"
+        }
+    }
+}
+
+/// One property of an object type.
+public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The property's name, as declared in the model class.
+    public var name: String
+    /// How values are stored.
+    public var kind: PropertyKind
+    /// Whether the property can hold nil. Links are always optional.
+    public var isOptional: Bool
+    /// Whether the property is a list of values (`List<T>`).
+    public var isList: Bool
+    /// Whether this is the type's primary key.
+    public var isPrimaryKey: Bool
+    /// Whether a secondary index covers this property.
+    public var isIndexed: Bool
+    /// For links and lists of objects: the name of the target type.
+    public var objectType: String?
+    /// The column's id in the file, given by the store; 0 until the schema is stored.
+    public var columnID: UInt16
+
+    public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false,
+                isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil, columnID: UInt16 = 0) {
+        self.name = name
+        self.kind = kind
+        self.isOptional = isOptional
+        self.isList = isList
+        self.isPrimaryKey = isPrimaryKey
+        self.isIndexed = isIndexed
+        self.objectType = objectType
+        self.columnID = columnID
+    }
+
+    /// The type as a user would write it, e.g. `string?`, `list<int>`, `object<Person>`.
+    public var typeDescription: String {
+        var base = kind == .link ? "object<\(objectType ?? "?")>" : kind.description
+        if isOptional && kind != .link { base += "?" }
+        if isList { base = "list<\(base)>" }
+        return base
+    }
+
+    public var description: String {
+        var text = "\(name): \(typeDescription)"
+        if isPrimaryKey { text += " [primary key]" }
+        if isIndexed { text += " [indexed]" }
+        return text
+    }
+
+    /// Whether two properties store values the same way (ignoring ids and indexing).
+    public func hasSameStorage(as other: PropertySchema) -> Bool {
+        kind == other.kind && isOptional == other.isOptional && isList == other.isList
+            && isPrimaryKey == other.isPrimaryKey && objectType == other.objectType
+    }
+}
+
+/// One object type: a table of objects.
+public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The type's name (the model class's name).
+    public var name: String
+    /// Its properties, in declaration order (superclass properties first).
+    public var properties: [PropertySchema]
+    /// The table's id in the file, given by the store; 0 until the schema is stored.
+    public var tableID: UInt32
+
+    public init(name: String, properties: [PropertySchema], tableID: UInt32 = 0) {
+        self.name = name
+        self.properties = properties
+        self.tableID = tableID
+    }
+
+    /// The index of the primary-key property, if there is one.
+    public var primaryKeyIndex: Int? { properties.firstIndex(where: \.isPrimaryKey) }
+
+    /// The index of the property with this name.
+    public func propertyIndex(named name: String) -> Int? { properties.firstIndex { $0.name == name } }
+
+    public var description: String {
+        "\(name) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
+    }
+
+    /// Checks the rules every object type must follow.
+    public func validate() throws(StoreError) {
+        var seen: Set<String> = []
+        var primaryKeys = 0
+        for property in properties {
+            guard seen.insert(property.name).inserted else {
+                throw .invalidSchema(type: name, property: property.name, reason: "the property is declared twice")
+            }
+            if property.isPrimaryKey {
+                primaryKeys += 1
+                guard primaryKeys == 1 else {
+                    throw .invalidSchema(type: name, property: property.name,
+                                         reason: "a type can have only one primary key, and '\(properties.first(where: \.isPrimaryKey)!.name)' is one already")
+                }
+                guard property.kind.canBePrimaryKey && !property.isList else {
+                    throw .invalidSchema(type: name, property: property.name,
+                                         reason: "a primary key must be Int, String, ObjectId, UUID or Bool (or an optional of one), not \(property.typeDescription)")
+                }
+            }
+            if property.isIndexed && !(property.kind.canBeIndexed && !property.isList) {
+                throw .invalidSchema(type: name, property: property.name,
+                                     reason: "only Int, String, Bool, Date, ObjectId and UUID properties can be indexed, not \(property.typeDescription)")
+            }
+            if property.kind == .link && property.objectType == nil {
+                throw .invalidSchema(type: name, property: property.name, reason: "a link needs a target type")
+            }
+        }
+    }
+}
+
+/// All object types of a file.
+public struct Schema: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The object types, in the order they were first stored.
+    public var objectSchemas: [ObjectSchema]
+
+    public init(_ objectSchemas: [ObjectSchema]) {
+        self.objectSchemas = objectSchemas
+    }
+
+    /// The object type with this name.
+    public subscript(name: String) -> ObjectSchema? { objectSchemas.first { $0.name == name } }
+
+    /// The index of the object type with this name.
+    public func index(of name: String) -> Int? { objectSchemas.firstIndex { $0.name == name } }
+
+    public var description: String { objectSchemas.map(\.description).joined(separator: "\n") }
+
+    /// Checks every type and that every link points at a type of the schema.
+    public func validate() throws(StoreError) {
+        var names: Set<String> = []
+        for object in objectSchemas {
+            guard names.insert(object.name).inserted else {
+                throw .invalidSchema(type: object.name, property: nil, reason: "two object types have this name")
+            }
+            try object.validate()
+        }
+        for object in objectSchemas {
+            for property in object.properties where property.kind == .link {
+                guard let target = property.objectType, names.contains(target) else {
+                    throw .invalidSchema(type: object.name, property: property.name,
+                                         reason: "it links to '\(property.objectType ?? "?")', which is not one of the database's object types")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+// An open object database file: the engine, the stored schema, and how sessions start.
+
+public import StrataStorage
+import Foundation
+
+/// What to do when the file's schema differs from the one the code declares.
+public enum SchemaMismatchPolicy: Sendable {
+    /// Throw `StoreError.schemaMismatch`.
+    case error
+    /// Delete the file's data and start over with the new schema.
+    case deleteData
+    /// Apply the new schema (add and drop columns and tables, carrying renamed properties
+    /// over); the caller then runs its migration block.
+    case migrate(renames: [String: [String: String]])
+}
+
+/// How a file's schema changed when it was opened.
+public struct SchemaUpgrade: Sendable {
+    /// The schema version the file had.
+    public var oldVersion: UInt64
+    /// The schema the file had (empty for a new file).
+    public var oldSchema: Schema
+    /// Whether anything in the schema changed.
+    public var changed: Bool
+}
+
+/// An open object database. Thread-safe: sessions (one per database instance) do the reading
+/// and writing.
+public final class Store: @unchecked Sendable {
+    /// The storage engine underneath.
+    public let engine: StorageEngine
+    /// The schema stored in the file (after any upgrade made by `open`).
+    public let schema: Schema
+    /// The file's schema version.
+    public let schemaVersion: UInt64
+    /// What `open` did to the schema, when it changed it.
+    public let upgrade: SchemaUpgrade?
+
+    static let schemaTree = "strata.schema"
+    static let tablesTree = "strata.tables"
+    static let logTree = "strata.log"
+
+    private init(engine: StorageEngine, schema: Schema, schemaVersion: UInt64, upgrade: SchemaUpgrade?) {
+        self.engine = engine
+        self.schema = schema
+        self.schemaVersion = schemaVersion
+        self.upgrade = upgrade
+    }
+
+    /// Opens (creating if needed) the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - schema: the object types the code declares, or nil to use whatever the file has.
+    ///   - schemaVersion: the code's schema version.
+    ///   - policy: what to do when the schemas differ.
+    public static func open(path: String, options: StorageOptions = StorageOptions(), schema: Schema?,
+                            schemaVersion: UInt64 = 0, policy: SchemaMismatchPolicy = .error) throws(StoreError) -> Store {
+        do {
+            try schema?.validate()
+            let engine = try StorageEngine.open(path: path, options: options)
+            do {
+                return try open(engine: engine, schema: schema, schemaVersion: schemaVersion, policy: policy)
+            } catch {
+                engine.close()
+                throw error
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// Opens the object database in an already open engine.
+    public static func open(engine: StorageEngine, schema requested: Schema?, schemaVersion: UInt64 = 0,
+                            policy: SchemaMismatchPolicy = .error) throws(StoreError) -> Store {
+        do {
+            let (stored, storedVersion) = try engine.read { try readSchema($0) }
+            guard let requested else {
+                return Store(engine: engine, schema: stored ?? Schema([]), schemaVersion: storedVersion, upgrade: nil)
+            }
+            if let stored {
+                if let same = try reconcile(stored: stored, requested: requested, exactOnly: true), storedVersion == schemaVersion {
+                    return Store(engine: engine, schema: same, schemaVersion: storedVersion, upgrade: nil)
+                }
+                if storedVersion > schemaVersion && !isDeleteData(policy) {
+                    throw StoreError.schemaVersionTooOld(fileVersion: storedVersion, requestedVersion: schemaVersion)
+                }
+            }
+            guard !engine.options.readOnly else {
+                if stored == nil { throw StoreError.readOnly }
+                // A read-only file opens with the stored schema when the requested one is compatible.
+                if let merged = try reconcile(stored: stored!, requested: requested, exactOnly: true) {
+                    return Store(engine: engine, schema: merged, schemaVersion: storedVersion, upgrade: nil)
+                }
+                throw try mismatch(stored: stored!, requested: requested)
+            }
+            // Anything to change is written in one transaction, under the write lock, after
+            // reading the schema again (another process may have upgraded it meanwhile).
+            return try engine.write { write in
+                let (current, currentVersion) = try readSchema(write)
+                var upgrade: SchemaUpgrade?
+                let final: Schema
+                if let current {
+                    if let same = try reconcile(stored: current, requested: requested, exactOnly: false) {
+                        final = same
+                        if currentVersion < schemaVersion {
+                            upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: same != current)
+                        }
+                    } else {
+                        switch policy {
+                        case .error:
+                            guard currentVersion < schemaVersion else { throw try mismatch(stored: current, requested: requested) }
+                            // A higher version without an explicit migration still gets the
+                            // structural changes (RealmSwift behaves the same way).
+                            final = try migrate(write: write, stored: current, requested: requested, renames: [:])
+                        case .deleteData:
+                            try deleteAll(write)
+                            final = assignIDs(requested, basedOn: nil)
+                        case .migrate(let renames):
+                            guard currentVersion < schemaVersion else { throw try mismatch(stored: current, requested: requested) }
+                            final = try migrate(write: write, stored: current, requested: requested, renames: renames)
+                        }
+                        upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: true)
+                    }
+                } else {
+                    final = assignIDs(requested, basedOn: nil)
+                }
+                try writeSchema(final, version: max(schemaVersion, currentVersion), in: write)
+                return Store(engine: engine, schema: final, schemaVersion: max(schemaVersion, currentVersion), upgrade: upgrade)
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    private static func isDeleteData(_ policy: SchemaMismatchPolicy) -> Bool {
+        if case .deleteData = policy { return true }
+        return false
+    }
+
+    /// Closes the engine. Sessions must be closed first.
+    public func close() { engine.close() }
+
+    /// Starts a session reading the newest version.
+    public func makeSession() throws(StoreError) -> StoreSession { try StoreSession(store: self) }
+
+    // MARK: Schema in the file
+
+    static func readSchema(_ t: any TransactionReading) throws -> (Schema?, UInt64) {
+        let names = try t.treeNames()
+        guard let tree = try t.tree(named: schemaTree) else {
+            if !names.isEmpty { throw StoreError.notAnObjectDatabase(reason: "it has data but no schema (trees: \(names.prefix(5).joined(separator: ", ")))") }
+            return (nil, 0)
+        }
+        guard let json = try t.value(forKey: Array("schema".utf8), in: tree),
+              let version = try t.value(forKey: Array("version".utf8), in: tree), version.count == 8 else {
+            throw StoreError.corrupted("the stored schema is missing")
+        }
+        let schema: Schema
+        do { schema = try JSONDecoder().decode(Schema.self, from: Data(json)) } catch {
+            throw StoreError.corrupted("the stored schema cannot be read (\(error))")
+        }
+        return (schema, version.withUnsafeBytes { TreeKey.readU64($0) })
+    }
+
+    static func writeSchema(_ schema: Schema, version: UInt64, in write: WriteTransaction) throws {
+        let tree = try write.createTree(named: schemaTree)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try write.put(Array(try encoder.encode(schema)), forKey: Array("schema".utf8), in: tree)
+        try write.put(TreeKey.u64(version), forKey: Array("version".utf8), in: tree)
+    }
+
+    /// The requested schema with the stored ids, when the two agree on storage (indexes may
+    /// differ: those are rebuilt); nil when they differ.
+    static func reconcile(stored: Schema, requested: Schema, exactOnly: Bool) throws -> Schema? {
+        var result = stored
+        var added: [ObjectSchema] = []
+        for object in requested.objectSchemas {
+            guard let old = stored[object.name] else {
+                if exactOnly { return nil }
+                added.append(object)
+                continue
+            }
+            guard old.properties.count == object.properties.count else { return nil }
+            var merged = old
+            for (index, property) in object.properties.enumerated() {
+                guard let oldProperty = old.properties.first(where: { $0.name == property.name }),
+                      oldProperty.hasSameStorage(as: property) else { return nil }
+                var p = property
+                p.columnID = oldProperty.columnID
+                p.isIndexed = oldProperty.isIndexed
+                merged.properties[index] = p
+            }
+            // Index changes need a write: treat as a difference.
+            for property in object.properties where property.isIndexed != (old.properties.first { $0.name == property.name }!.isIndexed) {
+                return nil
+            }
+            result.objectSchemas[stored.index(of: object.name)!] = merged
+        }
+        if !added.isEmpty {
+            // New types need no migration: they get fresh ids.
+            let fresh = assignIDs(Schema(added), basedOn: stored)
+            for object in added { result.objectSchemas.append(fresh[object.name]!) }
+        }
+        return result
+    }
+
+    static func mismatch(stored: Schema, requested: Schema) throws -> StoreError {
+        for object in requested.objectSchemas {
+            guard let old = stored[object.name] else {
+                return .schemaMismatch(type: object.name, property: nil, reason: "the type is new")
+            }
+            for property in object.properties {
+                guard let oldProperty = old.properties.first(where: { $0.name == property.name }) else {
+                    return .schemaMismatch(type: object.name, property: property.name, reason: "the property was added")
+                }
+                if !oldProperty.hasSameStorage(as: property) {
+                    return .schemaMismatch(type: object.name, property: property.name,
+                                           reason: "it was \(oldProperty.description) and is now \(property.description)")
+                }
+                if oldProperty.isIndexed != property.isIndexed {
+                    return .schemaMismatch(type: object.name, property: property.name,
+                                           reason: property.isIndexed ? "an index was added" : "its index was removed")
+                }
+            }
+            for property in old.properties where object.propertyIndex(named: property.name) == nil {
+                return .schemaMismatch(type: object.name, property: property.name, reason: "the property was removed")
+            }
+        }
+        return .schemaMismatch(type: requested.objectSchemas.first?.name ?? "?", property: nil, reason: "the schemas differ")
+    }
+
+    /// Gives new tables and columns fresh ids, keeping the ids of `base` where names match.
+    static func assignIDs(_ schema: Schema, basedOn base: Schema?, renames: [String: [String: String]] = [:]) -> Schema {
+        var result = schema
+        var nextTable = (base?.objectSchemas.map(\.tableID).max() ?? 0) + 1
+        for t in result.objectSchemas.indices {
+            let name = result.objectSchemas[t].name
+            let old = base?[name]
+            result.objectSchemas[t].tableID = old?.tableID ?? { defer { nextTable += 1 }; return nextTable }()
+            var nextColumn = (old?.properties.map(\.columnID).max() ?? 0) + 1
+            let typeRenames = renames[name] ?? [:]
+            for p in result.objectSchemas[t].properties.indices {
+                let propertyName = result.objectSchemas[t].properties[p].name
+                let oldName = typeRenames.first(where: { $0.value == propertyName })?.key ?? propertyName
+                if let oldProperty = old?.properties.first(where: { $0.name == oldName }),
+                   oldProperty.hasSameStorage(as: result.objectSchemas[t].properties[p]) {
+                    result.objectSchemas[t].properties[p].columnID = oldProperty.columnID
+                } else {
+                    result.objectSchemas[t].properties[p].columnID = UInt16(truncatingIfNeeded: nextColumn)
+                    nextColumn += 1
+                }
+            }
+        }
+        // Keep tables the code no longer declares (their data stays in the file).
+        if let base {
+            for object in base.objectSchemas where result[object.name] == nil { result.objectSchemas.append(object) }
+        }
+        return result
+    }
+
+    /// Applies a new schema to the file's data: drops columns that went away, builds indexes
+    /// that were added, drops the ones removed.
+    static func migrate(write: WriteTransaction, stored: Schema, requested: Schema, renames: [String: [String: String]]) throws -> Schema {
+        let final = assignIDs(requested, basedOn: stored, renames: renames)
+        for object in final.objectSchemas {
+            guard let old = stored[object.name] else { continue }
+            let kept = Set(object.properties.map(\.columnID))
+            for property in old.properties where !kept.contains(property.columnID) {
+                try dropColumn(property, of: old, in: write)
+            }
+            for property in old.properties where property.isIndexed && !property.isPrimaryKey {
+                if !(object.properties.first { $0.columnID == property.columnID }?.isIndexed ?? false) {
+                    _ = try write.dropTree(named: "t\(old.tableID).i\(property.columnID)")
+                }
+            }
+        }
+        return final
+    }
+
+    private static func dropColumn(_ property: PropertySchema, of object: ObjectSchema, in write: WriteTransaction) throws {
+        if property.isList {
+            if let tree = try write.tree(named: "t\(object.tableID).l") {
+                var keys: [[UInt8]] = []
+                let prefix: [UInt8] = [UInt8(property.columnID >> 8), UInt8(property.columnID & 0xFF)]
+                try write.forEach(in: tree, from: prefix) { key, _ in
+                    guard key.starts(with: prefix) else { return false }
+                    keys.append(Array(key))
+                    return true
+                }
+                for key in keys { _ = try write.delete(forKey: key, in: tree) }
+            }
+        } else if let tree = try write.tree(named: "t\(object.tableID).c") {
+            var keys: [[UInt8]] = []
+            try write.forEach(in: tree) { key, _ in
+                if key.count == 10 && UInt16(key[8]) << 8 | UInt16(key[9]) == property.columnID { keys.append(Array(key)) }
+                return true
+            }
+            for key in keys { _ = try write.delete(forKey: key, in: tree) }
+        }
+        if property.isIndexed && !property.isPrimaryKey { _ = try write.dropTree(named: "t\(object.tableID).i\(property.columnID)") }
+        if property.isPrimaryKey { _ = try write.dropTree(named: "t\(object.tableID).pk") }
+    }
+
+    private static func deleteAll(_ write: WriteTransaction) throws {
+        for name in try write.treeNames() { _ = try write.dropTree(named: name) }
+    }
+}

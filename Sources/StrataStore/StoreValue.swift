@@ -1,0 +1,145 @@
+public import Foundation
+
+/// The identity of an object within its table: stable for the object's life, never reused.
+@frozen
+public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: Int64
+    @inlinable public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    @inlinable public static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// One stored value, for the paths that handle values generically (creating objects from
+/// dictionaries, key-value access, migrations, dumps). Hot paths read chunks directly.
+public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case objectId(ObjectId)
+    case decimal128(Decimal128)
+    case link(ObjectKey)
+
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// The kind of value, or nil for null.
+    public var kind: PropertyKind? {
+        switch self {
+        case .null: nil
+        case .bool: .bool
+        case .int: .int
+        case .float: .float
+        case .double: .double
+        case .string: .string
+        case .data: .data
+        case .date: .date
+        case .uuid: .uuid
+        case .objectId: .objectId
+        case .decimal128: .decimal128
+        case .link: .link
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let v): "\(v)"
+        case .int(let v): "\(v)"
+        case .float(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v): "\"\(v)\""
+        case .data(let v): "<\(v.count) bytes>"
+        case .date(let v): "\(v)"
+        case .uuid(let v): v.uuidString
+        case .objectId(let v): "ObjectId(\(v))"
+        case .decimal128(let v): "\(v)"
+        case .link(let v): "link\(v)"
+        }
+    }
+}
+
+// MARK: Reading and writing a StoreValue through a chunk
+
+extension ChunkView {
+    /// The value at `row`, decoded generically.
+    package func value(_ row: Int, kind: PropertyKind) -> StoreValue {
+        if isNull(row) { return .null }
+        switch kind {
+        case .bool: return .bool(bool(row))
+        case .int: return .int(int(row))
+        case .float: return .float(float(row))
+        case .double: return .double(double(row))
+        case .string: return .string(string(row))
+        case .data: return .data(Data(variableBytes(row)))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: double(row)))
+        case .uuid:
+            let b = fixedBytes(row)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .objectId: return .objectId(ObjectId(storedBytes: fixedBytes(row)))
+        case .decimal128: return .decimal128(Decimal128(storedBytes: fixedBytes(row)))
+        case .link:
+            let key = int(row)
+            return key < 0 ? .null : .link(ObjectKey(key))
+        }
+    }
+}
+
+extension ColumnBuffer {
+    /// Stores a value already checked against the column's kind. Returns true when views of
+    /// this buffer became stale.
+    @discardableResult
+    func set(_ value: StoreValue, at row: Int) -> Bool {
+        switch value {
+        case .null:
+            setNull(row)
+            if width == 8 && !hasNulls { setFixed(Int64(-1), at: row) }  // a link column
+        case .bool(let v): setFixed(UInt8(v ? 1 : 0), at: row)
+        case .int(let v): setFixed(v, at: row)
+        case .float(let v): setFixed(v, at: row)
+        case .double(let v): setFixed(v, at: row)
+        case .date(let v): setFixed(v.timeIntervalSinceReferenceDate, at: row)
+        case .link(let v): setFixed(v.rawValue, at: row)
+        case .string(var v):
+            return v.withUTF8 { setVariable(UnsafeRawBufferPointer($0), at: row) }
+        case .data(let v):
+            return v.withUnsafeBytes { setVariable($0, at: row) }
+        case .uuid(let v):
+            withUnsafeBytes(of: v.uuid) { setFixedBytes($0, at: row) }
+        case .objectId(let v):
+            v.withStoredBytes { setFixedBytes($0, at: row) }
+        case .decimal128(let v):
+            v.withStoredBytes { setFixedBytes($0, at: row) }
+        }
+        return false
+    }
+}
+
+extension ObjectId {
+    /// The 12 stored bytes.
+    package init(storedBytes: UnsafeRawBufferPointer) {
+        self = ObjectId(bytes: storedBytes) ?? ObjectId(bytes: [UInt8](repeating: 0, count: 12))!
+    }
+
+    package func withStoredBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try byteArray.withUnsafeBytes(body)
+    }
+}
+
+extension Decimal128 {
+    /// The 16 stored bytes: the low then the high 64 bits of the BID encoding, little-endian.
+    package init(storedBytes: UnsafeRawBufferPointer) {
+        let low = storedBytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+        let high = storedBytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        self.init(bidHigh: high, bidLow: low)
+    }
+
+    package func withStoredBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var pair = (bidLow, bidHigh)
+        return try withUnsafeBytes(of: &pair) { try body($0) }
+    }
+}

@@ -1,0 +1,548 @@
+// One table as seen by one session: locating objects, reading their columns, and — inside a
+// write transaction — inserting, updating and deleting them, with the primary-key and
+// secondary indexes kept in step and every change recorded for the change log.
+
+import StrataStorage
+
+package final class TableAccess {
+    unowned(unsafe) let session: StoreSession
+    /// The table's position in the session's schema.
+    package let position: Int
+    package let schema: ObjectSchema
+    package let tableID: UInt32
+    let columnIDs: [UInt16]
+    package let primaryKeyIndex: Int?
+    let indexedProperties: [Int]
+    let clusterTreeName: String
+    let primaryKeyTreeName: String
+    let listTreeName: String
+    let indexTreeNames: [Int: String]
+
+    // Per transaction.
+    private var treeSerial: UInt64 = .max
+    private var clusterTree: Tree?
+    private var metaLoaded = false
+    private var cache: ClusterView?
+
+    // Write state.
+    var dirty: [Int64: DirtyCluster] = [:]
+    /// First keys of clusters created by this transaction, ascending (all above the snapshot's).
+    var newClusters: [Int64] = []
+    var nextKey: Int64 = 0
+    private(set) var storedCount = 0
+    var changes = ChangeTracker()
+    var dirtyLists: [ListID: [StoreValue]] = [:]
+    private var encodeScratch: [UInt8] = []
+
+    struct ListID: Hashable {
+        let property: Int
+        let key: Int64
+    }
+
+    init(session: StoreSession, position: Int, schema: ObjectSchema) {
+        self.session = session
+        self.position = position
+        self.schema = schema
+        self.tableID = schema.tableID
+        self.columnIDs = schema.properties.map(\.columnID)
+        self.primaryKeyIndex = schema.primaryKeyIndex
+        self.indexedProperties = schema.properties.indices.filter { schema.properties[$0].isIndexed && !schema.properties[$0].isPrimaryKey }
+        clusterTreeName = "t\(schema.tableID).c"
+        primaryKeyTreeName = "t\(schema.tableID).pk"
+        listTreeName = "t\(schema.tableID).l"
+        var names: [Int: String] = [:]
+        for index in indexedProperties { names[index] = "t\(schema.tableID).i\(schema.properties[index].columnID)" }
+        indexTreeNames = names
+    }
+
+    // MARK: Per-transaction state
+
+    /// Forgets everything tied to the previous transaction.
+    func reset() {
+        treeSerial = .max
+        clusterTree = nil
+        metaLoaded = false
+        cache = nil
+        dirty.removeAll()
+        newClusters.removeAll()
+        changes = ChangeTracker()
+        dirtyLists.removeAll()
+    }
+
+    private var reading: any TransactionReading { session.reading }
+
+    private func clusters() throws(StoreError) -> Tree? {
+        if treeSerial != session.transactionSerial {
+            treeSerial = session.transactionSerial
+            clusterTree = try session.tree(clusterTreeName)
+        }
+        return clusterTree
+    }
+
+    private func loadMeta() throws(StoreError) {
+        guard !metaLoaded else { return }
+        (nextKey, storedCount) = try session.tableMeta(tableID)
+        metaLoaded = true
+    }
+
+    /// Number of objects in this version (including this transaction's changes).
+    package var count: Int {
+        get throws(StoreError) {
+            try loadMeta()
+            return storedCount
+        }
+    }
+
+    // MARK: Chunks of the snapshot
+
+    func snapshotChunk(firstKey: Int64, column index: Int, expectedCount: Int?) throws(StoreError) -> ChunkView {
+        guard let tree = try clusters() else { return .absent }
+        return try chunk(in: tree, key: TreeKey.cluster(firstKey, column: columnIDs[index]), expectedCount: expectedCount)
+    }
+
+    private func chunk(in tree: Tree, key: [UInt8], expectedCount: Int?) throws(StoreError) -> ChunkView {
+        do {
+            // The engine's views of a snapshot stay valid while its transaction is open: the
+            // mapping never moves and pinned pages are never rewritten. The store never writes
+            // a cluster tree before commit, so this holds inside write transactions too.
+            let raw: UnsafeRawBufferPointer? = try key.withUnsafeBytes { k in
+                try reading.withValue(forKey: k, in: tree) { $0 }
+            }
+            guard let raw else { return .absent }
+            return try ChunkView(encoded: raw, expectedCount: expectedCount)
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    // MARK: Locating objects
+
+    /// The cluster holding `key` and the key's row, or nil when no object has that key.
+    package func locate(_ key: ObjectKey) throws(StoreError) -> (cluster: ClusterView, row: Int)? {
+        if let cache, cache.generation == session.generation, let row = cache.row(of: key.rawValue) {
+            return (cache, row)
+        }
+        guard let view = try clusterView(containing: key.rawValue), let row = view.row(of: key.rawValue) else { return nil }
+        cache = view
+        return (view, row)
+    }
+
+    /// Whether an object with this key exists in this version.
+    package func contains(_ key: ObjectKey) throws(StoreError) -> Bool { try locate(key) != nil }
+
+    private func firstKeyOfCluster(containing key: Int64) throws(StoreError) -> Int64? {
+        if let newest = newClusters.last, key >= newClusters[0] {
+            var chosen = newest
+            for first in newClusters.reversed() where first <= key { chosen = first; break }
+            return chosen
+        }
+        guard let tree = try clusters() else { return nil }
+        do {
+            let cursor = try reading.makeCursor(on: tree)
+            guard try cursor.seek(toLast: TreeKey.cluster(key, column: Cluster.keyColumn)) else { return nil }
+            return Int64(bitPattern: TreeKey.readU64(cursor.key))
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    private func clusterView(containing key: Int64) throws(StoreError) -> ClusterView? {
+        guard let first = try firstKeyOfCluster(containing: key) else { return nil }
+        return try clusterView(firstKey: first)
+    }
+
+    package func clusterView(firstKey: Int64) throws(StoreError) -> ClusterView? {
+        if let cluster = dirty[firstKey] {
+            return ClusterView(table: self, firstKey: firstKey, keys: cluster.keys.view, dirty: cluster, generation: session.generation)
+        }
+        guard let tree = try clusters() else { return nil }
+        let keys = try chunk(in: tree, key: TreeKey.cluster(firstKey, column: Cluster.keyColumn), expectedCount: nil)
+        guard keys.values != nil else { return nil }
+        return ClusterView(table: self, firstKey: firstKey, keys: keys, dirty: nil, generation: session.generation)
+    }
+
+    /// Calls `body` with each non-empty cluster in key order; stops when it returns false.
+    package func forEachCluster(_ body: (ClusterView) throws -> Bool) throws {
+        if let tree = try clusters() {
+            let cursor = try reading.makeCursor(on: tree)
+            var positioned = try cursor.first()
+            while positioned {
+                let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+                if let view = try clusterView(firstKey: first), view.count > 0 {
+                    guard try body(view) else { return }
+                }
+                guard first < Int64.max else { return }
+                positioned = try cursor.seek(to: TreeKey.cluster(first + 1, column: Cluster.keyColumn))
+            }
+        }
+        for first in newClusters {
+            if let view = try clusterView(firstKey: first), view.count > 0 {
+                guard try body(view) else { return }
+            }
+        }
+    }
+
+    /// All object keys in key order.
+    package func allKeys() throws -> [ObjectKey] {
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(try count)
+        try forEachCluster { view in
+            for row in 0..<view.count { keys.append(view.key(at: row)) }
+            return true
+        }
+        return keys
+    }
+
+    // MARK: Reading values generically
+
+    package func value(_ key: ObjectKey, property index: Int) throws(StoreError) -> StoreValue {
+        guard let (cluster, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
+        let property = schema.properties[index]
+        precondition(!property.isList, "use list(_:property:) for list properties")
+        return try cluster.column(index).value(row, kind: property.kind)
+    }
+
+    // MARK: Primary keys and indexes
+
+    /// The object whose primary key is `value`, if any.
+    package func find(primaryKey value: StoreValue) throws(StoreError) -> ObjectKey? {
+        guard let pk = primaryKeyIndex else { return nil }
+        return try lookup(value, treeName: primaryKeyTreeName, property: pk, first: true).first
+    }
+
+    /// Objects whose indexed property `index` equals `value`, in key order.
+    package func find(_ value: StoreValue, inIndexOf index: Int) throws(StoreError) -> [ObjectKey] {
+        if index == primaryKeyIndex { return try find(primaryKey: value).map { [$0] } ?? [] }
+        guard let name = indexTreeNames[index] else { preconditionFailure("property \(index) of \(schema.name) is not indexed") }
+        return try lookup(value, treeName: name, property: index, first: false)
+    }
+
+    private func lookup(_ value: StoreValue, treeName: String, property: Int, first: Bool) throws(StoreError) -> [ObjectKey] {
+        guard let tree = try session.tree(treeName) else { return [] }
+        let (prefix, cut) = IndexKey.encode(value)
+        var found: [ObjectKey] = []
+        do {
+            try reading.forEach(in: tree, from: prefix) { key, _ in
+                guard key.count == prefix.count + 8, key.starts(with: prefix) else { return false }
+                found.append(IndexKey.objectKey(fromEntry: key))
+                return !(first && !cut)
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        if cut {
+            var confirmed: [ObjectKey] = []
+            for key in found where try self.value(key, property: property) == value { confirmed.append(key) }
+            found = confirmed
+            if first, let one = found.first { return [one] }
+        }
+        return found
+    }
+
+    private func indexTreeName(for property: Int) -> String? {
+        property == primaryKeyIndex ? primaryKeyTreeName : indexTreeNames[property]
+    }
+
+    private func addIndexEntry(_ value: StoreValue, key: ObjectKey, property: Int) throws(StoreError) {
+        guard let name = indexTreeName(for: property) else { return }
+        let tree = try session.createTree(name)
+        do { try session.writer().put([], forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
+    }
+
+    private func removeIndexEntry(_ value: StoreValue, key: ObjectKey, property: Int) throws(StoreError) {
+        guard let name = indexTreeName(for: property), let tree = try session.tree(name) else { return }
+        do { _ = try session.writer().delete(forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
+    }
+
+    // MARK: Writing
+
+    /// The writer's copy of the cluster that starts at `first`, with the columns `properties`
+    /// (nil: all) loaded.
+    private func dirtyCluster(_ first: Int64, loading properties: [Int]?) throws(StoreError) -> DirtyCluster {
+        let cluster: DirtyCluster
+        if let existing = dirty[first] {
+            cluster = existing
+        } else {
+            guard let tree = try clusters() else { throw .corrupted("a cluster of '\(schema.name)' vanished") }
+            let keys = try chunk(in: tree, key: TreeKey.cluster(first, column: Cluster.keyColumn), expectedCount: nil)
+            cluster = DirtyCluster(firstKey: first, columnCount: schema.properties.count, existsInSnapshot: true)
+            cluster.keys.load(keys, count: keys.count)
+            dirty[first] = cluster
+            session.invalidateViews()
+        }
+        for index in properties ?? Array(schema.properties.indices) where cluster.columns[index] == nil && !schema.properties[index].isList {
+            let property = schema.properties[index]
+            let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: Cluster.capacity)
+            let source = cluster.existsInSnapshot
+                ? try snapshotChunk(firstKey: first, column: index, expectedCount: cluster.keys.count) : .absent
+            buffer.load(source, count: cluster.keys.count)
+            if source.values == nil && property.kind == .link {
+                for row in 0..<cluster.keys.count { buffer.setFixed(Int64(-1), at: row) }
+            }
+            cluster.columns[index] = buffer
+            session.invalidateViews()
+        }
+        return cluster
+    }
+
+    private func checkValue(_ value: StoreValue, for index: Int) throws(StoreError) {
+        let property = schema.properties[index]
+        if value.isNull {
+            guard property.isOptional || property.kind == .link else {
+                throw .invalidValue(type: schema.name, property: property.name, reason: "nil is not allowed for a non-optional \(property.typeDescription)")
+            }
+            return
+        }
+        guard value.kind == property.kind else {
+            throw .invalidValue(type: schema.name, property: property.name,
+                                reason: "a \(value.kind.map(\.description) ?? "nil") value cannot be stored in a \(property.typeDescription) property")
+        }
+    }
+
+    /// Creates an object with these property values (one per property; list properties take
+    /// `.null` here and are filled with `setList`). Returns its key.
+    @discardableResult
+    package func insert(_ values: [StoreValue]) throws(StoreError) -> ObjectKey {
+        precondition(values.count == schema.properties.count, "insert needs one value per property")
+        try session.requireWrite()
+        try loadMeta()
+        for index in values.indices where !schema.properties[index].isList { try checkValue(values[index], for: index) }
+        if let pk = primaryKeyIndex, let existing = try find(primaryKey: values[pk]) {
+            _ = existing
+            throw .duplicatePrimaryKey(type: schema.name, value: "\(values[pk])")
+        }
+        let key = nextKey
+        nextKey += 1
+        // The last cluster takes the object if it has room; otherwise a new cluster starts.
+        var cluster: DirtyCluster?
+        if let last = newClusters.last {
+            cluster = dirty[last]
+        } else if let tree = try clusters() {
+            do {
+                let cursor = try reading.makeCursor(on: tree)
+                if try cursor.last() {
+                    let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+                    cluster = try dirtyCluster(first, loading: nil)
+                }
+            } catch {
+                throw StoreError.wrap(error)
+            }
+        }
+        if let candidate = cluster, candidate.keys.count >= Cluster.capacity { cluster = nil }
+        let target: DirtyCluster
+        if let cluster {
+            if cluster.columns.contains(where: { $0 == nil }) { _ = try dirtyCluster(cluster.firstKey, loading: nil) }
+            target = cluster
+        } else {
+            target = DirtyCluster(firstKey: key, columnCount: schema.properties.count, existsInSnapshot: false)
+            for (index, property) in schema.properties.enumerated() where !property.isList {
+                target.columns[index] = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: Cluster.capacity)
+            }
+            dirty[key] = target
+            newClusters.append(key)
+        }
+        let row = target.keys.count
+        target.keys.insertRow(at: row)
+        target.keys.setFixed(key, at: row)
+        for (index, property) in schema.properties.enumerated() where !property.isList {
+            let buffer = target.columns[index]!
+            buffer.insertRow(at: row)
+            buffer.set(values[index], at: row)
+        }
+        session.invalidateViews()
+        let objectKey = ObjectKey(key)
+        if let pk = primaryKeyIndex { try addIndexEntry(values[pk], key: objectKey, property: pk) }
+        for index in indexedProperties { try addIndexEntry(values[index], key: objectKey, property: index) }
+        storedCount += 1
+        changes.insert(key)
+        return objectKey
+    }
+
+    /// Sets one property of an existing object.
+    package func set(_ value: StoreValue, for key: ObjectKey, property index: Int) throws(StoreError) {
+        try session.requireWrite()
+        try checkValue(value, for: index)
+        guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
+        let indexed = index == primaryKeyIndex || indexTreeNames[index] != nil
+        if indexed {
+            let old = try view.column(index).value(row, kind: schema.properties[index].kind)
+            if index == primaryKeyIndex, old != value, try find(primaryKey: value) != nil {
+                throw .duplicatePrimaryKey(type: schema.name, value: "\(value)")
+            }
+            try removeIndexEntry(old, key: key, property: index)
+            try addIndexEntry(value, key: key, property: index)
+        }
+        let cluster = try dirtyCluster(view.firstKey, loading: [index])
+        if cluster.columns[index]!.set(value, at: row) { session.invalidateViews() }
+        changes.modify(key.rawValue, property: index)
+    }
+
+    /// A fixed-width column buffer to write `property` of the object at `key` in place, for
+    /// the typed fast path. Marks the object modified.
+    package func writableColumn(for key: ObjectKey, property index: Int) throws(StoreError) -> (buffer: ColumnBufferHandle, row: Int) {
+        try session.requireWrite()
+        guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
+        let cluster = try dirtyCluster(view.firstKey, loading: [index])
+        changes.modify(key.rawValue, property: index)
+        return (ColumnBufferHandle(buffer: cluster.columns[index]!), row)
+    }
+
+    /// Deletes objects. Links to them from other objects are cleared by the session.
+    package func delete(_ keys: [ObjectKey]) throws(StoreError) {
+        try session.requireWrite()
+        try loadMeta()
+        for key in keys {
+            guard let (view, row) = try locate(key) else { continue }
+            if let pk = primaryKeyIndex {
+                try removeIndexEntry(try view.column(pk).value(row, kind: schema.properties[pk].kind), key: key, property: pk)
+            }
+            for index in indexedProperties {
+                try removeIndexEntry(try view.column(index).value(row, kind: schema.properties[index].kind), key: key, property: index)
+            }
+            for (index, property) in schema.properties.enumerated() where property.isList {
+                try setList([], for: key, property: index, recordChange: false)
+            }
+            let cluster = try dirtyCluster(view.firstKey, loading: nil)
+            cluster.keys.removeRow(at: row)
+            for buffer in cluster.columns { buffer?.removeRow(at: row) }
+            session.invalidateViews()
+            storedCount -= 1
+            changes.delete(key.rawValue)
+        }
+    }
+
+    // MARK: Lists
+
+    /// The elements of a list property (a copy).
+    package func list(_ key: ObjectKey, property index: Int) throws(StoreError) -> [StoreValue] {
+        if let values = dirtyLists[ListID(property: index, key: key.rawValue)] { return values }
+        let view = try listChunk(key, property: index)
+        let kind = schema.properties[index].kind
+        return (0..<view.count).map { view.value($0, kind: kind) }
+    }
+
+    /// The number of elements of a list property.
+    package func listCount(_ key: ObjectKey, property index: Int) throws(StoreError) -> Int {
+        if let values = dirtyLists[ListID(property: index, key: key.rawValue)] { return values.count }
+        return try listChunk(key, property: index).count
+    }
+
+    /// One element of a list property.
+    package func listElement(_ key: ObjectKey, property index: Int, at position: Int) throws(StoreError) -> StoreValue {
+        if let values = dirtyLists[ListID(property: index, key: key.rawValue)] { return values[position] }
+        let view = try listChunk(key, property: index)
+        precondition(position >= 0 && position < view.count, "List index \(position) out of bounds (count \(view.count))")
+        return view.value(position, kind: schema.properties[index].kind)
+    }
+
+    private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
+        guard let tree = try session.tree(listTreeName) else { return .absent }
+        return try chunk(in: tree, key: TreeKey.list(column: columnIDs[index], key), expectedCount: nil)
+    }
+
+    /// Replaces the elements of a list property.
+    package func setList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool = true) throws(StoreError) {
+        try session.requireWrite()
+        let property = schema.properties[index]
+        for value in values {
+            if value.isNull {
+                guard property.isOptional && property.kind != .link else {
+                    throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
+                }
+            } else if value.kind != property.kind {
+                throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
+            }
+        }
+        dirtyLists[ListID(property: index, key: key.rawValue)] = values
+        if recordChange { changes.modify(key.rawValue, property: index) }
+    }
+
+    // MARK: Links to deleted objects
+
+    /// Clears links to `deleted` objects of table `target` held by this table's objects, and
+    /// removes them from lists.
+    func clearLinks(to target: String, deleted: Set<Int64>) throws {
+        let linkProperties = schema.properties.indices.filter {
+            schema.properties[$0].kind == .link && schema.properties[$0].objectType == target
+        }
+        guard !linkProperties.isEmpty else { return }
+        var clears: [(ObjectKey, Int)] = []
+        var lists: [(ObjectKey, Int, [StoreValue])] = []
+        try forEachCluster { view in
+            for index in linkProperties {
+                if schema.properties[index].isList {
+                    for row in 0..<view.count {
+                        let key = view.key(at: row)
+                        let values = try list(key, property: index)
+                        let kept = values.filter { if case .link(let k) = $0 { !deleted.contains(k.rawValue) } else { true } }
+                        if kept.count != values.count { lists.append((key, index, kept)) }
+                    }
+                } else {
+                    let chunk = try view.column(index)
+                    for row in 0..<view.count where deleted.contains(chunk.int(row)) {
+                        clears.append((view.key(at: row), index))
+                    }
+                }
+            }
+            return true
+        }
+        for (key, index) in clears { try set(.null, for: key, property: index) }
+        for (key, index, kept) in lists { try setList(kept, for: key, property: index) }
+    }
+
+    // MARK: Commit
+
+    /// Writes the transaction's clusters, lists and counters to the engine.
+    func flush(into write: WriteTransaction) throws {
+        guard metaLoaded || !dirty.isEmpty || !dirtyLists.isEmpty else { return }
+        try loadMeta()
+        if !dirty.isEmpty {
+            let tree = try write.createTree(named: clusterTreeName)
+            for (first, cluster) in dirty {
+                if cluster.keys.count == 0 {
+                    if cluster.existsInSnapshot {
+                        _ = try write.delete(forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
+                        for id in columnIDs { _ = try write.delete(forKey: TreeKey.cluster(first, column: id), in: tree) }
+                    }
+                    continue
+                }
+                cluster.keys.encode(into: &encodeScratch)
+                try write.put(encodeScratch, forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
+                for (index, buffer) in cluster.columns.enumerated() {
+                    guard let buffer else { continue }
+                    buffer.encode(into: &encodeScratch)
+                    try write.put(encodeScratch, forKey: TreeKey.cluster(first, column: columnIDs[index]), in: tree)
+                }
+            }
+        }
+        if !dirtyLists.isEmpty {
+            let tree = try write.createTree(named: listTreeName)
+            for (id, values) in dirtyLists {
+                let key = TreeKey.list(column: columnIDs[id.property], ObjectKey(id.key))
+                if values.isEmpty {
+                    _ = try write.delete(forKey: key, in: tree)
+                    continue
+                }
+                let property = schema.properties[id.property]
+                let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: values.count)
+                for (row, value) in values.enumerated() {
+                    buffer.insertRow(at: row)
+                    buffer.set(value, at: row)
+                }
+                buffer.encode(into: &encodeScratch)
+                try write.put(encodeScratch, forKey: key, in: tree)
+            }
+        }
+        try session.storeTableMeta(tableID, nextKey: nextKey, count: storedCount, in: write)
+    }
+}
+
+/// Write access to one fixed-width column buffer, for typed setters.
+package struct ColumnBufferHandle {
+    let buffer: ColumnBuffer
+
+    @inline(__always)
+    package func set<T>(_ value: T, at row: Int) { buffer.setFixed(value, at: row) }
+
+    package func setNull(at row: Int) { buffer.setNull(row) }
+}

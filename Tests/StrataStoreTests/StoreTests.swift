@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import StrataStore
+
+@Suite struct StoreTests {
+    @Test func insertReadUpdateDeleteAcrossReopen() throws {
+        let folder = TemporaryFolder()
+        do {
+            let store = try Store.open(path: folder.file(), schema: personSchema)
+            let session = try store.makeSession()
+            let people = session.table(named: "Person")!
+            try session.beginWrite()
+            var keys: [ObjectKey] = []
+            for i in 0..<1000 {
+                keys.append(try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i % 90)), i % 3 == 0 ? .null : .double(Double(i) / 2), .null, .null]))
+            }
+            try people.set(.link(keys[1]), for: keys[0], property: 4)
+            try people.setList([.string("a"), .string("b")], for: keys[0], property: 5)
+            let changes = try session.commit()
+            #expect(changes.tables[people.tableID]?.inserted.count == 1000)
+            #expect(try people.count == 1000)
+            #expect(try people.value(keys[999], property: 1) == .string("p999"))
+            #expect(try people.value(keys[3], property: 3) == .null)
+            #expect(try people.value(keys[4], property: 3) == .double(2))
+            #expect(try people.find(primaryKey: .int(500)) == keys[500])
+            #expect(try people.find(.string("p42"), inIndexOf: 1) == [keys[42]])
+
+            try session.beginWrite()
+            try people.set(.string("renamed"), for: keys[42], property: 1)
+            try session.delete([keys[1], keys[7]], from: people)
+            let second = try session.commit()
+            #expect(second.tables[people.tableID]?.deleted == [keys[1], keys[7]])
+            #expect(second.tables[people.tableID]?.modified[keys[42]] == TableChanges.bit(1))
+            #expect(second.tables[people.tableID]?.modified[keys[0]] == TableChanges.bit(4))
+            session.close()
+            store.close()
+        }
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        let session = try store.makeSession()
+        let people = session.table(named: "Person")!
+        #expect(try people.count == 998)
+        let k0 = try #require(try people.find(primaryKey: .int(0)))
+        #expect(try people.value(k0, property: 4) == .null)  // its friend was deleted
+        #expect(try people.list(k0, property: 5) == [.string("a"), .string("b")])
+        #expect(try people.find(.string("p42"), inIndexOf: 1) == [])
+        #expect(try people.find(.string("renamed"), inIndexOf: 1).count == 1)
+        #expect(try people.find(primaryKey: .int(1)) == nil)
+        #expect(try people.allKeys().count == 998)
+    }
+
+    @Test func duplicatePrimaryKeyAndWrongValuesAreTypedErrors() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        let session = try store.makeSession()
+        let people = session.table(named: "Person")!
+        try session.beginWrite()
+        try people.insert([.int(1), .string("a"), .int(1), .null, .null, .null])
+        #expect(throws: StoreError.duplicatePrimaryKey(type: "Person", value: "1")) {
+            try people.insert([.int(1), .string("b"), .int(1), .null, .null, .null])
+        }
+        #expect(throws: StoreError.self) { try people.insert([.int(2), .null, .int(1), .null, .null, .null]) }
+        #expect(throws: StoreError.self) { try people.insert([.int(3), .int(5), .int(1), .null, .null, .null]) }
+        session.rollback()
+    }
+
+    @Test func schemaMismatchNamesTypeAndProperty() throws {
+        let folder = TemporaryFolder()
+        try Store.open(path: folder.file(), schema: personSchema).close()
+        var changed = personSchema
+        changed.objectSchemas[0].properties.append(PropertySchema(name: "email", kind: .string))
+        #expect(throws: StoreError.schemaMismatch(type: "Person", property: "email", reason: "the property was added")) {
+            try Store.open(path: folder.file(), schema: changed)
+        }
+        // A higher schema version applies the change; old objects read the new column as default.
+        let store = try Store.open(path: folder.file(), schema: changed, schemaVersion: 1, policy: .migrate(renames: [:]))
+        #expect(store.schemaVersion == 1)
+        #expect(store.upgrade?.oldVersion == 0)
+        store.close()
+    }
+}
