@@ -35,6 +35,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore"], swiftSettings: strictSettings),
+        // The seed documents' code, compiled against the RealmSwift names.
+        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,2 +1,41 @@
-// RealmSwift-named aliases over Strata arrive with the objects issue.
+// RealmSwift's names for Strata's API, so that code written for RealmSwift's local database
+// compiles with only its import line changed (`import StrataRealmCompat`). Everything here
+// is an alias or a thin forwarder; the behaviour is Strata's, documented on the Strata types.
 @_exported public import Strata
+public import Foundation
+
+/// RealmSwift's name for a database instance.
+public typealias Realm = Database
+
+/// RealmSwift's name for the types a `List` can hold.
+public typealias RealmCollectionValue = CollectionValue
+
+/// RealmSwift's name for the schema of one object type.
+public typealias RealmSwiftObject = Object
+
+extension Database.Configuration {
+    /// RealmSwift's configuration initializer. `deleteRealmIfMigrationNeeded` is Strata's
+    /// `deleteIfMigrationNeeded`; encryption and sync are not supported.
+    public init(fileURL: URL? = Database.Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
+                readOnly: Bool = false, schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
+                deleteRealmIfMigrationNeeded: Bool, objectTypes: [Object.Type]? = nil) {
+        self.init(fileURL: fileURL, inMemoryIdentifier: inMemoryIdentifier, readOnly: readOnly, schemaVersion: schemaVersion,
+                  migrationBlock: migrationBlock, deleteIfMigrationNeeded: deleteRealmIfMigrationNeeded, objectTypes: objectTypes)
+    }
+
+    /// RealmSwift's name for `deleteIfMigrationNeeded`.
+    public var deleteRealmIfMigrationNeeded: Bool {
+        get { deleteIfMigrationNeeded }
+        set { deleteIfMigrationNeeded = newValue }
+    }
+}
+
+extension Object {
+    /// RealmSwift's name for `database`: the instance managing the object, nil if unmanaged.
+    public var realm: Realm? { database }
+}
+
+extension List {
+    /// RealmSwift's name for `database`.
+    public var realm: Realm? { database }
+}

@@ -2,6 +2,7 @@
 
 public import StrataStorage
 import Foundation
+import Synchronization
 
 /// What to do when the file's schema differs from the one the code declares.
 public enum SchemaMismatchPolicy: Sendable {
@@ -29,8 +30,10 @@ public struct SchemaUpgrade: Sendable {
 public final class Store: @unchecked Sendable {
     /// The storage engine underneath.
     public let engine: StorageEngine
-    /// The schema stored in the file (after any upgrade made by `open`).
-    public let schema: Schema
+    /// The schema stored in the file (after any upgrade made by `open`, and with the types
+    /// sessions have added since).
+    public var schema: Schema { schemaState.withLock { $0 } }
+    private let schemaState: Mutex<Schema>
     /// The file's schema version.
     public let schemaVersion: UInt64
     /// What `open` did to the schema, when it changed it.
@@ -42,7 +45,7 @@ public final class Store: @unchecked Sendable {
 
     private init(engine: StorageEngine, schema: Schema, schemaVersion: UInt64, upgrade: SchemaUpgrade?) {
         self.engine = engine
-        self.schema = schema
+        self.schemaState = Mutex(schema)
         self.schemaVersion = schemaVersion
         self.upgrade = upgrade
     }
@@ -135,6 +138,13 @@ public final class Store: @unchecked Sendable {
     private static func isDeleteData(_ policy: SchemaMismatchPolicy) -> Bool {
         if case .deleteData = policy { return true }
         return false
+    }
+
+    /// Records types a session added (after its commit).
+    func publish(_ schema: Schema) {
+        schemaState.withLock { current in
+            if schema.objectSchemas.count > current.objectSchemas.count { current = schema }
+        }
     }
 
     /// Closes the engine. Sessions must be closed first.

@@ -18,7 +18,7 @@ public final class StoreSession {
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
-    private var metaTree: Tree??
+    private var pendingSchema: Schema?
 
     init(store: Store) throws(StoreError) {
         self.store = store
@@ -57,8 +57,41 @@ public final class StoreSession {
         generation &+= 1
         transactionSerial &+= 1
         trees.removeAll(keepingCapacity: true)
-        metaTree = nil
         for table in tables { table.reset() }
+        syncTables(with: store.schema)
+    }
+
+    /// Adds sessions' tables for types the store learned about.
+    private func syncTables(with schema: Schema) {
+        guard schema.objectSchemas.count > tables.count else { return }
+        for object in schema.objectSchemas where tableIndex[object.name] == nil {
+            tableIndex[object.name] = tables.count
+            tables.append(TableAccess(session: self, position: tables.count, schema: object))
+        }
+    }
+
+    /// Adds tables for new object types (in the current write transaction, or in one of their
+    /// own when none is open). Types the file already has must match.
+    public func addTables(_ objects: [ObjectSchema]) throws(StoreError) {
+        let ownTransaction = write == nil
+        if ownTransaction { try beginWrite() }
+        do {
+            let write = try writer()
+            let (current, version) = try Store.readSchema(write)
+            let base = pendingSchema ?? current ?? Schema([])
+            guard let merged = try Store.reconcile(stored: base, requested: Schema(objects), exactOnly: false) else {
+                throw try Store.mismatch(stored: base, requested: Schema(objects))
+            }
+            try merged.validate()
+            try Store.writeSchema(merged, version: version, in: write)
+            pendingSchema = merged
+            trees.removeAll(keepingCapacity: true)
+            syncTables(with: merged)
+            if ownTransaction { try commit() }
+        } catch {
+            if ownTransaction { rollback() }
+            throw StoreError.wrap(error)
+        }
     }
 
     // MARK: Versions
@@ -104,7 +137,7 @@ public final class StoreSession {
     }
 
     /// Starts a write transaction, suspending (not blocking a thread) while waiting for the lock.
-    public func beginWrite() async throws(StoreError) {
+    public func beginWrite(isolation: isolated (any Actor)? = #isolation) async throws(StoreError) {
         precondition(write == nil, "a write transaction is already open")
         do {
             write = try await store.engine.beginWrite()
@@ -144,11 +177,19 @@ public final class StoreSession {
         } catch {
             self.write = nil
             write.rollback()
+            if pendingSchema != nil {
+                pendingSchema = nil
+                let known = Set(store.schema.objectSchemas.map(\.name))
+                tables.removeAll { !known.contains($0.schema.name) }
+                tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
+            }
             transactionChanged()
             _ = try? refreshAfterWrite()
             throw StoreError.wrap(error)
         }
         self.write = nil
+        if let pendingSchema { store.publish(pendingSchema) }
+        pendingSchema = nil
         transactionChanged()
         try refreshAfterWrite()
         return changes
@@ -159,6 +200,12 @@ public final class StoreSession {
         guard let write else { return }
         self.write = nil
         write.rollback()
+        if pendingSchema != nil {
+            pendingSchema = nil
+            let known = Set(store.schema.objectSchemas.map(\.name))
+            tables.removeAll { !known.contains($0.schema.name) }
+            tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
+        }
         transactionChanged()
     }
 

@@ -1,0 +1,196 @@
+// What the database knows about each model class: its schema, discovered with Mirror on a
+// prototype instance, and direct access to each @Persisted wrapper through the field offsets
+// the runtime reports. Computed once per class and cached.
+
+@_spi(Reflection) import Swift
+import Foundation
+import Synchronization
+import StrataStore
+
+final class ClassInfo: @unchecked Sendable {  // immutable after init
+    let type: Object.Type
+    let schema: ObjectSchema
+    /// By property index.
+    let fields: [any FieldAccess]
+    let primaryKeyIndex: Int?
+    /// Other model classes this one links to.
+    let linkedTypes: [Object.Type]
+
+    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], linkedTypes: [Object.Type]) {
+        self.type = type
+        self.schema = schema
+        self.fields = fields
+        self.primaryKeyIndex = schema.primaryKeyIndex
+        self.linkedTypes = linkedTypes
+    }
+
+    private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+    private static let byName = Mutex<[String: TypeList]>([:])
+
+    /// The class's info, discovered on first use.
+    static func of(_ type: Object.Type) throws(Database.Error) -> ClassInfo {
+        if let info = cache.withLock({ $0[ObjectIdentifier(type)] }) { return info }
+        let info = try discover(type)
+        cache.withLock { $0[ObjectIdentifier(type)] = info }
+        byName.withLock { $0[info.schema.name] = TypeList(types: [type]) }
+        return info
+    }
+
+    /// A class seen before, by schema name.
+    static func type(named name: String) -> Object.Type? { byName.withLock { $0[name]?.types.first } }
+
+    /// The class and every class it links to, transitively.
+    static func closure(of types: [Object.Type]) throws(Database.Error) -> [ClassInfo] {
+        var seen: Set<ObjectIdentifier> = []
+        var result: [ClassInfo] = []
+        var pending = types
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            let info = try of(next)
+            result.append(info)
+            pending += info.linkedTypes
+        }
+        return result
+    }
+
+    private static func discover(_ type: Object.Type) throws(Database.Error) -> ClassInfo {
+        let name = type.className()
+        let prototype = type.init()
+        // Mirror lists a class's own fields; walk up to Object so superclass properties
+        // come first and keep their positions in subclasses.
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror, current.subjectType != Object.self {
+            mirrors.append(current)
+            mirror = current.superclassMirror
+        }
+        var offsets: [String: Int] = [:]
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { fieldName, offset, _, _ in
+            offsets[String(cString: fieldName)] = offset
+            return true
+        }
+        var properties: [PropertySchema] = []
+        var fields: [any FieldAccess] = []
+        var linked: [Object.Type] = []
+        for current in mirrors.reversed() {
+            for child in current.children {
+                guard let label = child.label, let wrapper = child.value as? any PersistedProtocol else { continue }
+                guard label.hasPrefix("_") else { continue }
+                let propertyName = String(label.dropFirst())
+                guard let offset = offsets[label] else {
+                    throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(propertyName)' (the Swift runtime did not report its field offset).")
+                }
+                let shape = Swift.type(of: wrapper).valueShape
+                properties.append(PropertySchema(name: propertyName, kind: shape.kind, isOptional: shape.isOptional || shape.kind == .link,
+                                                 isList: shape.isList, isPrimaryKey: wrapper.isPrimaryKey,
+                                                 isIndexed: wrapper.isIndexed, objectType: shape.objectType))
+                fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
+                if let target = shape.objectType {
+                    guard let targetType = linkTargets[target] ?? ClassInfo.type(named: target) ?? linkedTypeFromValue(child.value) else {
+                        throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
+                    }
+                    linked.append(targetType)
+                }
+            }
+        }
+        let schema = ObjectSchema(name: name, properties: properties)
+        do {
+            try schema.validate()
+        } catch {
+            throw Database.Error(.invalidInput, error.description)
+        }
+        if properties.isEmpty {
+            throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties; declare its stored properties with @Persisted.")
+        }
+        return ClassInfo(type: type, schema: schema, fields: fields, linkedTypes: linked)
+    }
+
+    /// The class a link or list wrapper points at, read from the wrapper's static type.
+    private static func linkedTypeFromValue(_ value: Any) -> Object.Type? {
+        (value as? any LinkTargetProviding).map { Swift.type(of: $0).linkTarget }
+    }
+
+    private static var linkTargets: [String: Object.Type] { [:] }
+
+    // MARK: Loose input
+
+    /// Sets an unmanaged object's properties from a dictionary, an array in property order, or
+    /// another object.
+    func apply(value: Any, to object: Object, database: Database?) throws(Database.Error) {
+        let value = unwrapAny(value) ?? value
+        if let dictionary = value as? [String: Any] {
+            for (key, input) in dictionary {
+                guard let index = schema.propertyIndex(named: key) else {
+                    throw Database.Error(.invalidInput, "'\(schema.name)' has no property named '\(key)'")
+                }
+                try set(index, input, on: object, database: database)
+            }
+        } else if let array = value as? [Any] {
+            guard array.count <= schema.properties.count else {
+                throw Database.Error(.invalidInput, "\(array.count) values given for '\(schema.name)', which has \(schema.properties.count) properties")
+            }
+            for (index, input) in array.enumerated() { try set(index, input, on: object, database: database) }
+        } else if let other = value as? Object {
+            for (index, property) in schema.properties.enumerated() {
+                guard let input = other.value(forKey: property.name) ?? Optional<Any>.none as Any? else { continue }
+                try set(index, input, on: object, database: database)
+            }
+        } else {
+            throw Database.Error(.invalidInput, "Cannot make a '\(schema.name)' from a value of type \(Swift.type(of: value)); use a dictionary, an array or an object")
+        }
+    }
+
+    private func set(_ index: Int, _ input: Any, on object: Object, database: Database?) throws(Database.Error) {
+        guard fields[index].setUnmanaged(object, any: input, database) else {
+            let property = schema.properties[index]
+            throw Database.Error(.invalidInput, "Invalid value '\(input)' of type \(Swift.type(of: input)) for '\(schema.name).\(property.name)', which is \(property.typeDescription)")
+        }
+    }
+}
+
+/// Wrappers of links and lists of objects report their target class.
+protocol LinkTargetProviding {
+    static var linkTarget: Object.Type { get }
+}
+
+extension Persisted: LinkTargetProviding where Value: _LinkTarget {
+    static var linkTarget: Object.Type { Value._strataLinkTarget }
+}
+
+/// Property types that link to objects (optional objects and lists of objects).
+public protocol _LinkTarget {
+    static var _strataLinkTarget: Object.Type { get }
+}
+
+extension Optional: _LinkTarget where Wrapped: Object {
+    public static var _strataLinkTarget: Object.Type { Wrapped.self }
+}
+
+// MARK: Key paths to property names
+
+/// Records the properties a key path goes through, on prototype objects.
+public final class KeyPathRecorder {
+    var probes: [Object] = []
+
+    init() {}
+
+    func child() -> KeyPathRecorder { self }
+
+    /// The property names `keyPath` passes through, e.g. `["owner", "name"]`.
+    static func names<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> [String] {
+        let recorder = KeyPathRecorder()
+        let probe = Root()
+        probe._slot.pointee.recorder = recorder
+        recorder.probes.append(probe)
+        _ = probe[keyPath: keyPath]
+        var names: [String] = []
+        for object in recorder.probes {
+            guard let info = try? ClassInfo.of(type(of: object)) else { continue }
+            for (index, field) in info.fields.enumerated() where field.takeRecordingMark(object) {
+                names.append(info.schema.properties[index].name)
+            }
+        }
+        precondition(!names.isEmpty, "The key path does not go through any @Persisted property of '\(Root.className())'; only persisted properties can be queried.")
+        return names
+    }
+}

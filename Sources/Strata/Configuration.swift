@@ -1,0 +1,111 @@
+public import Foundation
+public import StrataStorage
+import Synchronization
+
+/// Called when a database opens with a higher `schemaVersion` than its file has. It receives
+/// the migration and the file's old schema version.
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+
+extension Database {
+    /// Where a database lives and how it opens. A value type, safe to share across threads and
+    /// actors.
+    public struct Configuration: Sendable, CustomStringConvertible {
+        /// The file (nil for an in-memory database). Setting it clears `inMemoryIdentifier`.
+        public var fileURL: URL? {
+            didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
+        }
+        private var _inMemoryIdentifier: String?
+        /// Names an in-memory database: instances with the same identifier share the data
+        /// while at least one is open. Setting it clears `fileURL`.
+        public var inMemoryIdentifier: String? {
+            get { _inMemoryIdentifier }
+            set {
+                _inMemoryIdentifier = newValue
+                if newValue != nil { fileURL = nil }
+            }
+        }
+        /// Open the file read-only: writes are errors and the file is never modified.
+        public var readOnly: Bool
+        /// The version of the schema the code declares. Raise it whenever the models change,
+        /// and handle the change in `migrationBlock`.
+        public var schemaVersion: UInt64
+        /// Runs when the file's schema version is lower than `schemaVersion`.
+        public var migrationBlock: MigrationBlock?
+        /// Delete the file's data instead of failing when its schema does not match.
+        public var deleteIfMigrationNeeded: Bool
+        /// The object types this database holds; nil means every `Object` subclass the
+        /// process has registered (see `Database.register(_:)`) or used.
+        public var objectTypes: [Object.Type]? {
+            get { _objectTypes?.types }
+            set { _objectTypes = newValue.map(TypeList.init) }
+        }
+        private var _objectTypes: TypeList?
+        /// Durability of commits: `.full` (default) survives power loss once a commit returns;
+        /// `.none` survives process crashes only.
+        public var durability: Durability
+
+        public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
+                    schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
+                    objectTypes: [Object.Type]? = nil, durability: Durability = .full) {
+            self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
+            self._inMemoryIdentifier = inMemoryIdentifier
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
+            self.deleteIfMigrationNeeded = deleteIfMigrationNeeded
+            self._objectTypes = objectTypes.map(TypeList.init)
+            self.durability = durability
+        }
+
+        /// The default file: `default.strata` in the app's Documents folder on Apple
+        /// platforms, and in the current directory elsewhere.
+        public static var defaultFileURL: URL {
+            #if canImport(Darwin)
+            let folder = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+                ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            #else
+            let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+            #endif
+            return folder.appendingPathComponent("default.strata")
+        }
+
+        private static let defaultStorage = Mutex(Configuration(fileURL: nil, inMemoryIdentifier: nil))
+        private static let hasDefault = Atomic<Bool>(false)
+
+        /// The configuration `Database()` uses. Defaults to `defaultFileURL`.
+        public static var defaultConfiguration: Configuration {
+            get { hasDefault.load(ordering: .acquiring) ? defaultStorage.withLock { $0 } : Configuration() }
+            set {
+                defaultStorage.withLock { $0 = newValue }
+                hasDefault.store(true, ordering: .releasing)
+            }
+        }
+
+        /// The file path the database uses (a private temporary file for in-memory ones).
+        var path: String {
+            if let fileURL { return fileURL.path }
+            let identifier = (inMemoryIdentifier ?? "").unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "_" }.joined()
+            return NSTemporaryDirectory() + "/strata-memory-\(getpid())-\(identifier).strata"
+        }
+
+        /// What identifies the file across configurations.
+        var identity: String { inMemoryIdentifier.map { "memory:" + $0 } ?? (fileURL?.standardizedFileURL.path ?? "") }
+
+        public var description: String {
+            "Database.Configuration(\(inMemoryIdentifier.map { "inMemoryIdentifier: \($0)" } ?? "fileURL: \(fileURL?.path ?? "nil")"), schemaVersion: \(schemaVersion), readOnly: \(readOnly), durability: \(durability))"
+        }
+    }
+}
+
+extension Database.Configuration: Equatable {
+    /// Two configurations are equal when they open the same file the same way.
+    public static func == (lhs: Database.Configuration, rhs: Database.Configuration) -> Bool {
+        lhs.fileURL == rhs.fileURL && lhs.inMemoryIdentifier == rhs.inMemoryIdentifier && lhs.readOnly == rhs.readOnly
+            && lhs.schemaVersion == rhs.schemaVersion
+    }
+}
+
+/// Object types in a configuration. Class metatypes are immutable, so sharing them is safe.
+struct TypeList: @unchecked Sendable {
+    let types: [Object.Type]
+}

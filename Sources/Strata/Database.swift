@@ -1,0 +1,348 @@
+public import Foundation
+public import Dispatch
+public import StrataStore
+import StrataStorage
+
+/// A database instance: one view of a Strata file (or in-memory database), confined to the
+/// thread, serial queue or actor that opened it. RealmSwift calls this type `Realm`.
+///
+/// Open it where you will use it:
+///
+/// ```swift
+/// let db = try Database()                                   // this thread
+/// let db = try Database(configuration: config, queue: q)    // a serial queue (open it on q)
+/// let db = try await Database(actor: self)                  // inside an actor
+/// let db = try await Database()                             // on the main actor
+/// ```
+///
+/// Opening the same configuration again in the same context gives the same underlying
+/// instance. Instances are not `Sendable`: the compiler keeps them in their context, and a use
+/// from the wrong thread, queue or actor stops with a message that says so. Pass primary keys,
+/// `Sendable` values or thread-safe references between contexts instead.
+public struct Database {
+    let core: DatabaseCore
+
+    init(core: DatabaseCore) { self.core = core }
+
+    // MARK: Opening
+
+    /// Opens a database confined to the current thread (or to `queue`, which must be serial and
+    /// must be the queue this is called on).
+    public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue? = nil) throws {
+        let confinement: Confinement
+        if let queue {
+            let key = DispatchSpecificKey<UInt8>()
+            queue.setSpecific(key: key, value: 1)
+            confinement = .queue(queue, key)
+            dispatchPrecondition(condition: .onQueue(queue))
+        } else {
+            confinement = .thread(pthread_self())
+        }
+        core = try DatabaseCore.open(configuration, confinement)
+    }
+
+    /// Opens the database at `fileURL` with the default configuration's other settings.
+    public init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
+    /// Opens a database isolated to the main actor: `try await Database()` in `@MainActor` code.
+    @MainActor
+    public init(configuration: Configuration = .defaultConfiguration) async throws {
+        core = try DatabaseCore.open(configuration, .mainActor)
+    }
+
+    /// Opens a database isolated to `actor` (a custom actor, a global actor's shared instance or
+    /// `MainActor.shared`). Call it from code isolated to that actor; inside an actor's
+    /// initializer, `try await Database(actor: self)`.
+    public init(configuration: Configuration = .defaultConfiguration, actor: isolated any Actor) async throws {
+        try Task.checkCancellation()
+        if actor === MainActor.shared {
+            core = try DatabaseCore.open(configuration, .mainActor)
+        } else {
+            core = try DatabaseCore.open(configuration, .actor(actor))
+        }
+    }
+
+    /// Opens a database isolated to the caller's actor.
+    public static func open(configuration: Configuration = .defaultConfiguration,
+                            _isolation actor: isolated any Actor = #isolation) async throws -> Database {
+        try await Database(configuration: configuration, actor: actor)
+    }
+
+    // MARK: Properties
+
+    /// The configuration the instance was opened with.
+    public var configuration: Configuration { core.configuration }
+
+    /// The file's schema: every object type it holds.
+    public var schema: Schema { core.session.store.schema }
+
+    /// Whether the database holds no objects.
+    public var isEmpty: Bool {
+        core.verify("isEmpty")
+        return core.session.tables.allSatisfy { ((try? $0.count) ?? 0) == 0 }
+    }
+
+    /// The version this instance reads.
+    public var version: UInt64 { core.session.version }
+
+    // MARK: Writing
+
+    /// Whether a write transaction is open on this instance.
+    public var isInWriteTransaction: Bool { core.session.isInWriteTransaction }
+
+    /// Runs `block` in a write transaction and commits it, returning the block's value. If the
+    /// block throws, the transaction is rolled back and the error rethrown. Blocks the thread
+    /// while another writer holds the lock; in async code prefer `asyncWrite`.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try core.beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.session.isInWriteTransaction { core.session.rollback() }
+            throw error
+        }
+        if core.session.isInWriteTransaction { try core.commitWrite() }
+        return result
+    }
+
+    /// Starts a write transaction, blocking while another writer holds the lock. Pair it with
+    /// `commitWrite()` or `cancelWrite()`. Stops with a message if the database is read-only
+    /// or the disk fails; `write { }` throws instead.
+    public func beginWrite() {
+        do { try core.beginWrite() } catch { preconditionFailure("beginWrite() failed: \(error)") }
+    }
+
+    /// Commits the write transaction: durable (per the configuration's durability) and visible
+    /// to other instances when it returns.
+    public func commitWrite() throws { try core.commitWrite() }
+
+    /// Rolls the write transaction back. Objects added in it become invalidated.
+    public func cancelWrite() { core.cancelWrite() }
+
+    /// Runs `block` in a write transaction without blocking a thread: suspends while waiting
+    /// for the write lock, runs the block on the caller's actor, then commits and resumes once
+    /// the commit is durable. Only for databases isolated to an actor or the main actor.
+    ///
+    /// If the task is cancelled before the block runs, throws `CancellationError` and the block
+    /// never runs. If the block throws, the transaction is rolled back and the error rethrown.
+    @discardableResult
+    public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation,
+                                   _ block: () throws -> Result) async throws -> Result {
+        guard let confined = core.confinement.actor else {
+            preconditionFailure("asyncWrite() can only be used on databases isolated to an actor or the main actor; use write { } on thread- and queue-confined databases.")
+        }
+        precondition(confined === actor || (actor === MainActor.shared && confined === MainActor.shared),
+                     "asyncWrite() called from an actor other than the one the database is isolated to.")
+        precondition(!core.session.isInWriteTransaction, "asyncWrite() called inside a write transaction.")
+        try Task.checkCancellation()
+        try await core.beginWriteAsync()
+        if Task.isCancelled {
+            core.session.rollback()
+            throw CancellationError()
+        }
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.session.isInWriteTransaction { core.session.rollback() }
+            throw error
+        }
+        if core.session.isInWriteTransaction { try core.commitWrite() }
+        return result
+    }
+
+    // MARK: Objects
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the database; the
+    /// object becomes managed in place. With `update` `.modified` or `.all`, an existing object
+    /// with the same primary key is updated instead (only changed properties, or all).
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        _ = core.add(object, update: update)
+    }
+
+    /// Adds a sequence of objects.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { _ = core.add(object, update: update) }
+    }
+
+    /// Creates a managed object from a dictionary of property values, an array in property
+    /// order, or another object, and returns it. Properties the value does not name keep their
+    /// declared initial values (for a new object) or are left alone (for an updated one).
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        core.verifyWrite("create(_:value:update:)")
+        let context: TableContext
+        do { context = try core.context(for: type) } catch { preconditionFailure("\(error)") }
+        let info = context.info
+        let object = T()
+        do {
+            try info.apply(value: value, to: object, database: self)
+        } catch {
+            preconditionFailure("create(\(type.className()).self, value:): \(error)")
+        }
+        if update != .error, let pk = info.primaryKeyIndex {
+            let given = Set(givenProperties(value, info: info))
+            let pkValue: StoreValue
+            if case .value(let v) = info.fields[pk].stored(object, self) { pkValue = v } else { pkValue = .null }
+            if let existing = try? context.table.find(primaryKey: pkValue) {
+                let managed = context.materialize(type, key: existing)
+                for index in info.schema.properties.indices where index != pk && given.contains(index) {
+                    let input = info.fields[index].unmanagedAny(object)
+                    if update == .modified, let current = try? context.table.value(existing, property: index),
+                       !info.schema.properties[index].isList, case .value(let new) = info.fields[index].stored(object, self),
+                       info.schema.properties[index].kind != .link, current == new {
+                        continue
+                    }
+                    _ = info.fields[index].setManaged(managed, column: index, any: input)
+                }
+                return managed
+            }
+        }
+        _ = core.add(object, update: .error)
+        return object
+    }
+
+    private func givenProperties(_ value: Any, info: ClassInfo) -> [Int] {
+        let value = unwrapAny(value) ?? value
+        if let dictionary = value as? [String: Any] { return dictionary.keys.compactMap { info.schema.propertyIndex(named: $0) } }
+        if let array = value as? [Any] { return Array(0..<min(array.count, info.schema.properties.count)) }
+        return Array(info.schema.properties.indices)
+    }
+
+    /// Deletes a managed object. Links to it become nil and it leaves every list.
+    public func delete(_ object: Object) {
+        delete([object])
+    }
+
+    /// Deletes managed objects.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+        core.verifyWrite("delete(_:)")
+        var byTable: [ObjectIdentifier: (TableContext, [ObjectKey])] = [:]
+        for object in objects {
+            guard let table = object._slot.pointee.table else {
+                preconditionFailure("Cannot delete an unmanaged object; only objects added to a database can be deleted.")
+            }
+            precondition(table.core === core, "Cannot delete an object managed by another Database instance.")
+            byTable[ObjectIdentifier(table), default: (table, [])].1.append(ObjectKey(object._slot.pointee.key))
+        }
+        do {
+            for (table, keys) in byTable.values { try core.session.delete(keys, from: table.table) }
+        } catch {
+            preconditionFailure("delete failed: \(error)")
+        }
+    }
+
+    /// Deletes every object of the results.
+    public func delete<T: Object>(_ results: Results<T>) {
+        core.verifyWrite("delete(_:)")
+        guard let context = results.context else { return }
+        do {
+            try core.session.delete(try results.keys(), from: context.table)
+        } catch {
+            preconditionFailure("delete failed: \(error)")
+        }
+    }
+
+    /// Deletes every object in the database.
+    public func deleteAll() {
+        core.verifyWrite("deleteAll()")
+        do {
+            for table in core.session.tables { try core.session.deleteAll(in: table) }
+        } catch {
+            preconditionFailure("deleteAll failed: \(error)")
+        }
+    }
+
+    /// All objects of a type, as live results.
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+        core.verify("objects(_:)")
+        do {
+            return Results(database: self, context: try core.existingContext(for: type), predicate: nil)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    /// The object of a type with this primary key, or nil.
+    public func object<T: Object, Key>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
+        core.verify("object(ofType:forPrimaryKey:)")
+        let context: TableContext?
+        do { context = try core.existingContext(for: type) } catch { preconditionFailure("\(error)") }
+        guard let context else { return nil }
+        guard let pk = context.info.primaryKeyIndex else {
+            preconditionFailure("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
+        }
+        let probe = T()
+        guard context.info.fields[pk].setUnmanaged(probe, any: key as Any, self),
+              case .value(let value) = context.info.fields[pk].stored(probe, self) else {
+            preconditionFailure("\(Key.self) is not the type of '\(type.className())'s primary key (\(context.table.schema.properties[pk].typeDescription)).")
+        }
+        do {
+            guard let objectKey = try context.table.find(primaryKey: value) else { return nil }
+            return context.materialize(type, key: objectKey)
+        } catch {
+            context.fail(error)
+        }
+    }
+
+    // MARK: Versions
+
+    /// Moves the instance to the newest version; returns whether anything changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        core.verify("refresh()")
+        precondition(!isInWriteTransaction, "refresh() cannot be called inside a write transaction.")
+        return (try? core.session.refresh()) ?? false
+    }
+
+    /// Releases the instance's snapshot. Its objects and results become invalid; opening the
+    /// configuration again gives a fresh instance.
+    public func invalidate() {
+        core.verify("invalidate()")
+        core.invalidate()
+    }
+
+    // MARK: Files
+
+    /// Whether a file exists for the configuration.
+    public static func fileExists(for configuration: Configuration) -> Bool {
+        guard configuration.inMemoryIdentifier == nil else { return StoreHandle.isOpen(configuration) }
+        return FileManager.default.fileExists(atPath: configuration.path)
+    }
+
+    /// Deletes the configuration's file and lock file. Throws `alreadyOpen` while an instance
+    /// is open; returns whether there was a file.
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        guard !StoreHandle.isOpen(configuration) else {
+            throw Error(.alreadyOpen, "Cannot delete \(configuration.path) while it is open.", path: configuration.path)
+        }
+        let path = configuration.path
+        let existed = FileManager.default.fileExists(atPath: path)
+        for file in [path, path + "-lock"] where FileManager.default.fileExists(atPath: file) {
+            do { try FileManager.default.removeItem(atPath: file) } catch { throw Error(.fileAccess, "\(error)", path: file) }
+        }
+        return existed
+    }
+
+    /// How `add` and `create` treat an object whose primary key already exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Adding a duplicate primary key is an error.
+        case error = 1
+        /// Update the existing object, writing only the properties whose values changed.
+        case modified = 3
+        /// Update the existing object, writing every property.
+        case all = 2
+    }
+}
+
+extension Database: Equatable {
+    /// Instances are equal when they are the same underlying instance (same file and context).
+    public static func == (lhs: Database, rhs: Database) -> Bool { lhs.core === rhs.core }
+}

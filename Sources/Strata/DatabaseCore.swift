@@ -1,0 +1,294 @@
+// The shared state behind `Database` values: one per file and context (thread, queue or
+// actor), cached so that opening the same configuration in the same context again reuses it.
+
+import Foundation
+import Synchronization
+import StrataStore
+import StrataStorage
+
+final class DatabaseCore {
+    let configuration: Database.Configuration
+    let confinement: Confinement
+    let handle: StoreHandle
+    let session: StoreSession
+    private var contexts: [ObjectIdentifier: TableContext] = [:]
+    private(set) var isInvalidated = false
+    /// The engine transaction being committed off the actor by `asyncWrite`, if any.
+    var committing = false
+
+    private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle) throws(Database.Error) {
+        self.configuration = configuration
+        self.confinement = confinement
+        self.handle = handle
+        do {
+            session = try handle.store.makeSession()
+        } catch {
+            throw Database.Error.wrap(error, path: configuration.path)
+        }
+    }
+
+    deinit {
+        session.close()
+        StoreHandle.release(handle)
+    }
+
+    // MARK: The instance cache
+
+    private struct Weak: @unchecked Sendable { weak var core: DatabaseCore? }
+    private static let cache = Mutex<[String: Weak]>([:])
+
+    static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
+        let key = configuration.identity + "|" + confinement.cacheKey
+        if let core = cache.withLock({ $0[key]?.core }), core.configuration == configuration { return core }
+        let handle = try StoreHandle.acquire(configuration)
+        let core: DatabaseCore
+        do {
+            core = try DatabaseCore(configuration: configuration, confinement: confinement, handle: handle)
+        } catch {
+            StoreHandle.release(handle)
+            throw error
+        }
+        cache.withLock {
+            $0 = $0.filter { $0.value.core != nil }
+            $0[key] = Weak(core: core)
+        }
+        return core
+    }
+
+    // MARK: Checks
+
+    func verify(_ operation: @autoclosure () -> String) {
+        confinement.verify(operation())
+        precondition(!isInvalidated, "The database instance was invalidated; open a new one.")
+    }
+
+    func verifyWrite(_ operation: @autoclosure () -> String) {
+        verify(operation())
+        precondition(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
+    }
+
+    // MARK: Tables
+
+    /// The table context of a model class, adding the class's table to the file if needed.
+    func context(for type: Object.Type) throws(Database.Error) -> TableContext {
+        if let context = contexts[ObjectIdentifier(type)] { return context }
+        let info = try ClassInfo.of(type)
+        if session.table(named: info.schema.name) == nil {
+            if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
+                throw Database.Error(.invalidInput, "Object type '\(info.schema.name)' is not in this database's configuration.objectTypes; add it there.")
+            }
+            try addTables(for: [type])
+        }
+        guard let table = session.table(named: info.schema.name) else {
+            throw Database.Error(.invalidInput, "Object type '\(info.schema.name)' is not managed by this database.")
+        }
+        if table.schema.properties.map(\.name) != info.schema.properties.map(\.name) {
+            throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' has properties \(table.schema.properties.map(\.name)) but the class declares \(info.schema.properties.map(\.name)); raise schemaVersion to migrate.")
+        }
+        let context = TableContext(core: self, table: table, info: info)
+        contexts[ObjectIdentifier(type)] = context
+        return context
+    }
+
+    /// Whether the file has a table for this class (without creating one).
+    func existingContext(for type: Object.Type) throws(Database.Error) -> TableContext? {
+        if let context = contexts[ObjectIdentifier(type)] { return context }
+        let info = try ClassInfo.of(type)
+        guard session.table(named: info.schema.name) != nil else { return nil }
+        return try context(for: type)
+    }
+
+    private func addTables(for types: [Object.Type]) throws(Database.Error) {
+        let infos = try ClassInfo.closure(of: types).filter { session.table(named: $0.schema.name) == nil }
+        guard !infos.isEmpty else { return }
+        guard !configuration.readOnly else {
+            throw Database.Error(.fileAccess, "The read-only database has no '\(infos[0].schema.name)' objects and cannot add the type.")
+        }
+        do {
+            try session.addTables(infos.map(\.schema))
+        } catch {
+            throw Database.Error.wrap(error, path: configuration.path)
+        }
+    }
+
+    // MARK: Adding objects
+
+    func add(_ object: Object, update: Database.UpdatePolicy) -> ObjectKey {
+        verifyWrite("add(_:)")
+        if let table = object._slot.pointee.table {
+            precondition(table.core === self, "Object is already managed by another Database instance; use create(_:value:update:) to copy it into this one.")
+            return ObjectKey(object._slot.pointee.key)
+        }
+        precondition(!object._slot.pointee.invalidated, "Cannot add an invalidated object.")
+        let context: TableContext
+        do { context = try self.context(for: type(of: object)) } catch { preconditionFailure("\(error)") }
+        let info = context.info
+        let schema = context.table.schema
+        let database = Database(core: self)
+        if update != .error && info.primaryKeyIndex == nil {
+            preconditionFailure("'\(schema.name)' does not have a primary key and cannot be updated; add it with update: .error.")
+        }
+        // Links and lists are written after the object is managed, so that cycles end.
+        var values: [StoreValue] = []
+        var deferred: [(Int, Any)] = []
+        for (index, property) in schema.properties.enumerated() {
+            if property.kind == .link || property.isList {
+                values.append(.null)
+                deferred.append((index, info.fields[index].unmanagedAny(object)))
+            } else {
+                guard case .value(let value) = info.fields[index].stored(object, database) else { preconditionFailure("internal error: list value for a scalar") }
+                values.append(value)
+            }
+        }
+        let key: ObjectKey
+        do {
+            if let pk = info.primaryKeyIndex, update != .error, let existing = try context.table.find(primaryKey: values[pk]) {
+                key = existing
+                for (index, value) in values.enumerated() where index != pk && !(schema.properties[index].kind == .link || schema.properties[index].isList) {
+                    if update == .modified, try context.table.value(existing, property: index) == value { continue }
+                    try context.table.set(value, for: existing, property: index)
+                }
+            } else {
+                key = try context.table.insert(values)
+            }
+        } catch {
+            if case .duplicatePrimaryKey = error { preconditionFailure("\(error)") }
+            preconditionFailure("Could not add the '\(schema.name)' object: \(error)")
+        }
+        object._slot.pointee.table = context
+        object._slot.pointee.key = key.rawValue
+        object._slot.pointee.cluster = nil
+        for (index, field) in info.fields.enumerated() { field.markManaged(object, column: index) }
+        for (index, value) in deferred {
+            if update == .modified || update == .all || true {
+                _ = info.fields[index].setManaged(object, column: index, any: value)
+            }
+        }
+        return key
+    }
+
+    // MARK: Writes
+
+    func beginWrite() throws(Database.Error) {
+        verify("beginWrite()")
+        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested.")
+        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+    }
+
+    func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+    }
+
+    func commitWrite() throws(Database.Error) {
+        verify("commitWrite()")
+        precondition(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
+        do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+    }
+
+    func cancelWrite() {
+        verify("cancelWrite()")
+        precondition(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
+        session.rollback()
+    }
+
+    func invalidate() {
+        if session.isInWriteTransaction { session.rollback() }
+        isInvalidated = true
+        contexts.removeAll()
+    }
+}
+
+/// One open store per file in this process, shared by every instance of that file.
+final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
+    let store: Store
+    let key: String
+    let path: String
+    let inMemory: Bool
+    private var users = 0
+
+    private init(store: Store, key: String, path: String, inMemory: Bool) {
+        self.store = store
+        self.key = key
+        self.path = path
+        self.inMemory = inMemory
+    }
+
+    private static let registry = Mutex<[String: StoreHandle]>([:])
+
+    static func acquire(_ configuration: Database.Configuration) throws(Database.Error) -> StoreHandle {
+        let key = configuration.identity
+        let path = configuration.path
+        do {
+            return try registry.withLock { handles throws -> StoreHandle in
+                if let handle = handles[key] {
+                    handle.users += 1
+                    return handle
+                }
+                let store = try openStore(configuration, path: path)
+                let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
+                handle.users = 1
+                handles[key] = handle
+                return handle
+            }
+        } catch let error as Database.Error {
+            throw error
+        } catch {
+            throw Database.Error.wrap(error, path: path)
+        }
+    }
+
+    static func release(_ handle: StoreHandle) {
+        registry.withLock { handles in
+            handle.users -= 1
+            guard handle.users == 0 else { return }
+            handles[handle.key] = nil
+            handle.store.close()
+            if handle.inMemory {
+                try? FileManager.default.removeItem(atPath: handle.path)
+                try? FileManager.default.removeItem(atPath: handle.path + "-lock")
+            }
+        }
+    }
+
+    static func isOpen(_ configuration: Database.Configuration) -> Bool {
+        registry.withLock { $0[configuration.identity] != nil }
+    }
+
+    private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {
+        var options = StorageOptions()
+        options.durability = configuration.inMemoryIdentifier != nil ? .none : configuration.durability
+        options.readOnly = configuration.readOnly
+        if configuration.inMemoryIdentifier != nil {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-lock")
+        } else if let folder = configuration.fileURL?.deletingLastPathComponent().path, !configuration.readOnly {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let schema: Schema?
+        if let types = configuration.objectTypes {
+            schema = Schema(try ClassInfo.closure(of: types).map(\.schema))
+        } else {
+            schema = nil
+        }
+        let policy: SchemaMismatchPolicy = configuration.deleteIfMigrationNeeded ? .deleteData : .migrate(renames: [:])
+        let store: Store
+        if configuration.readOnly && !FileManager.default.fileExists(atPath: path) {
+            throw Database.Error(.fileNotFound, "Cannot open \(path) read-only: the file does not exist.", path: path)
+        }
+        do {
+            store = try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
+        } catch {
+            if case .schemaMismatch = error, configuration.deleteIfMigrationNeeded {
+                try? FileManager.default.removeItem(atPath: path)
+                return try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
+            }
+            throw error
+        }
+        if let upgrade = store.upgrade, let block = configuration.migrationBlock {
+            try Migration.run(block, store: store, upgrade: upgrade, configuration: configuration)
+        }
+        return store
+    }
+}

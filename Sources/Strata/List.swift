@@ -1,0 +1,197 @@
+public import StrataStore
+
+/// A type that can be an element of a `List`: the persistable value types, their optionals,
+/// and model objects.
+public protocol CollectionValue {
+    static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { get }
+    func _strataElement(_ database: Database?) -> StoreValue
+    static func _strataElement(from value: StoreValue, _ database: Database?) -> Self
+    static func _strataElement(any value: Any, _ database: Database?) -> Self?
+}
+
+/// An ordered list of values or objects, declared as `@Persisted var items: List<T>`.
+///
+/// An unmanaged list is an in-memory array. Once its object is managed, the list reads and
+/// writes the database (writes inside a write transaction).
+public final class List<Element: CollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    private var storage: [Element] = []
+    private let owner: Object?
+    private let column: Int
+
+    /// An empty, unmanaged list.
+    public init() {
+        owner = nil
+        column = -1
+    }
+
+    init(owner: Object, column: Int) {
+        self.owner = owner
+        self.column = column
+    }
+
+    /// Whether the list belongs to a managed object.
+    public var isManaged: Bool { owner != nil }
+
+    /// The database instance of the list's object; nil while unmanaged.
+    public var database: Database? { owner?._database }
+
+    private func location() -> (TableAccess, ObjectKey) {
+        guard let owner, let table = owner._slot.pointee.table else { preconditionFailure("internal error: unmanaged list") }
+        table.database.verify("using a List")
+        return (table.table, ObjectKey(owner._slot.pointee.key))
+    }
+
+    private func stored() -> [StoreValue] {
+        let (table, key) = location()
+        do { return try table.list(key, property: column) } catch { owner!._slot.pointee.table!.fail(error) }
+    }
+
+    private func write(_ values: [StoreValue]) {
+        owner!._setStored(.list(values), column)
+    }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        guard owner != nil else { return storage.count }
+        let (table, key) = location()
+        do { return try table.listCount(key, property: column) } catch { owner!._slot.pointee.table!.fail(error) }
+    }
+
+    public subscript(position: Int) -> Element {
+        get {
+            guard owner != nil else { return storage[position] }
+            let (table, key) = location()
+            let count = endIndex
+            precondition(position >= 0 && position < count, "List index \(position) is out of bounds (the list has \(count) elements)")
+            do {
+                return Element._strataElement(from: try table.listElement(key, property: column, at: position), owner!._database)
+            } catch {
+                owner!._slot.pointee.table!.fail(error)
+            }
+        }
+        set {
+            replace(index: position, object: newValue)
+        }
+    }
+
+    public var description: String { "List<\(Element.self)>(\(Array(self)))" }
+
+    // MARK: Mutation
+
+    private func mutate(_ body: (inout [StoreValue]) -> Void) {
+        var values = stored()
+        body(&values)
+        write(values)
+    }
+
+    /// Appends an element.
+    public func append(_ element: Element) {
+        guard owner != nil else { storage.append(element); return }
+        let value = element._strataElement(owner!._database)
+        mutate { $0.append(value) }
+    }
+
+    /// Appends elements.
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        guard owner != nil else { storage.append(contentsOf: elements); return }
+        let values = elements.map { $0._strataElement(owner!._database) }
+        mutate { $0.append(contentsOf: values) }
+    }
+
+    /// Appends elements (RealmSwift's name).
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element { append(contentsOf: elements) }
+
+    /// Inserts an element at `index` (0...count).
+    public func insert(_ element: Element, at index: Int) {
+        precondition(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
+        guard owner != nil else { storage.insert(element, at: index); return }
+        let value = element._strataElement(owner!._database)
+        mutate { $0.insert(value, at: index) }
+    }
+
+    /// Removes the element at `index`.
+    public func remove(at index: Int) {
+        precondition(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
+        guard owner != nil else { storage.remove(at: index); return }
+        mutate { _ = $0.remove(at: index) }
+    }
+
+    /// Removes the last element.
+    public func removeLast() {
+        precondition(!isEmpty, "removeLast() on an empty List")
+        remove(at: count - 1)
+    }
+
+    /// Removes the first element.
+    public func removeFirst() {
+        precondition(!isEmpty, "removeFirst() on an empty List")
+        remove(at: 0)
+    }
+
+    /// Removes every element (linked objects stay in the database).
+    public func removeAll() {
+        guard owner != nil else { storage.removeAll(); return }
+        write([])
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object element: Element) {
+        precondition(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
+        guard owner != nil else { storage[index] = element; return }
+        let value = element._strataElement(owner!._database)
+        mutate { $0[index] = value }
+    }
+
+    /// Moves the element at `from` to `to`.
+    public func move(from: Int, to: Int) {
+        precondition(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
+        guard owner != nil else { storage.insert(storage.remove(at: from), at: to); return }
+        mutate { $0.insert($0.remove(at: from), at: to) }
+    }
+
+    /// Swaps two elements.
+    public func swapAt(_ i: Int, _ j: Int) {
+        precondition(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
+        guard owner != nil else { storage.swapAt(i, j); return }
+        mutate { $0.swapAt(i, j) }
+    }
+}
+
+extension List where Element: Equatable {
+    /// The index of the first element equal to `element`.
+    public func index(of element: Element) -> Int? { firstIndex(of: element) }
+}
+
+extension List: _Persistable {
+    public static var _strataShape: _PropertyShape {
+        let shape = Element._strataElementShape
+        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, objectType: shape.objectType)
+    }
+    public static func _strataDefault() -> List<Element> { List() }
+    public static func _strataGet(_ object: Object, _ column: Int) -> List<Element> { List(owner: object, column: column) }
+    public static func _strataSet(_ object: Object, _ column: Int, _ value: List<Element>) {
+        let values = value.map { $0._strataElement(object._database) }
+        object._setStored(.list(values), column)
+    }
+    public func _strataStored(_ database: Database?) -> _StoredProperty { .list(map { $0._strataElement(database) }) }
+    public static func _strataFrom(any value: Any, _ database: Database?) -> List<Element>? {
+        guard let value = unwrapAny(value) else { return List() }
+        if let list = value as? List<Element> { return list }
+        guard let array = value as? [Any] else { return nil }
+        let list = List()
+        for item in array {
+            guard let element = Element._strataElement(any: item, database) else { return nil }
+            list.storage.append(element)
+        }
+        return list
+    }
+    public var _strataAny: Any { self }
+    public static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> List<Element> { List() }
+}
+
+extension List: _LinkTarget where Element: Object {
+    public static var _strataLinkTarget: Object.Type { Element.self }
+}

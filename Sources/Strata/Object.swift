@@ -1,0 +1,279 @@
+public import StrataStore
+import Foundation
+
+/// Per-object state, kept behind a pointer so that the property accessors read it without
+/// dynamic exclusivity checks.
+public struct _ObjectSlot {
+    /// The table of a managed object; nil while unmanaged.
+    var table: TableContext?
+    var key: Int64 = -1
+    /// The cluster and row the object was last found in, valid while the cluster view's
+    /// generation matches the session's.
+    var cluster: ClusterView?
+    var row = 0
+    /// Set on the prototypes that record key paths.
+    var recorder: KeyPathRecorder?
+    /// Set when the object was deleted through this instance or its transaction rolled back.
+    var invalidated = false
+
+    init() {}
+}
+
+/// The base class of database models. Subclass it and declare stored properties with
+/// `@Persisted`:
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted var name = ""
+///     @Persisted var dog: Dog?
+///     @Persisted var tags: List<String>
+/// }
+/// ```
+///
+/// A new object is *unmanaged*: a plain Swift object. `Database.add(_:)` makes it *managed*:
+/// its properties then read and write the database instance's current version, inside write
+/// transactions for writes. Managed objects belong to their database instance's thread, queue
+/// or actor and are not `Sendable`; pass primary keys or a `ThreadSafeReference` across.
+open class Object: CustomStringConvertible {
+    public final let _slot: UnsafeMutablePointer<_ObjectSlot>
+
+    /// Creates an unmanaged object with the properties' initial values.
+    public required init() {
+        _slot = .allocate(capacity: 1)
+        _slot.initialize(to: _ObjectSlot())
+    }
+
+    /// Creates an unmanaged object from a dictionary of property values, an array of values
+    /// in property order, or another object with the same property names.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try ClassInfo.of(type(of: self)).apply(value: value, to: self, database: nil)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    deinit {
+        _slot.deinitialize(count: 1)
+        _slot.deallocate()
+    }
+
+    /// The type's name in the schema. Defaults to the class's name without its module.
+    open class func className() -> String {
+        let name = String(describing: self)
+        return name
+    }
+
+    // MARK: State
+
+    /// The database instance managing this object; nil while unmanaged.
+    public final var database: Database? { _slot.pointee.table?.database }
+
+    /// Whether the object was deleted, or its database invalidated. Reading or writing an
+    /// invalidated object's properties is a programming error.
+    public final var isInvalidated: Bool {
+        let slot = _slot.pointee
+        if slot.invalidated { return true }
+        guard let table = slot.table else { return false }
+        if table.database.isInvalidatedForObjects { return true }
+        return (try? table.table.contains(ObjectKey(slot.key))) != true
+    }
+
+    /// Whether the object is managed by a database.
+    public final var isManaged: Bool { _slot.pointee.table != nil }
+
+    /// The object's schema.
+    public final var objectSchema: ObjectSchema {
+        if let table = _slot.pointee.table { return table.table.schema }
+        return (try? ClassInfo.of(type(of: self)).schema) ?? ObjectSchema(name: Self.className(), properties: [])
+    }
+
+    /// Whether both are the same object in the same database (for unmanaged objects: the same
+    /// instance).
+    public final func isSameObject(as object: Object?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let a = _slot.pointee.table, let b = object._slot.pointee.table else { return false }
+        return a.core === b.core && a.table === b.table && _slot.pointee.key == object._slot.pointee.key
+    }
+
+    open var description: String {
+        let info = try? ClassInfo.of(type(of: self))
+        guard let info else { return "\(Self.className()) {}" }
+        if isInvalidated { return "[invalid object]" }
+        var lines: [String] = []
+        for (index, property) in info.schema.properties.enumerated() {
+            lines.append("\t\(property.name) = \(describe(value(forPropertyAt: index, info: info)))")
+        }
+        return "\(Self.className()) {\n" + lines.joined(separator: ";\n") + ";\n}"
+    }
+
+    private func describe(_ value: Any) -> String {
+        if let object = unwrapAny(value) as? Object { return "\(type(of: object).className())" }
+        if let value = unwrapAny(value) { return value is String ? "\"\(value)\"" : "\(value)" }
+        return "nil"
+    }
+
+    // MARK: Key-value access
+
+    /// The value of the property with this name (nil for nil and for unknown names).
+    public final func value(forKey key: String) -> Any? {
+        guard let info = try? ClassInfo.of(type(of: self)) else { return nil }
+        guard let index = info.schema.propertyIndex(named: key) else {
+            preconditionFailure("'\(Self.className())' has no property named '\(key)'")
+        }
+        return unwrapAny(value(forPropertyAt: index, info: info))
+    }
+
+    /// Sets the property with this name. The value must fit the property's type.
+    public final func setValue(_ value: Any?, forKey key: String) {
+        let info: ClassInfo
+        do { info = try ClassInfo.of(type(of: self)) } catch { preconditionFailure("\(error)") }
+        guard let index = info.schema.propertyIndex(named: key) else {
+            preconditionFailure("'\(Self.className())' has no property named '\(key)'")
+        }
+        let input: Any = value ?? (nil as Any?) as Any
+        let ok: Bool
+        if _slot.pointee.table != nil {
+            ok = info.fields[index].setManaged(self, column: index, any: input)
+        } else {
+            ok = info.fields[index].setUnmanaged(self, any: input, nil)
+        }
+        precondition(ok, "Invalid value '\(value.map { "\($0)" } ?? "nil")' for property '\(Self.className()).\(key)' of type \(info.schema.properties[index].typeDescription)")
+    }
+
+    /// Key-value access by property name: `object["name"]`.
+    public final subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { setValue(newValue, forKey: key) }
+    }
+
+    private func value(forPropertyAt index: Int, info: ClassInfo) -> Any {
+        if _slot.pointee.table != nil { return info.fields[index].managedAny(self, column: index) }
+        return info.fields[index].unmanagedAny(self)
+    }
+
+    // MARK: Managed access (used by the property wrappers)
+
+    /// The database, for conversions that need one.
+    public final var _database: Database? { _slot.pointee.table?.database }
+
+    @usableFromInline
+    final func _checkUnmanagedWrite() {}
+
+    /// The chunk and row holding this object's property `column` in the current version.
+    @inline(__always)
+    final func _chunk(_ column: Int) -> (ChunkView, Int) {
+        let slot = _slot
+        if let cluster = slot.pointee.cluster, let table = slot.pointee.table, cluster.generation == table.session.generation {
+            do {
+                return (try cluster.column(column), slot.pointee.row)
+            } catch {
+                table.fail(error)
+            }
+        }
+        return _relocate(column)
+    }
+
+    @inline(never)
+    final func _relocate(_ column: Int) -> (ChunkView, Int) {
+        guard let table = _slot.pointee.table else {
+            preconditionFailure("internal error: a managed accessor on an unmanaged object")
+        }
+        table.database.verify("reading an object's property")
+        do {
+            guard !_slot.pointee.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.pointee.key)) else {
+                preconditionFailure("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
+            }
+            _slot.pointee.cluster = cluster
+            _slot.pointee.row = row
+            return (try cluster.column(column), row)
+        } catch {
+            table.fail(error)
+        }
+    }
+
+    /// The stored value of property `column`.
+    public final func _storedValue(_ column: Int) -> StoreValue {
+        let (chunk, row) = _chunk(column)
+        guard let table = _slot.pointee.table else { return .null }
+        return chunk.value(row, kind: table.table.schema.properties[column].kind)
+    }
+
+    /// Writes property `column` (inside a write transaction).
+    public final func _setStored(_ value: _StoredProperty, _ column: Int) {
+        guard let table = _slot.pointee.table else { preconditionFailure("internal error: a managed setter on an unmanaged object") }
+        table.database.verifyWrite("setting an object's property")
+        if column == table.table.primaryKeyIndex {
+            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database.")
+        }
+        do {
+            switch value {
+            case .value(let v): try table.table.set(v, for: ObjectKey(_slot.pointee.key), property: column)
+            case .list(let values): try table.table.setList(values, for: ObjectKey(_slot.pointee.key), property: column)
+            }
+        } catch {
+            if case .objectNotFound = error {
+                preconditionFailure("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
+            }
+            table.fail(error)
+        }
+    }
+}
+
+extension Object: Equatable, Hashable {
+    /// Managed objects are equal when they are the same object of the same database
+    /// instance; unmanaged ones when they are the same instance.
+    public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        if let table = _slot.pointee.table {
+            hasher.combine(ObjectIdentifier(table.table))
+            hasher.combine(_slot.pointee.key)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
+extension Object: _PersistableInsideOptional, CollectionValue {
+    public static var _strataKind: PropertyKind { .link }
+    public static var _strataObjectType: String? { className() }
+
+    public func _strataStore(_ database: Database?) -> StoreValue {
+        guard let database else { preconditionFailure("internal error: storing a link without a database") }
+        return .link(database.ensureManaged(self))
+    }
+
+    public static func _strataLoad(_ value: StoreValue, _ database: Database?) -> Self? {
+        guard case .link(let key) = value, let database else { return nil }
+        return database.materialize(self, key: key)
+    }
+
+    public static func _strataConvert(_ value: Any, _ database: Database?) -> Self? {
+        guard let value = unwrapAny(value) else { return nil }
+        if let object = value as? Self { return object }
+        if value is [String: Any] || value is [Any] {
+            let object = Self()
+            do { try ClassInfo.of(self).apply(value: value, to: object, database: database) } catch { return nil }
+            return object
+        }
+        return nil
+    }
+
+    public static func _strataRecordingInside(_ recorder: KeyPathRecorder) -> Self {
+        let probe = Self()
+        probe._slot.pointee.recorder = recorder
+        return probe
+    }
+
+    public static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (.link, false, className()) }
+    public func _strataElement(_ database: Database?) -> StoreValue { _strataStore(database) }
+    public static func _strataElement(from value: StoreValue, _ database: Database?) -> Self {
+        guard let object = _strataLoad(value, database) else { preconditionFailure("a list holds a link to a deleted object") }
+        return object
+    }
+    public static func _strataElement(any value: Any, _ database: Database?) -> Self? { _strataConvert(value, database) }
+}

@@ -1,0 +1,116 @@
+import StrataStore
+
+/// Live query results: the objects of one type that match a predicate, re-evaluated against
+/// the database instance's current version whenever they are read. Lazy: nothing is read
+/// until you ask for a count, an element or an iteration.
+public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+    let database: Database
+    /// nil when the file has no table for the type yet (then the results are empty).
+    let context: TableContext?
+    let predicate: QueryPredicate?
+    private let cache = KeyCache()
+
+    init(database: Database, context: TableContext?, predicate: QueryPredicate?) {
+        self.database = database
+        self.context = context
+        self.predicate = predicate
+    }
+
+    final class KeyCache {
+        var generation: UInt64 = 0
+        var keys: [ObjectKey] = []
+    }
+
+    /// The matching objects' keys in the current version.
+    func keys() throws -> [ObjectKey] {
+        guard let context else { return [] }
+        let session = context.session
+        if cache.generation == session.generation && cache.generation != 0 { return cache.keys }
+        var keys: [ObjectKey] = []
+        if let predicate {
+            keys = try predicate.evaluate(in: context)
+        } else {
+            keys = try context.table.allKeys()
+        }
+        cache.keys = keys
+        cache.generation = session.generation
+        return keys
+    }
+
+    private func currentKeys() -> [ObjectKey] {
+        database.core.verify("reading Results")
+        do { return try keys() } catch { context?.fail(error) ?? preconditionFailure("\(error)") }
+    }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The number of matching objects.
+    public var count: Int {
+        guard let context else { return 0 }
+        if predicate == nil {
+            database.core.verify("Results.count")
+            do { return try context.table.count } catch { context.fail(error) }
+        }
+        return currentKeys().count
+    }
+
+    public subscript(position: Int) -> Element {
+        let keys = currentKeys()
+        precondition(position >= 0 && position < keys.count, "Results index \(position) is out of bounds (count \(keys.count))")
+        return context!.materialize(Element.self, key: keys[position])
+    }
+
+    /// The first object, or nil.
+    public var first: Element? {
+        let keys = currentKeys()
+        return keys.first.map { context!.materialize(Element.self, key: $0) }
+    }
+
+    /// The last object, or nil.
+    public var last: Element? {
+        let keys = currentKeys()
+        return keys.last.map { context!.materialize(Element.self, key: $0) }
+    }
+
+    /// The position of `object` in the results, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let table = object._slot.pointee.table, table === context else { return nil }
+        return currentKeys().firstIndex(of: ObjectKey(object._slot.pointee.key))
+    }
+
+    public var description: String { "Results<\(Element.className())>(\(count) objects)" }
+
+    /// Iterates over the objects of the version current when iteration starts.
+    public func makeIterator() -> Iterator {
+        Iterator(context: context, keys: context == nil ? [] : currentKeys())
+    }
+
+    /// Iterates over results.
+    public struct Iterator: IteratorProtocol {
+        let context: TableContext?
+        let keys: [ObjectKey]
+        var position = 0
+
+        public mutating func next() -> Element? {
+            guard position < keys.count, let context else { return nil }
+            defer { position += 1 }
+            return context.materialize(Element.self, key: keys[position])
+        }
+    }
+
+    // MARK: Filtering
+
+    /// The results that also match the query built by `isIncluded`:
+    /// `todos.where { $0.owner == "Ann" && $0.done == false }`.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        let query = isIncluded(Query<Element>(path: []))
+        guard let condition = query.predicate else {
+            preconditionFailure("The where { } closure must return a comparison, e.g. $0.name == \"x\".")
+        }
+        let combined = predicate.map { QueryPredicate.and($0, condition) } ?? condition
+        return Results(database: database, context: context, predicate: combined)
+    }
+}

@@ -1,0 +1,59 @@
+import StrataStore
+
+/// One model class in one database instance: the store table, the class's accessors, and the
+/// instance they belong to.
+final class TableContext {
+    let core: DatabaseCore
+    let table: TableAccess
+    let session: StoreSession
+    let info: ClassInfo
+
+    init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
+        self.core = core
+        self.table = table
+        self.session = core.session
+        self.info = info
+    }
+
+    /// The public face of the instance.
+    var database: Database { Database(core: core) }
+
+    /// Stops on an error the store reported while reading or writing a property, which only
+    /// a damaged file or a failed disk causes.
+    func fail(_ error: any Error) -> Never {
+        preconditionFailure("Strata could not access '\(table.schema.name)' in \(core.configuration.path): \(error)")
+    }
+
+    /// A managed object for `key`.
+    func materialize<T: Object>(_ type: T.Type, key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> T {
+        let object = T()
+        let slot = object._slot
+        slot.pointee.table = self
+        slot.pointee.key = key.rawValue
+        slot.pointee.cluster = cluster
+        slot.pointee.row = row
+        for (index, field) in info.fields.enumerated() { field.markManaged(object, column: index) }
+        return object
+    }
+}
+
+extension Database {
+    /// The managed object for `key` of type `type`, or nil when it does not exist.
+    func materialize<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
+        guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+        return context.materialize(type, key: key)
+    }
+
+    /// Adds `object` if it is unmanaged and returns its key.
+    func ensureManaged(_ object: Object) -> ObjectKey {
+        if let table = object._slot.pointee.table {
+            precondition(table.core === core, "Cannot link to an object managed by another Database instance; use create(_:value:update:) to copy it.")
+            return ObjectKey(object._slot.pointee.key)
+        }
+        return core.add(object, update: .error)
+    }
+
+    var isInvalidatedForObjects: Bool { core.isInvalidated }
+    func verify(_ operation: @autoclosure () -> String) { core.verify(operation()) }
+    func verifyWrite(_ operation: @autoclosure () -> String) { core.verifyWrite(operation()) }
+}

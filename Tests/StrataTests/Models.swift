@@ -1,0 +1,74 @@
+import Foundation
+import Strata
+
+enum Mood: String, PersistableEnum { case happy, sad, calm }
+enum Level: Int, PersistableEnum { case low = 1, mid = 5, high = 10 }
+
+final class Dog: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+class Person: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name: String
+    @Persisted(indexed: true) var city = ""
+    @Persisted var dog: Dog?
+    @Persisted var friends: List<Person>
+    @Persisted var tags: List<String>
+}
+
+final class Student: Person {
+    @Persisted var school = ""
+}
+
+final class AllTypes: Object {
+    @Persisted(primaryKey: true) var id: ObjectId
+    @Persisted var bool = false
+    @Persisted var int = 0
+    @Persisted var int8: Int8 = 0
+    @Persisted var int16: Int16 = 0
+    @Persisted var int32: Int32 = 0
+    @Persisted var int64: Int64 = 0
+    @Persisted var float: Float = 0
+    @Persisted var double: Double = 0
+    @Persisted var string = ""
+    @Persisted var data = Data()
+    @Persisted var date = Date(timeIntervalSince1970: 0)
+    @Persisted var uuid = UUID()
+    @Persisted var objectId = ObjectId.generate()
+    @Persisted var decimal: Decimal128 = 0
+    @Persisted var mood: Mood
+    @Persisted var level = Level.mid
+    @Persisted var optBool: Bool?
+    @Persisted var optInt: Int?
+    @Persisted var optInt8: Int8?
+    @Persisted var optInt16: Int16?
+    @Persisted var optInt32: Int32?
+    @Persisted var optInt64: Int64?
+    @Persisted var optFloat: Float?
+    @Persisted var optDouble: Double?
+    @Persisted var optString: String?
+    @Persisted var optData: Data?
+    @Persisted var optDate: Date?
+    @Persisted var optUUID: UUID?
+    @Persisted var optObjectId: ObjectId?
+    @Persisted var optDecimal: Decimal128?
+    @Persisted var optMood: Mood?
+    @Persisted var ints: List<Int>
+    @Persisted var optStrings: List<String?>
+    @Persisted var dates: List<Date>
+}
+
+/// A fresh folder under the system's temporary directory, removed when released.
+final class TemporaryFolder {
+    let url: URL
+    init() {
+        url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func configuration(_ name: String = "test.strata", objectTypes: [Object.Type]? = nil) -> Database.Configuration {
+        Database.Configuration(fileURL: url.appendingPathComponent(name), objectTypes: objectTypes)
+    }
+}
