@@ -39,7 +39,12 @@ final class DatabaseCore {
 
     static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
-        if let core = cache.withLock({ $0[key]?.core }), core.configuration == configuration { return core }
+        if let core = cache.withLock({ $0[key]?.core }), core.configuration == configuration, !core.isInvalidated {
+            // Opening again in the same context gives the same instance, moved to the newest
+            // version unless it is in the middle of a write.
+            if !core.session.isInWriteTransaction { _ = try? core.session.refresh() }
+            return core
+        }
         let handle = try StoreHandle.acquire(configuration)
         let core: DatabaseCore
         do {
