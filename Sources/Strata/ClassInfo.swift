@@ -36,6 +36,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         return info
     }
 
+    /// Every model class seen so far in this process.
+    static func allKnown() -> [Object.Type] { cache.withLock { $0.values.map(\.type) } }
+
     /// A class seen before, by schema name.
     static func type(named name: String) -> Object.Type? { byName.withLock { $0[name]?.types.first } }
 
@@ -86,7 +89,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                 if let target = shape.objectType {
-                    guard let targetType = linkTargets[target] ?? ClassInfo.type(named: target) ?? linkedTypeFromValue(child.value) else {
+                    guard let targetType = linkedTypeFromValue(child.value) ?? ClassInfo.type(named: target) else {
                         throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
                     }
                     linked.append(targetType)
@@ -109,8 +112,6 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     private static func linkedTypeFromValue(_ value: Any) -> Object.Type? {
         (value as? any LinkTargetProviding).map { Swift.type(of: $0).linkTarget }
     }
-
-    private static var linkTargets: [String: Object.Type] { [:] }
 
     // MARK: Loose input
 

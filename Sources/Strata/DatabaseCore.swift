@@ -161,6 +161,7 @@ final class DatabaseCore {
             preconditionFailure("Could not add the '\(schema.name)' object: \(error)")
         }
         object._slot.pointee.table = context
+        object._slot.pointee.core = self
         object._slot.pointee.key = key.rawValue
         object._slot.pointee.cluster = nil
         for (index, field) in info.fields.enumerated() { field.markManaged(object, column: index) }
@@ -272,27 +273,27 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         let schema: Schema?
-        if let types = configuration.objectTypes {
-            schema = Schema(try ClassInfo.closure(of: types).map(\.schema))
-        } else {
-            schema = nil
-        }
+        // Without explicit object types, the schema is every model class this process has
+        // used so far; classes used later are added to the file when first used.
+        let types = configuration.objectTypes ?? ClassInfo.allKnown()
+        schema = types.isEmpty ? nil : Schema(try ClassInfo.closure(of: types).map(\.schema))
         let policy: SchemaMismatchPolicy = configuration.deleteIfMigrationNeeded ? .deleteData : .migrate(renames: [:])
         let store: Store
         if configuration.readOnly && !FileManager.default.fileExists(atPath: path) {
             throw Database.Error(.fileNotFound, "Cannot open \(path) read-only: the file does not exist.", path: path)
         }
+        let migration: ((StoreMigration) throws -> Void)? = configuration.migrationBlock.map { block in
+            { context in block(Migration(context: context), context.oldVersion) }
+        }
         do {
-            store = try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
+            store = try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion,
+                                   policy: policy, migration: migration)
         } catch {
             if case .schemaMismatch = error, configuration.deleteIfMigrationNeeded {
                 try? FileManager.default.removeItem(atPath: path)
                 return try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
             }
             throw error
-        }
-        if let upgrade = store.upgrade, let block = configuration.migrationBlock {
-            try Migration.run(block, store: store, upgrade: upgrade, configuration: configuration)
         }
         return store
     }

@@ -1,20 +1,211 @@
 public import StrataStore
+import Foundation
 
 /// Passed to a configuration's migration block when a file's schema version is lower than the
-/// configuration's.
+/// configuration's. The block runs inside the write transaction that changes the schema, so
+/// the new schema and everything the block does commit together, or not at all.
+///
+/// ```swift
+/// config.schemaVersion = 2
+/// config.migrationBlock = { migration, oldVersion in
+///     if oldVersion < 2 {
+///         migration.renameProperty(onType: "Person", from: "name", to: "fullName")
+///         migration.enumerateObjects(ofType: "Person") { old, new in
+///             new?["age"] = (old?["yearsOld"] as? Int ?? 0)
+///         }
+///     }
+/// }
+/// ```
 public final class Migration {
-    /// The schema the file had.
-    public let oldSchema: Schema
-    /// The schema it has now.
-    public let newSchema: Schema
+    let context: StoreMigration
+    let database: Database?
 
-    init(oldSchema: Schema, newSchema: Schema) {
-        self.oldSchema = oldSchema
-        self.newSchema = newSchema
+    init(context: StoreMigration) {
+        self.context = context
+        self.database = nil
     }
 
-    static func run(_ block: MigrationBlock, store: Store, upgrade: SchemaUpgrade, configuration: Database.Configuration) throws {
-        let migration = Migration(oldSchema: upgrade.oldSchema, newSchema: store.schema)
-        block(migration, upgrade.oldVersion)
+    /// The schema the file had.
+    public var oldSchema: Schema { context.oldSchema }
+    /// The schema it has now.
+    public var newSchema: Schema { context.newSchema }
+
+    /// Calls `block` for every object of `typeName` that existed before the migration, with a
+    /// read-only view of its old values and a writable view under the new schema (nil when
+    /// the type was removed, or the object deleted in this migration).
+    public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
+        do {
+            let oldTable = context.oldTable(typeName)
+            let newTable = context.newTable(typeName)
+            for key in try context.oldKeys(typeName) {
+                let old = oldTable.map { MigrationObject(table: $0, key: key, writable: false) }
+                let new = try newTable.flatMap { try $0.contains(key) ? MigrationObject(table: $0, key: key, writable: true) : nil }
+                block(old, new)
+            }
+        } catch {
+            preconditionFailure("Migration of '\(typeName)' failed: \(error)")
+        }
+    }
+
+    /// Moves a property's values to its new name. Call it when a property was renamed; without
+    /// it the old values are dropped and the new property starts at its default.
+    public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
+        do { try context.renameProperty(onType: typeName, from: oldName, to: newName) } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    /// Creates an object of `typeName` from a dictionary of property values.
+    @discardableResult
+    public func create(_ typeName: String, value: [String: Any] = [:]) -> MigrationObject {
+        guard let table = context.newTable(typeName) else { preconditionFailure("The new schema has no type '\(typeName)'") }
+        var values: [StoreValue] = table.schema.properties.map { $0.isOptional || $0.kind == .link || $0.isList ? .null : StoreValue.zero($0.kind) }
+        for (name, input) in value {
+            guard let index = table.schema.propertyIndex(named: name) else { preconditionFailure("'\(typeName)' has no property '\(name)'") }
+            guard let converted = StoreValue.from(any: input, kind: table.schema.properties[index].kind) else {
+                preconditionFailure("Invalid value '\(input)' for '\(typeName).\(name)'")
+            }
+            values[index] = converted
+        }
+        do {
+            let key = try table.insert(values)
+            return MigrationObject(table: table, key: key, writable: true)
+        } catch {
+            preconditionFailure("Migration create of '\(typeName)' failed: \(error)")
+        }
+    }
+
+    /// Deletes an object (given as the `newObject` of `enumerateObjects`).
+    public func delete(_ object: MigrationObject) {
+        do { try context.session.delete([object.key], from: object.table) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// Deletes every object of `typeName`; returns whether the type existed.
+    @discardableResult
+    public func deleteData(forType typeName: String) -> Bool {
+        do { return try context.deleteData(forType: typeName) } catch { preconditionFailure("\(error)") }
+    }
+}
+
+/// An object seen through the schema during a migration: read and write its properties by
+/// name, `object["name"]` or `object.name`.
+@dynamicMemberLookup
+public final class MigrationObject {
+    let table: TableAccess
+    let key: ObjectKey
+    let writable: Bool
+
+    init(table: TableAccess, key: ObjectKey, writable: Bool) {
+        self.table = table
+        self.key = key
+        self.writable = writable
+    }
+
+    /// The object's type name.
+    public var typeName: String { table.schema.name }
+
+    /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil); lists as arrays; links
+    /// as the linked object's `MigrationObject`.
+    public subscript(key name: String) -> Any? {
+        get {
+            guard let index = table.schema.propertyIndex(named: name) else {
+                preconditionFailure("'\(table.schema.name)' has no property '\(name)' in this schema")
+            }
+            do {
+                if table.schema.properties[index].isList {
+                    return try table.list(key, property: index).map { $0.anyValue }
+                }
+                return try table.value(key, property: index).anyValue
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        }
+        set {
+            precondition(writable, "The old object of a migration is read-only; write to the new one.")
+            guard let index = table.schema.propertyIndex(named: name) else {
+                preconditionFailure("'\(table.schema.name)' has no property '\(name)' in the new schema")
+            }
+            let property = table.schema.properties[index]
+            do {
+                if property.isList {
+                    let items = (newValue as? [Any]) ?? []
+                    try table.setList(items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }, for: key, property: index)
+                } else {
+                    guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
+                        preconditionFailure("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
+                    }
+                    try table.set(value, for: key, property: index)
+                }
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        }
+    }
+
+    public subscript(_ name: String) -> Any? {
+        get { self[key: name] }
+        set { self[key: name] = newValue }
+    }
+
+    public subscript(dynamicMember name: String) -> Any? {
+        get { self[key: name] }
+        set { self[key: name] = newValue }
+    }
+}
+
+extension StoreValue {
+    /// The value as plain Swift (nil for null).
+    var anyValue: Any? {
+        switch self {
+        case .null: nil
+        case .bool(let v): v
+        case .int(let v): Int(v)
+        case .float(let v): v
+        case .double(let v): v
+        case .string(let v): v
+        case .data(let v): v
+        case .date(let v): v
+        case .uuid(let v): v
+        case .objectId(let v): v
+        case .decimal128(let v): v
+        case .link(let v): v
+        }
+    }
+
+    static func zero(_ kind: PropertyKind) -> StoreValue {
+        switch kind {
+        case .bool: .bool(false)
+        case .int: .int(0)
+        case .float: .float(0)
+        case .double: .double(0)
+        case .string: .string("")
+        case .data: .data(Data())
+        case .date: .date(Date(timeIntervalSince1970: 0))
+        case .uuid: .uuid(UUID())
+        case .objectId: .objectId(ObjectId.generate())
+        case .decimal128: .decimal128(Decimal128())
+        case .link: .null
+        }
+    }
+
+    /// Loose input converted for a property of `kind`; nil when it does not fit.
+    static func from(any input: Any, kind: PropertyKind) -> StoreValue? {
+        guard let input = unwrapAny(input) else { return .null }
+        switch kind {
+        case .bool: return Bool._strataConvert(input, nil).map { .bool($0) }
+        case .int: return Int64._strataConvert(input, nil).map { .int($0) }
+        case .float: return Float._strataConvert(input, nil).map { .float($0) }
+        case .double: return Double._strataConvert(input, nil).map { .double($0) }
+        case .string: return String._strataConvert(input, nil).map { .string($0) }
+        case .data: return Data._strataConvert(input, nil).map { .data($0) }
+        case .date: return Date._strataConvert(input, nil).map { .date($0) }
+        case .uuid: return UUID._strataConvert(input, nil).map { .uuid($0) }
+        case .objectId: return ObjectId._strataConvert(input, nil).map { .objectId($0) }
+        case .decimal128: return Decimal128._strataConvert(input, nil).map { .decimal128($0) }
+        case .link:
+            if let key = input as? ObjectKey { return .link(key) }
+            if let object = input as? MigrationObject { return .link(object.key) }
+            return nil
+        }
     }
 }

@@ -6,6 +6,8 @@ import Foundation
 public struct _ObjectSlot {
     /// The table of a managed object; nil while unmanaged.
     var table: TableContext?
+    /// Keeps the database instance alive while the object is.
+    var core: DatabaseCore?
     var key: Int64 = -1
     /// The cluster and row the object was last found in, valid while the cluster view's
     /// generation matches the session's.

@@ -3,7 +3,9 @@ import StrataStore
 /// One model class in one database instance: the store table, the class's accessors, and the
 /// instance they belong to.
 final class TableContext {
-    let core: DatabaseCore
+    /// Unowned: the instance owns its table contexts; objects keep the instance alive through
+    /// their slot.
+    unowned let core: DatabaseCore
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo
@@ -29,6 +31,7 @@ final class TableContext {
         let object = T()
         let slot = object._slot
         slot.pointee.table = self
+        slot.pointee.core = core
         slot.pointee.key = key.rawValue
         slot.pointee.cluster = cluster
         slot.pointee.row = row

@@ -33,11 +33,11 @@ public final class Store: @unchecked Sendable {
     /// The schema stored in the file (after any upgrade made by `open`, and with the types
     /// sessions have added since).
     public var schema: Schema { schemaState.withLock { $0 } }
-    private let schemaState: Mutex<Schema>
+    let schemaState: Mutex<Schema>
     /// The file's schema version.
-    public let schemaVersion: UInt64
+    public private(set) var schemaVersion: UInt64
     /// What `open` did to the schema, when it changed it.
-    public let upgrade: SchemaUpgrade?
+    public private(set) var upgrade: SchemaUpgrade?
 
     static let schemaTree = "strata.schema"
     static let tablesTree = "strata.tables"
@@ -57,12 +57,13 @@ public final class Store: @unchecked Sendable {
     ///   - schemaVersion: the code's schema version.
     ///   - policy: what to do when the schemas differ.
     public static func open(path: String, options: StorageOptions = StorageOptions(), schema: Schema?,
-                            schemaVersion: UInt64 = 0, policy: SchemaMismatchPolicy = .error) throws(StoreError) -> Store {
+                            schemaVersion: UInt64 = 0, policy: SchemaMismatchPolicy = .error,
+                            migration: ((StoreMigration) throws -> Void)? = nil) throws(StoreError) -> Store {
         do {
             try schema?.validate()
             let engine = try StorageEngine.open(path: path, options: options)
             do {
-                return try open(engine: engine, schema: schema, schemaVersion: schemaVersion, policy: policy)
+                return try open(engine: engine, schema: schema, schemaVersion: schemaVersion, policy: policy, migration: migration)
             } catch {
                 engine.close()
                 throw error
@@ -74,7 +75,8 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the object database in an already open engine.
     public static func open(engine: StorageEngine, schema requested: Schema?, schemaVersion: UInt64 = 0,
-                            policy: SchemaMismatchPolicy = .error) throws(StoreError) -> Store {
+                            policy: SchemaMismatchPolicy = .error,
+                            migration: ((StoreMigration) throws -> Void)? = nil) throws(StoreError) -> Store {
         do {
             let (stored, storedVersion) = try engine.read { try readSchema($0) }
             guard let requested else {
@@ -97,39 +99,54 @@ public final class Store: @unchecked Sendable {
                 throw try mismatch(stored: stored!, requested: requested)
             }
             // Anything to change is written in one transaction, under the write lock, after
-            // reading the schema again (another process may have upgraded it meanwhile).
-            return try engine.write { write in
-                let (current, currentVersion) = try readSchema(write)
-                var upgrade: SchemaUpgrade?
-                let final: Schema
-                if let current {
-                    if let same = try reconcile(stored: current, requested: requested, exactOnly: false) {
-                        final = same
-                        if currentVersion < schemaVersion {
-                            upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: same != current)
-                        }
-                    } else {
-                        switch policy {
-                        case .error:
-                            guard currentVersion < schemaVersion else { throw try mismatch(stored: current, requested: requested) }
-                            // A higher version without an explicit migration still gets the
-                            // structural changes (RealmSwift behaves the same way).
-                            final = try migrate(write: write, stored: current, requested: requested, renames: [:])
-                        case .deleteData:
-                            try deleteAll(write)
-                            final = assignIDs(requested, basedOn: nil)
-                        case .migrate(let renames):
-                            guard currentVersion < schemaVersion else { throw try mismatch(stored: current, requested: requested) }
-                            final = try migrate(write: write, stored: current, requested: requested, renames: renames)
-                        }
-                        upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: true)
+            // reading the schema again (another process may have upgraded it meanwhile). A
+            // migration block runs in the same transaction, so the new schema, the block's
+            // changes and the removal of old columns commit together or not at all.
+            let store = Store(engine: engine, schema: stored ?? Schema([]), schemaVersion: storedVersion, upgrade: nil)
+            let session = try store.makeSession()
+            defer { session.close() }
+            try session.beginWrite()
+            let write = try session.writer()
+            let (current, currentVersion) = try readSchema(write)
+            let final: Schema
+            var upgrade: SchemaUpgrade?
+            var migrationContext: StoreMigration?
+            if let current {
+                if let same = try reconcile(stored: current, requested: requested, exactOnly: false) {
+                    final = same
+                    if currentVersion < schemaVersion {
+                        upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: same != current)
                     }
                 } else {
-                    final = assignIDs(requested, basedOn: nil)
+                    switch policy {
+                    case .deleteData:
+                        try deleteAll(write)
+                        final = assignIDs(requested, basedOn: nil)
+                    case .error, .migrate:
+                        guard currentVersion < schemaVersion else { throw try mismatch(stored: current, requested: requested) }
+                        var renames: [String: [String: String]] = [:]
+                        if case .migrate(let given) = policy { renames = given }
+                        final = assignIDs(requested, basedOn: current, renames: renames)
+                    }
+                    upgrade = SchemaUpgrade(oldVersion: currentVersion, oldSchema: current, changed: true)
                 }
-                try writeSchema(final, version: max(schemaVersion, currentVersion), in: write)
-                return Store(engine: engine, schema: final, schemaVersion: max(schemaVersion, currentVersion), upgrade: upgrade)
+            } else {
+                final = assignIDs(requested, basedOn: nil)
             }
+            store.schemaState.withLock { $0 = final }
+            session.resetTables()
+            if let upgrade {
+                let context = StoreMigration(session: session, oldSchema: upgrade.oldSchema, newSchema: final, oldVersion: upgrade.oldVersion)
+                try migration?(context)
+                try context.finish()
+                migrationContext = context
+            }
+            _ = migrationContext
+            try writeSchema(final, version: max(schemaVersion, currentVersion), in: write)
+            try session.commit()
+            store.schemaVersion = max(schemaVersion, currentVersion)
+            store.upgrade = upgrade
+            return store
         } catch {
             throw StoreError.wrap(error)
         }
@@ -269,26 +286,7 @@ public final class Store: @unchecked Sendable {
         return result
     }
 
-    /// Applies a new schema to the file's data: drops columns that went away, builds indexes
-    /// that were added, drops the ones removed.
-    static func migrate(write: WriteTransaction, stored: Schema, requested: Schema, renames: [String: [String: String]]) throws -> Schema {
-        let final = assignIDs(requested, basedOn: stored, renames: renames)
-        for object in final.objectSchemas {
-            guard let old = stored[object.name] else { continue }
-            let kept = Set(object.properties.map(\.columnID))
-            for property in old.properties where !kept.contains(property.columnID) {
-                try dropColumn(property, of: old, in: write)
-            }
-            for property in old.properties where property.isIndexed && !property.isPrimaryKey {
-                if !(object.properties.first { $0.columnID == property.columnID }?.isIndexed ?? false) {
-                    _ = try write.dropTree(named: "t\(old.tableID).i\(property.columnID)")
-                }
-            }
-        }
-        return final
-    }
-
-    private static func dropColumn(_ property: PropertySchema, of object: ObjectSchema, in write: WriteTransaction) throws {
+    static func dropColumn(_ property: PropertySchema, of object: ObjectSchema, in write: WriteTransaction) throws {
         if property.isList {
             if let tree = try write.tree(named: "t\(object.tableID).l") {
                 var keys: [[UInt8]] = []

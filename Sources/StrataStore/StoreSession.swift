@@ -53,12 +53,41 @@ public final class StoreSession {
 
     package func invalidateViews() { generation &+= 1 }
 
+    /// Forgets cached tree handles (after trees were dropped or created behind the tables).
+    func forgetTrees() {
+        trees.removeAll(keepingCapacity: true)
+        for table in tables { table.reset() }
+        generation &+= 1
+    }
+
     private func transactionChanged() {
         generation &+= 1
         transactionSerial &+= 1
         trees.removeAll(keepingCapacity: true)
         for table in tables { table.reset() }
         syncTables(with: store.schema)
+    }
+
+    /// Rebuilds the table list from the store's schema (after a migration replaced it).
+    func resetTables() {
+        tables.removeAll()
+        tableIndex.removeAll()
+        trees.removeAll(keepingCapacity: true)
+        generation &+= 1
+        syncTables(with: store.schema)
+    }
+
+    /// Writes the tables' pending changes into the engine transaction and forgets them, so
+    /// that what follows reads them from the transaction (migrations use this before they
+    /// drop columns and rebuild indexes).
+    func flushTables() throws {
+        guard let write else { throw StoreError.transactionEnded }
+        for table in tables {
+            try table.flush(into: write)
+            table.reset()
+        }
+        trees.removeAll(keepingCapacity: true)
+        generation &+= 1
     }
 
     /// Adds sessions' tables for types the store learned about.

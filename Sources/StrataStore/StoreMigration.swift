@@ -1,0 +1,134 @@
+// A schema migration in progress: the write transaction in which the file moves from its old
+// schema to the new one. Old values stay readable (the old columns are dropped only at the
+// end), new values are written through the new schema, and indexes the new schema adds are
+// built from the final data.
+
+import StrataStorage
+
+/// Access to a file's data during a schema migration.
+public final class StoreMigration {
+    /// The file's schema before the migration.
+    public let oldSchema: Schema
+    /// The schema after it.
+    public let newSchema: Schema
+    /// The file's schema version before the migration.
+    public let oldVersion: UInt64
+    package let session: StoreSession
+    private var oldTables: [String: TableAccess] = [:]
+    private var deletedTypes: Set<String> = []
+
+    init(session: StoreSession, oldSchema: Schema, newSchema: Schema, oldVersion: UInt64) {
+        self.session = session
+        self.oldSchema = oldSchema
+        self.newSchema = newSchema
+        self.oldVersion = oldVersion
+    }
+
+    /// The table of `type` under the new schema (for reading and writing new values).
+    package func newTable(_ type: String) -> TableAccess? { session.table(named: type) }
+
+    /// The table of `type` under the old schema: reads give the values from before the
+    /// migration, whatever the migration has written since.
+    package func oldTable(_ type: String) -> TableAccess? {
+        if let table = oldTables[type] { return table }
+        guard let schema = oldSchema[type] else { return nil }
+        let table = TableAccess(session: session, position: -1, schema: schema)
+        oldTables[type] = table
+        return table
+    }
+
+    /// Keys of the objects of `type` that existed before the migration.
+    package func oldKeys(_ type: String) throws -> [ObjectKey] {
+        guard !deletedTypes.contains(type), let table = oldTable(type) else { return [] }
+        return try table.allKeys()
+    }
+
+    /// Moves a property's values to its new name (the property must exist in the old schema
+    /// under `oldName` and in the new one under `newName`, with the same storage).
+    package func renameProperty(onType type: String, from oldName: String, to newName: String) throws(StoreError) {
+        guard let old = oldSchema[type], let oldIndex = old.propertyIndex(named: oldName) else {
+            throw .invalidSchema(type: type, property: oldName, reason: "renameProperty: the old schema has no such property")
+        }
+        guard let new = newSchema[type], let newIndex = new.propertyIndex(named: newName) else {
+            throw .invalidSchema(type: type, property: newName, reason: "renameProperty: the new schema has no such property")
+        }
+        guard old.properties[oldIndex].hasSameStorage(as: new.properties[newIndex]) || (!old.properties[oldIndex].isOptional && new.properties[newIndex].isOptional && old.properties[oldIndex].kind == new.properties[newIndex].kind) else {
+            throw .invalidSchema(type: type, property: newName, reason: "renameProperty: '\(oldName)' was \(old.properties[oldIndex].typeDescription) and '\(newName)' is \(new.properties[newIndex].typeDescription)")
+        }
+        guard let oldTable = oldTable(type), let newTable = newTable(type) else { return }
+        do {
+            for key in try oldTable.allKeys() where try newTable.contains(key) {
+                if new.properties[newIndex].isList {
+                    try newTable.setList(try oldTable.list(key, property: oldIndex), for: key, property: newIndex)
+                } else {
+                    try newTable.set(try oldTable.value(key, property: oldIndex), for: key, property: newIndex)
+                }
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// Deletes every object of `type`; returns whether the type existed.
+    package func deleteData(forType type: String) throws(StoreError) -> Bool {
+        deletedTypes.insert(type)
+        guard let table = newTable(type) else { return oldSchema[type] != nil }
+        try session.deleteAll(in: table)
+        return true
+    }
+
+    /// Ends the migration's own work: writes the tables' changes, drops the columns and
+    /// indexes the new schema no longer has, and builds the indexes it adds.
+    func finish() throws {
+        try session.flushTables()
+        let write = try session.writer()
+        for old in oldSchema.objectSchemas {
+            guard let new = newSchema[old.name] else { continue }
+            let kept = Set(new.properties.map(\.columnID))
+            for property in old.properties where !kept.contains(property.columnID) {
+                try Store.dropColumn(property, of: old, in: write)
+            }
+        }
+        for new in newSchema.objectSchemas {
+            let old = oldSchema[new.name]
+            for (index, property) in new.properties.enumerated() where property.isIndexed || property.isPrimaryKey {
+                let oldProperty = old?.properties.first { $0.columnID == property.columnID }
+                let hadIndex = oldProperty.map { $0.isIndexed == property.isIndexed && $0.isPrimaryKey == property.isPrimaryKey } ?? false
+                // Values of an existing index may have changed in the migration: rebuild
+                // every index of a migrated type.
+                _ = hadIndex
+                try rebuildIndex(of: new, property: index, in: write)
+            }
+            for property in old?.properties ?? [] where property.isIndexed && !property.isPrimaryKey {
+                if !(new.properties.first { $0.columnID == property.columnID }?.isIndexed ?? false) {
+                    _ = try write.dropTree(named: "t\(new.tableID).i\(property.columnID)")
+                }
+            }
+        }
+        session.invalidateViews()
+    }
+
+    private func rebuildIndex(of schema: ObjectSchema, property index: Int, in write: WriteTransaction) throws {
+        let property = schema.properties[index]
+        let name = property.isPrimaryKey ? "t\(schema.tableID).pk" : "t\(schema.tableID).i\(property.columnID)"
+        _ = try write.dropTree(named: name)
+        guard let table = session.table(named: schema.name) else { return }
+        table.reset()
+        var entries: [[UInt8]] = []
+        var seen: Set<StoreValue> = []
+        try table.forEachCluster { cluster in
+            let chunk = try cluster.column(index)
+            for row in 0..<cluster.count {
+                let value = chunk.value(row, kind: property.kind)
+                if property.isPrimaryKey && !seen.insert(value).inserted {
+                    throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)")
+                }
+                entries.append(IndexKey.entry(value, cluster.key(at: row)))
+            }
+            return true
+        }
+        let tree = try write.createTree(named: name)
+        for entry in entries { try write.put([], forKey: entry, in: tree) }
+        session.forgetTrees()
+    }
+}
