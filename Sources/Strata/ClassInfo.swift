@@ -36,8 +36,14 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         return info
     }
 
-    /// Every model class seen so far in this process.
-    static func allKnown() -> [Object.Type] { cache.withLock { $0.values.map(\.type) } }
+    /// Every model class seen so far in this process, except those whose schema name another
+    /// class also claims (those are only used when named in a configuration).
+    static func allKnown() -> [Object.Type] {
+        let infos = cache.withLock { Array($0.values) }
+        var counts: [String: Int] = [:]
+        for info in infos { counts[info.schema.name, default: 0] += 1 }
+        return infos.filter { counts[$0.schema.name] == 1 }.map(\.type)
+    }
 
     /// A class seen before, by schema name.
     static func type(named name: String) -> Object.Type? { byName.withLock { $0[name]?.types.first } }

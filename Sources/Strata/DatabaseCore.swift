@@ -164,7 +164,7 @@ final class DatabaseCore {
         object._slot.pointee.core = self
         object._slot.pointee.key = key.rawValue
         object._slot.pointee.cluster = nil
-        for (index, field) in info.fields.enumerated() { field.markManaged(object, column: index) }
+        object._slot.pointee.sessionGeneration = nil
         for (index, value) in deferred {
             if update == .modified || update == .all || true {
                 _ = info.fields[index].setManaged(object, column: index, any: value)

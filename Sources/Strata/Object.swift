@@ -9,10 +9,14 @@ public struct _ObjectSlot {
     /// Keeps the database instance alive while the object is.
     var core: DatabaseCore?
     var key: Int64 = -1
-    /// The cluster and row the object was last found in, valid while the cluster view's
-    /// generation matches the session's.
+    /// The cluster and row the object was last found in, valid while `generation` matches the
+    /// session's generation (read through `sessionGeneration`).
     var cluster: ClusterView?
     var row = 0
+    var generation: UInt64 = 0
+    var sessionGeneration: UnsafePointer<UInt64>?
+    /// The cluster's column views (owned by `cluster`).
+    var columns: UnsafePointer<ChunkView>?
     /// Set on the prototypes that record key paths.
     var recorder: KeyPathRecorder?
     /// Set when the object was deleted through this instance or its transaction rolled back.
@@ -165,16 +169,28 @@ open class Object: CustomStringConvertible {
     @usableFromInline
     final func _checkUnmanagedWrite() {}
 
+    /// The column of the property whose wrapper `keyPath` reaches, for a managed object; -1
+    /// for an unmanaged one. `mark` marks that wrapper on a prototype (done once per class and
+    /// property, then cached).
+    public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
+        guard let table = _slot.pointee.table else { return -1 }
+        let id = ObjectIdentifier(keyPath)
+        if let column = table.keyPathColumns[id] { return column }
+        let probe = type(of: self).init()
+        mark(probe)
+        for (index, field) in table.info.fields.enumerated() where field.takeRecordingMark(probe) {
+            table.keyPathColumns[id] = index
+            return index
+        }
+        preconditionFailure("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")
+    }
+
     /// The chunk and row holding this object's property `column` in the current version.
     @inline(__always)
     final func _chunk(_ column: Int) -> (ChunkView, Int) {
         let slot = _slot
-        if let cluster = slot.pointee.cluster, let table = slot.pointee.table, cluster.generation == table.session.generation {
-            do {
-                return (try cluster.column(column), slot.pointee.row)
-            } catch {
-                table.fail(error)
-            }
+        if let current = slot.pointee.sessionGeneration, current.pointee == slot.pointee.generation {
+            return (slot.pointee.columns.unsafelyUnwrapped[column], slot.pointee.row)
         }
         return _relocate(column)
     }
@@ -191,6 +207,9 @@ open class Object: CustomStringConvertible {
             }
             _slot.pointee.cluster = cluster
             _slot.pointee.row = row
+            _slot.pointee.generation = cluster.generation
+            _slot.pointee.sessionGeneration = UnsafePointer(table.session.generationPointer)
+            _slot.pointee.columns = UnsafePointer(cluster.columns)
             return (try cluster.column(column), row)
         } catch {
             table.fail(error)

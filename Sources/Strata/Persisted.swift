@@ -89,15 +89,42 @@ public struct Persisted<Value: _Persistable> {
             if case .managed(let column) = observed[keyPath: storageKeyPath].storage {
                 return Value._strataGet(observed, column)
             }
-            return _unmanagedGet(observed, storageKeyPath)
+            return _slowGet(observed, storageKeyPath)
         }
         @inline(__always) set {
             if case .managed(let column) = observed[keyPath: storageKeyPath].storage {
                 Value._strataSet(observed, column, newValue)
                 return
             }
-            _unmanagedSet(observed, storageKeyPath, newValue)
+            _slowSet(observed, storageKeyPath, newValue)
         }
+    }
+
+    /// The first access to a property of a managed object finds its column and remembers it in
+    /// the wrapper; unmanaged objects read the wrapper's own value.
+    @inlinable
+    static func _slowGet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
+        let column = object._managedColumn(storage) { probe in
+            if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
+        }
+        if column >= 0 {
+            object[keyPath: storage].storage = .managed(column)
+            return Value._strataGet(object, column)
+        }
+        return _unmanagedGet(object, storage)
+    }
+
+    @inlinable
+    static func _slowSet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>, _ value: Value) {
+        let column = object._managedColumn(storage) { probe in
+            if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
+        }
+        if column >= 0 {
+            object[keyPath: storage].storage = .managed(column)
+            Value._strataSet(object, column, value)
+            return
+        }
+        _unmanagedSet(object, storage, value)
     }
 
     @usableFromInline

@@ -85,17 +85,49 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Iterates over the objects of the version current when iteration starts.
     public func makeIterator() -> Iterator {
-        Iterator(context: context, keys: context == nil ? [] : currentKeys())
+        guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
+        if predicate == nil {
+            database.core.verify("iterating Results")
+            var clusters: [ClusterView] = []
+            do {
+                try context.table.forEachCluster { clusters.append($0); return true }
+            } catch {
+                context.fail(error)
+            }
+            return Iterator(context: context, keys: [], clusters: clusters)
+        }
+        return Iterator(context: context, keys: currentKeys(), clusters: [])
     }
 
     /// Iterates over results.
     public struct Iterator: IteratorProtocol {
         let context: TableContext?
         let keys: [ObjectKey]
+        let clusters: [ClusterView]
         var position = 0
+        var clusterIndex = 0
+
+        init(context: TableContext?, keys: [ObjectKey], clusters: [ClusterView]) {
+            self.context = context
+            self.keys = keys
+            self.clusters = clusters
+        }
 
         public mutating func next() -> Element? {
-            guard position < keys.count, let context else { return nil }
+            guard let context else { return nil }
+            if !clusters.isEmpty {
+                while clusterIndex < clusters.count {
+                    let cluster = clusters[clusterIndex]
+                    if position < cluster.count {
+                        defer { position += 1 }
+                        return context.materialize(Element.self, key: cluster.key(at: position), cluster: cluster, row: position)
+                    }
+                    clusterIndex += 1
+                    position = 0
+                }
+                return nil
+            }
+            guard position < keys.count else { return nil }
             defer { position += 1 }
             return context.materialize(Element.self, key: keys[position])
         }

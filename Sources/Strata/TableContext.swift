@@ -9,6 +9,8 @@ final class TableContext {
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo
+    /// Property index by the identity of the wrapper key paths the accessors pass.
+    var keyPathColumns: [ObjectIdentifier: Int] = [:]
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
         self.core = core
@@ -33,9 +35,13 @@ final class TableContext {
         slot.pointee.table = self
         slot.pointee.core = core
         slot.pointee.key = key.rawValue
-        slot.pointee.cluster = cluster
-        slot.pointee.row = row
-        for (index, field) in info.fields.enumerated() { field.markManaged(object, column: index) }
+        if let cluster {
+            slot.pointee.cluster = cluster
+            slot.pointee.row = row
+            slot.pointee.generation = cluster.generation
+            slot.pointee.sessionGeneration = UnsafePointer(session.generationPointer)
+            slot.pointee.columns = UnsafePointer(cluster.columns)
+        }
         return object
     }
 }

@@ -60,6 +60,9 @@ public final class Cursor {
         branchIndices.reserveCapacity(8)
     }
 
+    /// Whether the cursor stands on an entry (the last move returned true).
+    public var isPositioned: Bool { positioned }
+
     /// The key at the cursor. Only valid after a move that returned true.
     public var key: UnsafeRawBufferPointer {
         precondition(positioned, "Cursor.key read while the cursor is not on an entry; check the Bool its move returned")

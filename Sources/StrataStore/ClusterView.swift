@@ -1,6 +1,7 @@
 // A cluster: up to `Cluster.capacity` consecutive objects of one table, stored as one key
 // chunk (column 0) and one chunk per property, each an engine value under
-// `first object key | column id`.
+// `first object key | column id`. A cluster's chunks are adjacent in the tree, so one cursor
+// descent finds them all.
 
 enum Cluster {
     /// Objects per cluster: large enough that per-cluster costs vanish in scans, small enough
@@ -27,34 +28,29 @@ final class DirtyCluster {
     }
 }
 
-/// A read view of one cluster in one version (or in the writer's current state), with the
-/// chunks of its columns fetched on first use. Valid while `generation` equals its session's.
+/// A read view of one cluster in one version (or in the writer's current state): its keys and
+/// a view of every column's chunk. Valid while `generation` equals its session's.
 package final class ClusterView {
     package let firstKey: Int64
     package let keys: ChunkView
     package let generation: UInt64
-    unowned(unsafe) let table: TableAccess
     let dirty: DirtyCluster?
-    private let columnViews: UnsafeMutablePointer<ChunkView>
-    private let loaded: UnsafeMutablePointer<Bool>
+    /// One view per property, by property index (absent chunks read as defaults).
+    package let columns: UnsafeMutablePointer<ChunkView>
     private let columnCount: Int
 
-    init(table: TableAccess, firstKey: Int64, keys: ChunkView, dirty: DirtyCluster?, generation: UInt64) {
-        self.table = table
+    init(firstKey: Int64, keys: ChunkView, columns: [ChunkView], dirty: DirtyCluster?, generation: UInt64) {
         self.firstKey = firstKey
         self.keys = keys
         self.dirty = dirty
         self.generation = generation
-        columnCount = table.schema.properties.count
-        columnViews = .allocate(capacity: max(columnCount, 1))
-        columnViews.initialize(repeating: .absent, count: max(columnCount, 1))
-        loaded = .allocate(capacity: max(columnCount, 1))
-        loaded.initialize(repeating: false, count: max(columnCount, 1))
+        columnCount = columns.count
+        self.columns = .allocate(capacity: max(columns.count, 1))
+        self.columns.initialize(from: columns, count: columns.count)
     }
 
     deinit {
-        columnViews.deallocate()
-        loaded.deallocate()
+        columns.deallocate()
     }
 
     /// Number of objects in the cluster.
@@ -78,23 +74,7 @@ package final class ClusterView {
     /// The chunk of property `index`.
     @inline(__always)
     package func column(_ index: Int) throws(StoreError) -> ChunkView {
-        if loaded[index] { return columnViews[index] }
-        return try loadColumn(index)
-    }
-
-    @inline(never)
-    private func loadColumn(_ index: Int) throws(StoreError) -> ChunkView {
-        precondition(index < columnCount, "property index out of range")
-        let view: ChunkView
-        if let buffer = dirty?.columns[index] {
-            view = buffer.view
-        } else if dirty?.existsInSnapshot == false {
-            view = .absent
-        } else {
-            view = try table.snapshotChunk(firstKey: firstKey, column: index, expectedCount: dirty == nil ? keys.count : nil)
-        }
-        columnViews[index] = view
-        loaded[index] = true
-        return view
+        precondition(index >= 0 && index < columnCount, "property index out of range")
+        return columns[index]
     }
 }

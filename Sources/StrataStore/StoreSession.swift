@@ -11,8 +11,17 @@ public final class StoreSession {
     public let store: Store
     private var read: ReadTransaction?
     private var write: WriteTransaction?
-    /// Bumped whenever views handed out earlier (clusters, chunks) may be stale.
-    package private(set) var generation: UInt64 = 1
+    /// Bumped whenever views handed out earlier (clusters, chunks) may be stale. Kept behind
+    /// a pointer so that object accessors can compare it without touching the session.
+    package let generationPointer: UnsafeMutablePointer<UInt64> = {
+        let pointer = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        pointer.initialize(to: 1)
+        return pointer
+    }()
+    package var generation: UInt64 {
+        get { generationPointer.pointee }
+        set { generationPointer.pointee = newValue }
+    }
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
     private(set) var transactionSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
@@ -32,6 +41,7 @@ public final class StoreSession {
     deinit {
         write?.rollback()
         read?.close()
+        generationPointer.deallocate()
     }
 
     /// The table for the object type with this name.

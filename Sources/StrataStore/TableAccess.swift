@@ -130,35 +130,98 @@ package final class TableAccess {
     /// Whether an object with this key exists in this version.
     package func contains(_ key: ObjectKey) throws(StoreError) -> Bool { try locate(key) != nil }
 
-    private func firstKeyOfCluster(containing key: Int64) throws(StoreError) -> Int64? {
-        if let newest = newClusters.last, key >= newClusters[0] {
-            var chosen = newest
-            for first in newClusters.reversed() where first <= key { chosen = first; break }
-            return chosen
+    /// Property index by column id (-1: a column this schema does not have).
+    private lazy var propertyByColumn: [Int] = {
+        var map = [Int](repeating: -1, count: Int(columnIDs.max() ?? 0) + 1)
+        for (index, id) in columnIDs.enumerated() { map[Int(id)] = index }
+        return map
+    }()
+
+    private func clusterView(containing key: Int64) throws(StoreError) -> ClusterView? {
+        if let first = newClusters.last, key >= newClusters[0] {
+            var chosen = first
+            for candidate in newClusters.reversed() where candidate <= key { chosen = candidate; break }
+            return try clusterView(firstKey: chosen)
         }
         guard let tree = try clusters() else { return nil }
         do {
+            // The greatest entry at or below (key, last column) is the last chunk of the cluster
+            // that would hold `key`; its chunks are read walking back to the key chunk.
             let cursor = try reading.makeCursor(on: tree)
-            guard try cursor.seek(toLast: TreeKey.cluster(key, column: Cluster.keyColumn)) else { return nil }
-            return Int64(bitPattern: TreeKey.readU64(cursor.key))
+            guard try cursor.seek(toLast: TreeKey.cluster(key, column: UInt16.max)) else { return nil }
+            let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+            if let cluster = dirty[first] { return try dirtyView(cluster) }
+            var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
+            while true {
+                let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
+                if column == Int(Cluster.keyColumn) {
+                    let keys = try ChunkView(encoded: cursor.value)
+                    return try makeView(first: first, keys: keys, columns: columns)
+                }
+                try place(cursor.value, column: column, in: &columns)
+                guard try cursor.previous(), Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else {
+                    throw StoreError.corrupted("a cluster of '\(schema.name)' has no key chunk")
+                }
+            }
         } catch {
             throw StoreError.wrap(error)
         }
     }
 
-    private func clusterView(containing key: Int64) throws(StoreError) -> ClusterView? {
-        guard let first = try firstKeyOfCluster(containing: key) else { return nil }
-        return try clusterView(firstKey: first)
+    private func place(_ value: UnsafeRawBufferPointer, column: Int, in columns: inout [ChunkView]) throws(StoreError) {
+        guard column < propertyByColumn.count else { return }
+        let index = propertyByColumn[column]
+        guard index >= 0, !schema.properties[index].isList else { return }
+        columns[index] = try ChunkView(encoded: value)
+    }
+
+    private func makeView(first: Int64, keys: ChunkView, columns: [ChunkView]) throws(StoreError) -> ClusterView {
+        for (index, column) in columns.enumerated() where column.values != nil && column.count != keys.count {
+            throw .corrupted("column '\(schema.properties[index].name)' of a '\(schema.name)' cluster holds \(column.count) values for \(keys.count) objects")
+        }
+        return ClusterView(firstKey: first, keys: keys, columns: columns, dirty: nil, generation: session.generation)
+    }
+
+    private func dirtyView(_ cluster: DirtyCluster) throws(StoreError) -> ClusterView {
+        var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
+        var missing = false
+        for index in columns.indices {
+            if let buffer = cluster.columns[index] { columns[index] = buffer.view } else if !schema.properties[index].isList { missing = true }
+        }
+        if missing && cluster.existsInSnapshot, let snapshot = try snapshotView(firstKey: cluster.firstKey) {
+            for index in columns.indices where cluster.columns[index] == nil { columns[index] = snapshot.columns[index] }
+        }
+        return ClusterView(firstKey: cluster.firstKey, keys: cluster.keys.view, columns: columns, dirty: cluster, generation: session.generation)
+    }
+
+    /// The snapshot's cluster that starts at `first` (ignoring this transaction's changes).
+    private func snapshotView(firstKey first: Int64) throws(StoreError) -> ClusterView? {
+        guard let tree = try clusters() else { return nil }
+        do {
+            let cursor = try reading.makeCursor(on: tree)
+            guard try cursor.seek(to: TreeKey.cluster(first, column: Cluster.keyColumn)),
+                  Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else { return nil }
+            return try readCluster(cursor, first: first)
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// Reads the cluster whose key chunk the cursor stands on, leaving the cursor on the first
+    /// entry after it (or off the end).
+    private func readCluster(_ cursor: Cursor, first: Int64) throws -> ClusterView {
+        let keys = try ChunkView(encoded: cursor.value)
+        var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
+        while try cursor.next() {
+            guard Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else { break }
+            try place(cursor.value, column: Int(cursor.key[8]) << 8 | Int(cursor.key[9]), in: &columns)
+        }
+        return try makeView(first: first, keys: keys, columns: columns)
     }
 
     package func clusterView(firstKey: Int64) throws(StoreError) -> ClusterView? {
-        if let cluster = dirty[firstKey] {
-            return ClusterView(table: self, firstKey: firstKey, keys: cluster.keys.view, dirty: cluster, generation: session.generation)
-        }
-        guard let tree = try clusters() else { return nil }
-        let keys = try chunk(in: tree, key: TreeKey.cluster(firstKey, column: Cluster.keyColumn), expectedCount: nil)
-        guard keys.values != nil else { return nil }
-        return ClusterView(table: self, firstKey: firstKey, keys: keys, dirty: nil, generation: session.generation)
+        if let cluster = dirty[firstKey] { return try dirtyView(cluster) }
+        return try snapshotView(firstKey: firstKey)
     }
 
     /// Calls `body` with each non-empty cluster in key order; stops when it returns false.
@@ -168,11 +231,18 @@ package final class TableAccess {
             var positioned = try cursor.first()
             while positioned {
                 let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
-                if let view = try clusterView(firstKey: first), view.count > 0 {
-                    guard try body(view) else { return }
+                let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
+                guard column == Int(Cluster.keyColumn) else { throw StoreError.corrupted("a cluster of '\(schema.name)' has no key chunk") }
+                if let cluster = dirty[first] {
+                    let view = try dirtyView(cluster)
+                    if view.count > 0 { guard try body(view) else { return } }
+                    guard first < Int64.max else { return }
+                    positioned = try cursor.seek(to: TreeKey.cluster(first + 1, column: Cluster.keyColumn))
+                    continue
                 }
-                guard first < Int64.max else { return }
-                positioned = try cursor.seek(to: TreeKey.cluster(first + 1, column: Cluster.keyColumn))
+                let view = try readCluster(cursor, first: first)
+                positioned = cursor.isPositioned
+                if view.count > 0 { guard try body(view) else { return } }
             }
         }
         for first in newClusters {
