@@ -12,13 +12,10 @@
 // in the ordinary form read as zero too. Values this type produces are always canonical:
 // ordinary form, coefficient ≤ 10^34 - 1, NaN and infinity with an empty payload.
 //
-// Arithmetic follows IEEE 754 §5.4 with round-half-even: compute the exact result (in a
-// 256-bit integer where 128 bits do not suffice), choose the ideal exponent when the exact
-// result fits, otherwise round to 34 digits, then clamp the exponent into range
-// (subnormal rounding below, zero-padding or overflow to infinity above). The decimal
-// arithmetic specification (speleotrove.com/decimal/decarith.html) gives the same results and
-// defines the to-scientific-string conversion used by `description`.
-
+// `description` is the to-scientific-string conversion of the General Decimal Arithmetic
+// specification (speleotrove.com/decimal/decarith.html), which BSON and MongoDB also use.
+// The arithmetic and the rounding every inexact result goes through are in
+// Decimal128Arithmetic.swift.
 /// A 128-bit decimal floating-point number: 34 significant digits, exact for decimal
 /// fractions such as money.
 ///
@@ -39,8 +36,8 @@
 ///
 /// Values compare by number, not by representation: `1.0 == 1.00` and `0 == -0`, and equal
 /// values have equal hash values. Not-a-number behaves as in `Double`: `nan == nan` is
-/// `false`. For sorting, ``nan`` orders before every other value, so that
-/// `sorted()` always terminates with a defined order.
+/// `false`. For sorting, ``nan`` orders before every other value, so that sorting an array
+/// or an index that holds NaN has one well-defined result.
 ///
 /// A `Decimal128` encodes with `Codable` as its string form (``description``), which keeps
 /// every digit; a number in JSON would lose them.
@@ -73,7 +70,7 @@ extension Decimal128 {
     static let minimumExponent = -6176
     static let maximumExponent = 6111
     private static let exponentBias = 6176
-    private static let signBit: UInt64 = 1 << 63
+    static let signBit: UInt64 = 1 << 63
     private static let infinityHigh: UInt64 = 0x7800_0000_0000_0000
     private static let nanHigh: UInt64 = 0x7C00_0000_0000_0000
 
@@ -126,67 +123,6 @@ extension Decimal128 {
 
     static func infinity(negative: Bool) -> Decimal128 {
         Decimal128(bidHigh: infinityHigh | (negative ? signBit : 0), bidLow: 0)
-    }
-
-    /// Rounds an exact (or, with `inexactBelow`, nearly exact) result to a representable
-    /// value: 34 digits, halves to even, exponent clamped into range.
-    ///
-    /// `inexactBelow` says the true value is slightly more than `coefficient` (in magnitude):
-    /// nonzero digits were already discarded below the last digit of `coefficient`. Callers
-    /// pass it only when `coefficient` has at least 35 digits, so at least one digit is
-    /// dropped here and the discarded part only ever acts as the "sticky" bit.
-    static func rounded(
-        negative: Bool, coefficient: WideUInt, exponent: Int, inexactBelow: Bool = false
-    ) -> Decimal128 {
-        var coefficient = coefficient
-        var exponent = exponent
-        let digits = coefficient.digitCount
-        let dropped = Swift.max(digits - maximumDigits, minimumExponent - exponent, 0)
-        assert(dropped > 0 || !inexactBelow, "an inexact result must lose at least one digit")
-        if dropped > 0 {
-            // `roundDigit` is the most significant discarded digit; `sticky` says whether any
-            // discarded digit below it is nonzero.
-            var roundDigit: UInt128 = 0
-            var sticky = inexactBelow
-            if dropped > digits {
-                sticky = sticky || !coefficient.isZero
-                coefficient = WideUInt(0)
-            } else {
-                var remaining = dropped
-                while remaining > 0 {
-                    let step = Swift.min(remaining, 38)
-                    let (quotient, remainder) = coefficient.quotientAndRemainder(dividingBy: powersOfTen[step])
-                    sticky = sticky || roundDigit != 0 || remainder % powersOfTen[step - 1] != 0
-                    roundDigit = remainder / powersOfTen[step - 1]
-                    coefficient = quotient
-                    remaining -= step
-                }
-            }
-            exponent += dropped
-            if roundDigit > 5 || (roundDigit == 5 && (sticky || coefficient.isOdd)) {
-                coefficient = coefficient + WideUInt(1)
-                if coefficient == WideUInt(powersOfTen[maximumDigits]) {
-                    coefficient = WideUInt(powersOfTen[maximumDigits - 1])
-                    exponent += 1
-                }
-            }
-        }
-        assert(coefficient.high == 0, "rounding leaves at most 34 digits")
-        var result = coefficient.low
-        if exponent > maximumExponent {
-            // Too large an exponent is fine if zeros can be appended to the coefficient
-            // instead ("clamping"); otherwise the value overflows.
-            let excess = exponent - maximumExponent
-            if result == 0 {
-                exponent = maximumExponent
-            } else if WideUInt(result).digitCount + excess <= maximumDigits {
-                result *= powersOfTen[excess]
-                exponent = maximumExponent
-            } else {
-                return infinity(negative: negative)
-            }
-        }
-        return Decimal128(negative: negative, coefficient: result, exponent: exponent)
     }
 }
 
@@ -318,6 +254,30 @@ extension Decimal128 {
             }
             return double
         }
+    }
+}
+
+extension Decimal128: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    /// Creates a value equal to an integer literal.
+    public init(integerLiteral value: Int) {
+        self.init(value)
+    }
+
+    /// Creates a value from a floating-point literal, through `Double`: `0.1` becomes exactly
+    /// 0.1, as with the `Double` initializer.
+    ///
+    /// A literal with more than 15 significant digits may not survive the trip through
+    /// `Double`; write it as a string literal instead.
+    public init(floatLiteral value: Double) {
+        self.init(value)
+    }
+
+    /// Creates a value equal to `source`, or returns `nil` if it has more than 34 digits.
+    public init?<Source: BinaryInteger>(exactly source: Source) {
+        guard let magnitude = UInt128(exactly: source.magnitude), magnitude <= Decimal128.maximumCoefficient else {
+            return nil
+        }
+        self.init(negative: source < 0, coefficient: magnitude, exponent: 0)
     }
 }
 
@@ -595,199 +555,6 @@ extension Decimal128: Hashable, Comparable {
     }
 }
 
-// MARK: - Arithmetic
-
-extension Decimal128: SignedNumeric, ExpressibleByFloatLiteral {
-    /// Creates a value equal to an integer literal.
-    public init(integerLiteral value: Int) {
-        self.init(value)
-    }
-
-    /// Creates a value from a floating-point literal, through `Double`: `0.1` becomes exactly
-    /// 0.1, as with the `Double` initializer.
-    ///
-    /// A literal with more than 15 significant digits may not survive the trip through
-    /// `Double`; write it as a string literal instead.
-    public init(floatLiteral value: Double) {
-        self.init(value)
-    }
-
-    /// Creates a value equal to `source`, or returns `nil` if it has more than 34 digits.
-    public init?<Source: BinaryInteger>(exactly source: Source) {
-        guard let magnitude = UInt128(exactly: source.magnitude), magnitude <= Decimal128.maximumCoefficient else {
-            return nil
-        }
-        self.init(negative: source < 0, coefficient: magnitude, exponent: 0)
-    }
-
-    /// The value with its sign flipped. Negating zero gives `-0` and negating NaN gives NaN.
-    public static prefix func - (operand: Decimal128) -> Decimal128 {
-        Decimal128(bidHigh: operand.bidHigh ^ signBit, bidLow: operand.bidLow)
-    }
-
-    /// Flips the sign of the value.
-    public mutating func negate() {
-        self = -self
-    }
-
-    /// The sum, exact if it fits in 34 digits and otherwise rounded, halves to even.
-    ///
-    /// An exact sum keeps the smaller exponent of the two operands (`1.5 + 1.25` is `2.75`,
-    /// `1.0 + 1.0` is `2.0`). `infinity + -infinity` is NaN, and so is any sum with NaN.
-    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        switch (lhs.unpacked, rhs.unpacked) {
-        case (.nan, _), (_, .nan):
-            return .nan
-        case (.infinity(let lhsNegative), .infinity(let rhsNegative)):
-            return lhsNegative == rhsNegative ? lhs : .nan
-        case (.infinity, .finite):
-            return lhs
-        case (.finite, .infinity):
-            return rhs
-        case (.finite(let lhsNegative, let lhsCoefficient, let lhsExponent),
-              .finite(let rhsNegative, let rhsCoefficient, let rhsExponent)):
-            return add(
-                (lhsNegative, lhsCoefficient, lhsExponent),
-                (rhsNegative, rhsCoefficient, rhsExponent)
-            )
-        }
-    }
-
-    private typealias FiniteParts = (negative: Bool, coefficient: UInt128, exponent: Int)
-
-    private static func add(_ lhs: FiniteParts, _ rhs: FiniteParts) -> Decimal128 {
-        // `larger` has the larger exponent; the exact sum has `smaller`'s exponent.
-        let (larger, smaller) = lhs.exponent >= rhs.exponent ? (lhs, rhs) : (rhs, lhs)
-        if larger.coefficient == 0, smaller.coefficient == 0 {
-            // An exact zero sum is +0 unless both operands are -0 (IEEE 754 §6.3).
-            return Decimal128(
-                negative: lhs.negative && rhs.negative, coefficient: 0, exponent: smaller.exponent
-            )
-        }
-        if larger.coefficient == 0 {
-            return Decimal128(negative: smaller.negative, coefficient: smaller.coefficient, exponent: smaller.exponent)
-        }
-        if smaller.coefficient == 0 {
-            // Exact: move as far towards the smaller exponent as 34 digits allow.
-            let digits = WideUInt(larger.coefficient).digitCount
-            let shift = Swift.min(larger.exponent - smaller.exponent, maximumDigits - digits)
-            return Decimal128(
-                negative: larger.negative,
-                coefficient: larger.coefficient * powersOfTen[shift],
-                exponent: larger.exponent - shift
-            )
-        }
-
-        var smallerCoefficient = smaller.coefficient
-        var exponent = smaller.exponent
-        let largerDigits = WideUInt(larger.coefficient).digitCount
-        let largerLeading = larger.exponent + largerDigits
-        let smallerLeading = smaller.exponent + WideUInt(smaller.coefficient).digitCount
-        if largerLeading - smallerLeading >= 36 {
-            // The smaller operand lies wholly below the digit that decides rounding (the 35th
-            // of the sum, or the 36th of the larger operand after a borrow). Only its sign and
-            // nonzeroness matter, so a 1 just below that digit stands in for it, and the
-            // aligned coefficients stay within 256 bits however far apart the exponents are.
-            smallerCoefficient = 1
-            exponent = larger.exponent - (38 - largerDigits)
-        }
-        let aligned = WideUInt(larger.coefficient).multiplied(byPowerOfTen: larger.exponent - exponent)
-        let other = WideUInt(smallerCoefficient)
-
-        if larger.negative == smaller.negative {
-            return rounded(negative: larger.negative, coefficient: aligned + other, exponent: exponent)
-        }
-        if aligned == other {
-            return Decimal128(negative: false, coefficient: 0, exponent: exponent)
-        }
-        return aligned > other
-            ? rounded(negative: larger.negative, coefficient: aligned - other, exponent: exponent)
-            : rounded(negative: smaller.negative, coefficient: other - aligned, exponent: exponent)
-    }
-
-    /// The difference, exact if it fits in 34 digits and otherwise rounded, halves to even.
-    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        lhs + -rhs
-    }
-
-    /// The product, exact if it fits in 34 digits and otherwise rounded, halves to even.
-    ///
-    /// An exact product's exponent is the sum of the operands' (`1.5 * 1.5` is `2.25`).
-    /// `infinity * 0` is NaN.
-    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        switch (lhs.unpacked, rhs.unpacked) {
-        case (.nan, _), (_, .nan):
-            return .nan
-        case (.infinity(let lhsNegative), .infinity(let rhsNegative)):
-            return infinity(negative: lhsNegative != rhsNegative)
-        case (.infinity(let infinityNegative), .finite(let negative, let coefficient, _)),
-             (.finite(let negative, let coefficient, _), .infinity(let infinityNegative)):
-            return coefficient == 0 ? .nan : infinity(negative: infinityNegative != negative)
-        case (.finite(let lhsNegative, let lhsCoefficient, let lhsExponent),
-              .finite(let rhsNegative, let rhsCoefficient, let rhsExponent)):
-            return rounded(
-                negative: lhsNegative != rhsNegative,
-                coefficient: WideUInt.product(lhsCoefficient, rhsCoefficient),
-                exponent: lhsExponent + rhsExponent
-            )
-        }
-    }
-
-    /// The quotient, exact if it fits in 34 digits and otherwise rounded, halves to even.
-    ///
-    /// An exact quotient keeps the exponent closest to the difference of the operands'
-    /// (`1 / 8` is `0.125`, `6.0 / 2` is `3.0`). Dividing a nonzero value by zero gives
-    /// infinity with the sign of the quotient; `0 / 0` and `infinity / infinity` are NaN.
-    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        switch (lhs.unpacked, rhs.unpacked) {
-        case (.nan, _), (_, .nan), (.infinity, .infinity):
-            return .nan
-        case (.infinity(let lhsNegative), .finite(let rhsNegative, _, _)):
-            return infinity(negative: lhsNegative != rhsNegative)
-        case (.finite(let lhsNegative, _, _), .infinity(let rhsNegative)):
-            return Decimal128(negative: lhsNegative != rhsNegative, coefficient: 0, exponent: minimumExponent)
-        case (.finite(let lhsNegative, let lhsCoefficient, let lhsExponent),
-              .finite(let rhsNegative, let rhsCoefficient, let rhsExponent)):
-            let negative = lhsNegative != rhsNegative
-            let idealExponent = lhsExponent - rhsExponent
-            if rhsCoefficient == 0 {
-                return lhsCoefficient == 0 ? .nan : infinity(negative: negative)
-            }
-            if lhsCoefficient == 0 {
-                return rounded(negative: negative, coefficient: WideUInt(0), exponent: idealExponent)
-            }
-            // Scale the dividend so the quotient has at least 35 digits: 34 to keep and one
-            // to round on, with the remainder as the sticky part.
-            let scale = Swift.max(0, WideUInt(rhsCoefficient).digitCount + 35 - WideUInt(lhsCoefficient).digitCount)
-            var (quotient, remainder) = WideUInt(lhsCoefficient)
-                .multiplied(byPowerOfTen: scale)
-                .quotientAndRemainder(dividingBy: rhsCoefficient)
-            var exponent = idealExponent - scale
-            if remainder == 0 {
-                while exponent < idealExponent {
-                    let (tenth, digit) = quotient.quotientAndRemainder(dividingBy: 10)
-                    guard digit == 0 else { break }
-                    quotient = tenth
-                    exponent += 1
-                }
-            }
-            return rounded(negative: negative, coefficient: quotient, exponent: exponent, inexactBelow: remainder != 0)
-        }
-    }
-
-    /// Adds `rhs` to `lhs`.
-    public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
-
-    /// Subtracts `rhs` from `lhs`.
-    public static func -= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs - rhs }
-
-    /// Multiplies `lhs` by `rhs`.
-    public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
-
-    /// Divides `lhs` by `rhs`.
-    public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
-}
-
 // MARK: - Coding
 
 extension Decimal128: Codable {
@@ -810,81 +577,5 @@ extension Decimal128: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-}
-
-// MARK: - 256-bit coefficients
-
-/// An unsigned 256-bit integer, for the exact intermediate results of decimal arithmetic: a
-/// product of two 34-digit coefficients has up to 68 digits, and aligned sums up to 69.
-/// Only the operations the arithmetic needs; overflow traps.
-struct WideUInt: Equatable, Comparable {
-    var high: UInt128
-    var low: UInt128
-
-    init(_ value: UInt128) {
-        high = 0
-        low = value
-    }
-
-    private init(high: UInt128, low: UInt128) {
-        self.high = high
-        self.low = low
-    }
-
-    static func product(_ lhs: UInt128, _ rhs: UInt128) -> WideUInt {
-        let (high, low) = lhs.multipliedFullWidth(by: rhs)
-        return WideUInt(high: high, low: low)
-    }
-
-    var isZero: Bool { high == 0 && low == 0 }
-    var isOdd: Bool { low & 1 == 1 }
-
-    /// The number of decimal digits; 0 for zero.
-    var digitCount: Int {
-        var value = self
-        var digits = 0
-        while value.high != 0 {
-            value = value.quotientAndRemainder(dividingBy: Decimal128.powersOfTen[19]).quotient
-            digits += 19
-        }
-        // floor(log10(x)) + 1, from the bit length: 1233 / 4096 ≈ log10(2).
-        let bitLength = UInt128.bitWidth - value.low.leadingZeroBitCount
-        let estimate = (bitLength * 1233) >> 12
-        return digits + estimate + (value.low >= Decimal128.powersOfTen[estimate] ? 1 : 0)
-    }
-
-    func multiplied(byPowerOfTen exponent: Int) -> WideUInt {
-        var result = self
-        var remaining = exponent
-        while remaining > 0 {
-            let step = Swift.min(remaining, 38)
-            let factor = Decimal128.powersOfTen[step]
-            let lowProduct = result.low.multipliedFullWidth(by: factor)
-            result = WideUInt(high: result.high * factor + lowProduct.high, low: lowProduct.low)
-            remaining -= step
-        }
-        return result
-    }
-
-    func quotientAndRemainder(dividingBy divisor: UInt128) -> (quotient: WideUInt, remainder: UInt128) {
-        let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: divisor)
-        let (lowQuotient, remainder) = divisor.dividingFullWidth((highRemainder, low))
-        return (WideUInt(high: highQuotient, low: lowQuotient), remainder)
-    }
-
-    static func + (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
-        let (low, carry) = lhs.low.addingReportingOverflow(rhs.low)
-        return WideUInt(high: lhs.high + rhs.high + (carry ? 1 : 0), low: low)
-    }
-
-    /// `lhs - rhs`, for `lhs >= rhs`.
-    static func - (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
-        let (low, borrow) = lhs.low.subtractingReportingOverflow(rhs.low)
-        return WideUInt(high: lhs.high - rhs.high - (borrow ? 1 : 0), low: low)
-    }
-
-    static func < (lhs: WideUInt, rhs: WideUInt) -> Bool {
-        (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
 }
