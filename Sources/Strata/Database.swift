@@ -278,10 +278,9 @@ public struct Database {
         guard let pk = context.info.primaryKeyIndex else {
             preconditionFailure("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
         }
-        let probe = T()
-        guard context.info.fields[pk].setUnmanaged(probe, any: key as Any, self),
-              case .value(let value) = context.info.fields[pk].stored(probe, self) else {
-            preconditionFailure("\(Key.self) is not the type of '\(type.className())'s primary key (\(context.table.schema.properties[pk].typeDescription)).")
+        let property = context.table.schema.properties[pk]
+        guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
+            preconditionFailure("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
         }
         do {
             guard let objectKey = try context.table.find(primaryKey: value) else { return nil }

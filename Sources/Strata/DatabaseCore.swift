@@ -34,12 +34,22 @@ final class DatabaseCore {
 
     // MARK: The instance cache
 
-    private struct Weak: @unchecked Sendable { weak var core: DatabaseCore? }
+    /// The cache refers to a core through a token that only the core owns, so that no weak
+    /// reference ever points at the core itself (a weak reference gives an object a side
+    /// table, which makes every retain and release of it slower).
+    private final class Token {
+        unowned(unsafe) let core: DatabaseCore
+        init(_ core: DatabaseCore) { self.core = core }
+    }
+    private struct Weak: @unchecked Sendable { weak var token: Token? }
     private static let cache = Mutex<[String: Weak]>([:])
+    private var token: Token?
 
     static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
-        if let core = cache.withLock({ $0[key]?.core }), core.configuration == configuration, !core.isInvalidated {
+        // A core is released in its own context, so the core behind a live token for this
+        // context's key cannot be mid-release here.
+        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration == configuration, !core.isInvalidated {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
             if !core.session.isInWriteTransaction { _ = try? core.session.refresh() }
@@ -53,9 +63,11 @@ final class DatabaseCore {
             StoreHandle.release(handle)
             throw error
         }
+        let token = Token(core)
+        core.token = token
         cache.withLock {
-            $0 = $0.filter { $0.value.core != nil }
-            $0[key] = Weak(core: core)
+            $0 = $0.filter { $0.value.token != nil }
+            $0[key] = Weak(token: token)
         }
         return core
     }

@@ -188,6 +188,25 @@ extension StoreValue {
         }
     }
 
+    /// A primary-key value from a lookup argument (Int, String, ObjectId, UUID, Bool, their
+    /// other integer widths, an enum's raw value, or nil for optional keys).
+    static func primaryKey<Key>(_ key: Key, kind: PropertyKind, optional: Bool) -> StoreValue? {
+        switch kind {
+        case .int:
+            if let v = key as? Int { return .int(Int64(v)) }
+        case .string:
+            if let v = key as? String { return .string(v) }
+        case .objectId:
+            if let v = key as? ObjectId { return .objectId(v) }
+        default:
+            break
+        }
+        if let e = key as? any PersistableEnum { return e._strataStore(nil) }
+        guard let value = from(any: key, kind: kind) else { return nil }
+        if value.isNull && !optional { return nil }
+        return value
+    }
+
     /// Loose input converted for a property of `kind`; nil when it does not fit.
     static func from(any input: Any, kind: PropertyKind) -> StoreValue? {
         guard let input = unwrapAny(input) else { return .null }

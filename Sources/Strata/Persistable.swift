@@ -140,18 +140,25 @@ extension Optional: CollectionValue where Wrapped: _PersistableScalar {
     }
 }
 
+/// Optionals of any type, seen through `Any`.
+private protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var wrappedAny: Any? { map { $0 as Any } }
+}
+
 /// Whether `value` is nil (wrapped in `Any`) or NSNull.
 func isNil(_ value: Any) -> Bool {
     if value is NSNull { return true }
-    let mirror = Mirror(reflecting: value)
-    return mirror.displayStyle == .optional && mirror.children.isEmpty
+    return unwrapAny(value) == nil
 }
 
 /// Unwraps a value that may be an optional inside `Any`.
 func unwrapAny(_ value: Any) -> Any? {
-    let mirror = Mirror(reflecting: value)
-    guard mirror.displayStyle == .optional else { return value }
-    return mirror.children.first.map { unwrapAny($0.value) } ?? nil
+    guard let optional = value as? any AnyOptional else { return value }
+    return optional.wrappedAny.flatMap(unwrapAny)
 }
 
 // MARK: Scalars
@@ -193,7 +200,8 @@ extension _PersistableInteger {
         return nil
     }
     public static func _strataConvert(_ value: Any, _ database: Database?) -> Self? {
-        switch unwrapAny(value) {
+        if let v = value as? Self { return v }
+        return switch unwrapAny(value) {
         case let v as Int: Self(exactly: v)
         case let v as Int64: Self(exactly: v)
         case let v as Int32: Self(exactly: v)
@@ -269,7 +277,8 @@ extension String: _PersistableScalar {
         return nil
     }
     public static func _strataConvert(_ value: Any, _ database: Database?) -> String? {
-        switch unwrapAny(value) {
+        if let v = value as? String { return v }
+        return switch unwrapAny(value) {
         case let v as String: v
         case let v as Substring: String(v)
         default: nil
@@ -337,7 +346,8 @@ extension ObjectId: _PersistableScalar {
         return nil
     }
     public static func _strataConvert(_ value: Any, _ database: Database?) -> ObjectId? {
-        switch unwrapAny(value) {
+        if let v = value as? ObjectId { return v }
+        return switch unwrapAny(value) {
         case let v as ObjectId: v
         case let v as String: try? ObjectId(string: v)
         default: nil

@@ -5,7 +5,7 @@ import StrataStore
 final class TableContext {
     /// Unowned: the instance owns its table contexts; objects keep the instance alive through
     /// their slot.
-    unowned let core: DatabaseCore
+    unowned(unsafe) let core: DatabaseCore
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo

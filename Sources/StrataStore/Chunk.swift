@@ -27,16 +27,20 @@ package struct ChunkView {
     @usableFromInline let values: UnsafeRawPointer?
     @usableFromInline let nulls: UnsafeRawPointer?
     @usableFromInline let bytes: UnsafeRawPointer?
+    /// Bytes per value of a fixed-width chunk; 0 for a variable one.
     @usableFromInline let width: Int
     package let count: Int
+    /// The size of a variable chunk's byte area: entries pointing past it read as empty.
+    @usableFromInline let byteCount: Int
 
     @inlinable
-    init(values: UnsafeRawPointer?, nulls: UnsafeRawPointer?, bytes: UnsafeRawPointer?, width: Int, count: Int) {
+    init(values: UnsafeRawPointer?, nulls: UnsafeRawPointer?, bytes: UnsafeRawPointer?, width: Int, count: Int, byteCount: Int = 0) {
         self.values = values
         self.nulls = nulls
         self.bytes = bytes
         self.width = width
         self.count = count
+        self.byteCount = byteCount
     }
 
     /// A view of nothing: every row reads as null (or zero).
@@ -64,15 +68,10 @@ package struct ChunkView {
         } else if format == ChunkFormat.variable {
             let entriesEnd = ChunkFormat.headerSize + count * 8
             guard chunk.count >= entriesEnd else { throw .corrupted("a variable column chunk is truncated") }
-            let byteCount = chunk.count - entriesEnd
-            for row in 0..<count {
-                let offset = Int(base.loadUnaligned(fromByteOffset: ChunkFormat.headerSize + row * 8, as: UInt32.self))
-                let length = base.loadUnaligned(fromByteOffset: ChunkFormat.headerSize + row * 8 + 4, as: UInt32.self)
-                if length != ChunkFormat.nullLength && offset + Int(length) > byteCount {
-                    throw .corrupted("a string or data value runs past the end of its chunk")
-                }
-            }
-            self.init(values: base + ChunkFormat.headerSize, nulls: nil, bytes: base + entriesEnd, width: 0, count: count)
+            // Entries are bounds-checked where they are read (a damaged entry reads as empty),
+            // so opening a chunk costs the same whatever its size.
+            self.init(values: base + ChunkFormat.headerSize, nulls: nil, bytes: base + entriesEnd,
+                      width: 0, count: count, byteCount: chunk.count - entriesEnd)
         } else {
             throw .corrupted("a column chunk has the unknown format \(format)")
         }
@@ -127,7 +126,9 @@ package struct ChunkView {
         guard let values, let bytes else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let offset = values.loadUnaligned(fromByteOffset: row &* 8, as: UInt32.self)
         let length = values.loadUnaligned(fromByteOffset: row &* 8 &+ 4, as: UInt32.self)
-        if length == ChunkFormat.nullLength { return UnsafeRawBufferPointer(start: bytes, count: 0) }
+        if length == ChunkFormat.nullLength || Int(offset) &+ Int(length) > byteCount {
+            return UnsafeRawBufferPointer(start: bytes, count: 0)
+        }
         return UnsafeRawBufferPointer(start: bytes + Int(offset), count: Int(length))
     }
 
@@ -213,7 +214,7 @@ final class ColumnBuffer {
         if width > 0 {
             return ChunkView(values: UnsafeRawPointer(values), nulls: nulls.map { UnsafeRawPointer($0) }, bytes: nil, width: width, count: count)
         }
-        return ChunkView(values: UnsafeRawPointer(values), nulls: nil, bytes: UnsafeRawPointer(bytes ?? values), width: 0, count: count)
+        return ChunkView(values: UnsafeRawPointer(values), nulls: nil, bytes: UnsafeRawPointer(bytes ?? values), width: 0, count: count, byteCount: byteCount)
     }
 
     // MARK: Rows

@@ -115,20 +115,24 @@ public final class StoreMigration {
         guard let table = session.table(named: schema.name) else { return }
         table.reset()
         var entries: [[UInt8]] = []
+        var primaryKeys: [[UInt8]: [UInt8]] = [:]
         var seen: Set<StoreValue> = []
         try table.forEachCluster { cluster in
             let chunk = try cluster.column(index)
             for row in 0..<cluster.count {
                 let value = chunk.value(row, kind: property.kind)
-                if property.isPrimaryKey && !seen.insert(value).inserted {
-                    throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)")
+                if property.isPrimaryKey {
+                    guard seen.insert(value).inserted else { throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)") }
+                    primaryKeys[IndexKey.encode(value).bytes, default: []] += TreeKey.u64(UInt64(bitPattern: cluster.key(at: row).rawValue))
+                } else {
+                    entries.append(IndexKey.entry(value, cluster.key(at: row)))
                 }
-                entries.append(IndexKey.entry(value, cluster.key(at: row)))
             }
             return true
         }
         let tree = try write.createTree(named: name)
         for entry in entries { try write.put([], forKey: entry, in: tree) }
+        for (key, value) in primaryKeys { try write.put(value, forKey: key, in: tree) }
         session.forgetTrees()
     }
 }

@@ -23,6 +23,10 @@ package final class TableAccess {
     private var clusterTree: Tree?
     private var metaLoaded = false
     private var cache: ClusterView?
+    /// Cluster views of this generation by first key, so that repeated random lookups skip
+    /// parsing a cluster's chunks again.
+    private var viewCache: [Int64: ClusterView] = [:]
+    private var viewCacheGeneration: UInt64 = 0
 
     // Write state.
     var dirty: [Int64: DirtyCluster] = [:]
@@ -63,6 +67,7 @@ package final class TableAccess {
         clusterTree = nil
         metaLoaded = false
         cache = nil
+        viewCache.removeAll()
         dirty.removeAll()
         newClusters.removeAll()
         changes = ChangeTracker()
@@ -151,12 +156,19 @@ package final class TableAccess {
             guard try cursor.seek(toLast: TreeKey.cluster(key, column: UInt16.max)) else { return nil }
             let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
             if let cluster = dirty[first] { return try dirtyView(cluster) }
+            if viewCacheGeneration == session.generation, let view = viewCache[first] { return view }
             var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
             while true {
                 let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
                 if column == Int(Cluster.keyColumn) {
                     let keys = try ChunkView(encoded: cursor.value)
-                    return try makeView(first: first, keys: keys, columns: columns)
+                    let view = try makeView(first: first, keys: keys, columns: columns)
+                    if viewCacheGeneration != session.generation || viewCache.count >= 4096 {
+                        viewCache.removeAll(keepingCapacity: true)
+                        viewCacheGeneration = session.generation
+                    }
+                    viewCache[first] = view
+                    return view
                 }
                 try place(cursor.value, column: column, in: &columns)
                 guard try cursor.previous(), Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else {
@@ -276,8 +288,28 @@ package final class TableAccess {
 
     /// The object whose primary key is `value`, if any.
     package func find(primaryKey value: StoreValue) throws(StoreError) -> ObjectKey? {
-        guard let pk = primaryKeyIndex else { return nil }
-        return try lookup(value, treeName: primaryKeyTreeName, property: pk, first: true).first
+        guard let pk = primaryKeyIndex, let tree = try session.tree(primaryKeyTreeName) else { return nil }
+        // The primary-key index maps a value's encoding to the object keys (8 bytes each;
+        // more than one only when two long values share an encoding).
+        let (encoded, cut) = IndexKey.encode(value)
+        var candidates: [ObjectKey] = []
+        do {
+            try encoded.withUnsafeBytes { k in
+                try reading.withValue(forKey: k, in: tree) { raw in
+                    guard let raw else { return }
+                    var offset = 0
+                    while offset + 8 <= raw.count {
+                        candidates.append(ObjectKey(Int64(bitPattern: TreeKey.readU64(raw, at: offset))))
+                        offset += 8
+                    }
+                }
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        guard cut else { return candidates.first }
+        for key in candidates where try self.value(key, property: pk) == value { return key }
+        return nil
     }
 
     /// Objects whose indexed property `index` equals `value`, in key order.
@@ -314,12 +346,43 @@ package final class TableAccess {
     }
 
     private func addIndexEntry(_ value: StoreValue, key: ObjectKey, property: Int) throws(StoreError) {
+        if property == primaryKeyIndex {
+            let tree = try session.createTree(primaryKeyTreeName)
+            let encoded = IndexKey.encode(value).bytes
+            do {
+                let existing = try session.writer().value(forKey: encoded, in: tree) ?? []
+                try session.writer().put(existing + TreeKey.u64(UInt64(bitPattern: key.rawValue)), forKey: encoded, in: tree)
+            } catch {
+                throw StoreError.wrap(error)
+            }
+            return
+        }
         guard let name = indexTreeName(for: property) else { return }
         let tree = try session.createTree(name)
         do { try session.writer().put([], forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
     }
 
     private func removeIndexEntry(_ value: StoreValue, key: ObjectKey, property: Int) throws(StoreError) {
+        if property == primaryKeyIndex {
+            guard let tree = try session.tree(primaryKeyTreeName) else { return }
+            let encoded = IndexKey.encode(value).bytes
+            do {
+                guard var keys = try session.writer().value(forKey: encoded, in: tree) else { return }
+                let target = TreeKey.u64(UInt64(bitPattern: key.rawValue))
+                var offset = 0
+                while offset + 8 <= keys.count {
+                    if Array(keys[offset..<(offset + 8)]) == target { keys.removeSubrange(offset..<(offset + 8)) } else { offset += 8 }
+                }
+                if keys.isEmpty {
+                    _ = try session.writer().delete(forKey: encoded, in: tree)
+                } else {
+                    try session.writer().put(keys, forKey: encoded, in: tree)
+                }
+            } catch {
+                throw StoreError.wrap(error)
+            }
+            return
+        }
         guard let name = indexTreeName(for: property), let tree = try session.tree(name) else { return }
         do { _ = try session.writer().delete(forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
     }
