@@ -153,7 +153,7 @@ public struct Database {
             if core.session.isInWriteTransaction { core.session.rollback() }
             throw error
         }
-        if core.session.isInWriteTransaction { try core.commitWrite() }
+        if core.session.isInWriteTransaction { try await core.commitWriteAsync() }
         return result
     }
 

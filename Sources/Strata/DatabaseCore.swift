@@ -205,6 +205,26 @@ final class DatabaseCore {
         do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
+    /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
+    /// suspended meanwhile and the instance keeps reading the version it started from.
+    func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+        let pending: PendingCommit
+        do { pending = try session.prepareCommit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        let path = configuration.path
+        let outcome: Database.Error? = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do {
+                    try pending.perform()
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: Database.Error.wrap(error, path: path))
+                }
+            }
+        }
+        do { try session.finishCommit(pending) } catch { throw Database.Error.wrap(error, path: path) }
+        if let outcome { throw outcome }
+    }
+
     func cancelWrite() {
         verify("cancelWrite()")
         precondition(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")

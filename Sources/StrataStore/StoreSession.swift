@@ -234,6 +234,41 @@ public final class StoreSession {
         return changes
     }
 
+    /// Prepares the write transaction's commit and detaches it from the session, so that the
+    /// commit's I/O can run on another thread (`PendingCommit.perform()`) while the session
+    /// keeps reading the version it started from. Call `finishCommit(_:)` afterwards, back in
+    /// the session's context.
+    public func prepareCommit() throws(StoreError) -> PendingCommit {
+        guard let write else { throw .transactionEnded }
+        let changes = pendingChanges()
+        do {
+            for table in tables { try table.flush(into: write) }
+            try appendLog(changes, in: write)
+        } catch {
+            rollback()
+            throw StoreError.wrap(error)
+        }
+        self.write = nil
+        let pending = PendingCommit(write: write, changes: changes, schema: pendingSchema)
+        pendingSchema = nil
+        transactionChanged()
+        return pending
+    }
+
+    /// Moves the session to the version a pending commit made (or, if it failed, forgets the
+    /// types it would have added).
+    public func finishCommit(_ pending: PendingCommit) throws(StoreError) {
+        if pending.succeeded, let schema = pending.schema { store.publish(schema) }
+        if !pending.succeeded {
+            let known = Set(store.schema.objectSchemas.map(\.name))
+            tables.removeAll { !known.contains($0.schema.name) }
+            tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
+        }
+        // A write the caller started meanwhile keeps its state; otherwise views move on.
+        try refreshAfterWrite()
+        if write == nil { transactionChanged() }
+    }
+
     /// Discards the write transaction.
     public func rollback() {
         guard let write else { return }
@@ -352,5 +387,33 @@ public final class StoreSession {
             throw StoreError.wrap(error)
         }
         return merged
+    }
+}
+
+/// A commit prepared by `StoreSession.prepareCommit()`: the engine transaction, ready to be
+/// written and synced from any thread, once.
+public final class PendingCommit: @unchecked Sendable {  // used by one thread at a time
+    private var write: WriteTransaction?
+    /// What the commit changes.
+    public let changes: ChangeSet
+    let schema: Schema?
+    private(set) var succeeded = false
+
+    init(write: WriteTransaction, changes: ChangeSet, schema: Schema?) {
+        self.write = write
+        self.changes = changes
+        self.schema = schema
+    }
+
+    /// Writes and syncs the commit (per the durability), then releases the write lock.
+    public func perform() throws(StoreError) {
+        guard let write else { throw .transactionEnded }
+        self.write = nil
+        do {
+            try write.commit()
+            succeeded = true
+        } catch {
+            throw StoreError.wrap(error)
+        }
     }
 }
