@@ -363,9 +363,8 @@ public final class StoreSession {
             }
             for key in stale { _ = try write.delete(forKey: key, in: tree) }
         }
-        if !changes.isEmpty {
-            try write.put(changes.encoded(), forKey: TreeKey.u64(write.committingVersion), in: tree)
-        }
+        // Every commit has an entry (empty ones too), so a gap means the log was pruned.
+        try write.put(changes.encoded(), forKey: TreeKey.u64(write.committingVersion), in: tree)
     }
 
     /// The merged changes of the commits after `version` up to this session's version; nil
@@ -375,14 +374,16 @@ public final class StoreSession {
         guard version < self.version else { return merged }
         guard let tree = try tree(Store.logTree) else { return nil }
         do {
-            var reached = false
+            var expected = version + 1
+            var complete = true
             try reading.forEach(in: tree, from: TreeKey.u64(version + 1), to: TreeKey.u64(self.version)) { key, value in
                 let v = TreeKey.readU64(key)
-                reached = true
+                guard v == expected else { complete = false; return false }
+                expected += 1
                 merged.merge(try ChangeSet.decode(value, version: v))
                 return true
             }
-            _ = reached
+            guard complete && expected == self.version + 1 else { return nil }
         } catch {
             throw StoreError.wrap(error)
         }

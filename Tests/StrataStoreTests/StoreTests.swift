@@ -78,3 +78,42 @@ import Testing
         store.close()
     }
 }
+
+@Suite struct ChangeLogTests {
+    @Test func theLogReachesBackToTheOldestOpenSnapshotAndNoFurther() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let writer = try store.makeSession()
+        let people = writer.table(named: "Person")!
+        func insert(_ id: Int64) throws -> ObjectKey {
+            try writer.beginWrite()
+            let key = try people.insert([.int(id), .string("p\(id)"), .int(1), .null, .null, .null])
+            try writer.commit()
+            return key
+        }
+        _ = try insert(0)
+        let reader = try store.makeSession()  // pins this version
+        let start = reader.version
+        let a = try insert(1)
+        try writer.beginWrite()
+        try people.set(.int(5), for: a, property: 2)
+        try writer.commit()
+        let b = try insert(2)
+        try writer.beginWrite()
+        try writer.delete([b], from: people)
+        try writer.commit()
+        #expect(try reader.refresh())
+        let merged = try #require(try reader.changes(since: start))
+        let changes = try #require(merged.tables[people.tableID])
+        #expect(changes.inserted == [a])  // b was inserted and deleted within the span
+        #expect(changes.deleted.isEmpty)
+        #expect(changes.modified.isEmpty)  // a's modification folds into its insertion
+        // Once no snapshot pins the old versions, the next commit prunes their entries.
+        reader.close()
+        _ = try insert(3)
+        #expect(try writer.changes(since: start) == nil)
+        let last = writer.version
+        #expect(try writer.changes(since: last - 1)?.tables[people.tableID]?.inserted.count == 1)
+    }
+}
