@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         .target(name: "StrataRealmCompat", dependencies: ["Strata"], swiftSettings: strictSettings),
-        .executableTarget(name: "strata", dependencies: ["StrataStorage", "Strata"], swiftSettings: strictSettings),
+        .executableTarget(name: "strata", dependencies: ["StrataStorage", "StrataStore", "Strata"], swiftSettings: strictSettings),
         // A child process for the kill and cross-process tests, and the workloads it shares
         // with them.
         .target(name: "StrataTestWorkloads", swiftSettings: strictSettings),

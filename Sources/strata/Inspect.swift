@@ -1,0 +1,65 @@
+// `strata inspect FILE`: what a file holds — its object types and their counts, the engine's
+// trees, and how its pages are used — read without modifying it.
+
+import Foundation
+import StrataStorage
+import StrataStore
+
+/// Prints what the file holds. Returns whether verify found it healthy (its problems are
+/// printed too).
+func inspect(path: String) throws(CommandFailure) -> Bool {
+    let file = try OpenedFile(path)
+    defer { file.close() }
+    let engine = file.engine
+    do {
+        let report = try engine.verify()
+        // Counted before this command opens a session of its own.
+        let readers = engine.activeReaderCount
+        print("\(path): version \(report.version), page size \(report.pageSize)")
+
+        let treeNames = try engine.read { try $0.treeNames() }
+        // The store writes its schema under this name; a file without it has no object types.
+        if treeNames.contains("strata.schema"), let session = try file.makeSession() {
+            defer { session.close() }
+            let schema = session.store.schema
+            print("schema version \(session.store.schemaVersion), \(schema.objectSchemas.count) object type\(plural(schema.objectSchemas.count))")
+            for object in schema.objectSchemas {
+                let count = try session.table(named: object.name)?.count ?? 0
+                print("  \(object.name): \(count) object\(plural(count))")
+                for property in object.properties { print("      \(property)") }
+            }
+        } else {
+            print("no object schema: a plain engine file")
+        }
+
+        print("\(treeNames.count) tree\(plural(treeNames.count))")
+        try engine.read { txn in
+            for name in treeNames {
+                guard let tree = try txn.tree(named: name) else { continue }
+                let count = try txn.count(in: tree)
+                print("  \(name): \(count) \(count == 1 ? "entry" : "entries")")
+            }
+        }
+
+        let pageBytes = report.pageCount * UInt64(report.pageSize)
+        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? pageBytes
+        let reusable = report.freePages + report.pendingPages
+        print("file: \(fileBytes) bytes, \(report.pageCount) pages" + (fileBytes == pageBytes ? "" : " in use (\(pageBytes) bytes)"))
+        print("pages: \(report.treePages) in trees, \(report.freeListPages) free-list, \(report.freePages) free, "
+            + "\(report.pendingPages) pending (freed; reusable once no snapshot can see them): \(percent(reusable, of: report.pageCount)) reusable")
+        print("active readers: \(readers)")
+        if !report.isHealthy { print(report) }
+        return report.isHealthy
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        throw CommandFailure(path: path, error)
+    }
+}
+
+func plural(_ count: Int) -> String { count == 1 ? "" : "s" }
+
+private func percent(_ part: UInt64, of whole: UInt64) -> String {
+    guard whole > 0 else { return "0%" }
+    return String(format: "%.1f%%", Double(part) * 100 / Double(whole))
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import Strata
+
+/// The `strata` tool run as a separate process on small databases, its output parsed.
+@Suite struct CLITests {
+    @Test func dumpJSONListsEveryObjectWithItsValues() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Person.self, Dog.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write {
+                let ann = db.create(Person.self, value: ["id": 1, "name": "Ann \"A\"\n", "city": "Oslo",
+                                                         "dog": ["name": "Rex", "age": 3], "tags": ["x", "y"]])
+                let bo = db.create(Person.self, value: ["id": 2, "name": "Bø 🎉", "friends": [ann]])
+                bo.friends.append(bo)
+            }
+        }
+        let result = try runStrata("dump", config.fileURL!.path, "--json")
+        #expect(result.status == 0, "\(result.errors)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: [[String: Any]]])
+        #expect(Set(document.keys) == ["Person", "Dog"])
+        let people = try #require(document["Person"])
+        #expect(people.map { $0["id"] as? Int } == [1, 2])
+        #expect(people.map { $0["name"] as? String } == ["Ann \"A\"\n", "Bø 🎉"])
+        #expect(people[0]["dog"] as? String == "Dog#\(try #require(document["Dog"]?.first?["_key"] as? Int))")
+        #expect(people[0]["tags"] as? [String] == ["x", "y"])
+        #expect(people[1]["dog"] is NSNull)
+        #expect(people[1]["friends"] as? [String] == ["Person#\(people[0]["_key"] as? Int ?? -1)", "Person#\(people[1]["_key"] as? Int ?? -1)"])
+        #expect(document["Dog"]?.first?["name"] as? String == "Rex")
+
+        let dogs = try runStrata("dump", config.fileURL!.path, "--type", "Dog", "--json")
+        let onlyDogs = try #require(try JSONSerialization.jsonObject(with: Data(dogs.output.utf8)) as? [String: [[String: Any]]])
+        #expect(Array(onlyDogs.keys) == ["Dog"])
+    }
+
+    @Test func badInputsGetOneLineAndAFailureStatus() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Dog.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write { db.create(Dog.self, value: ["name": "Rex"]) }
+        }
+        let foreign = folder.url.appendingPathComponent("foreign.strata")
+        try Data(repeating: 0x41, count: 10_000).write(to: foreign)
+        let cases: [[String]] = [
+            ["inspect", folder.url.appendingPathComponent("missing.strata").path],
+            ["verify", folder.url.path],
+            ["dump", foreign.path],
+            ["dump", config.fileURL!.path, "--type", "Cat"],
+        ]
+        for arguments in cases {
+            let result = try runStrata(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.output.isEmpty, "\(arguments)")
+            #expect(result.errors.hasPrefix("strata: ") && result.errors.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.errors)")
+        }
+    }
+
+    // MARK: Running the tool
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    func runStrata(_ arguments: String...) throws -> Run { try runStrata(arguments) }
+
+    func runStrata(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.executable, "the strata executable was not found beside the tests; run swift build first"))
+        process.arguments = arguments
+        // Files rather than pipes: nothing has to be drained while the tool runs.
+        let folder = TemporaryFolder()
+        let outputURL = folder.url.appendingPathComponent("stdout")
+        let errorsURL = folder.url.appendingPathComponent("stderr")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorsURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorsURL)
+        defer { try? output.close(); try? errors.close() }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: try String(contentsOf: outputURL, encoding: .utf8),
+                   errors: try String(contentsOf: errorsURL, encoding: .utf8))
+    }
+
+    /// The `strata` executable, built into the products directory with the tests.
+    /// STRATA_EXECUTABLE overrides.
+    static let executable: String? = {
+        if let path = ProcessInfo.processInfo.environment["STRATA_EXECUTABLE"] { return path }
+        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        if let main = Bundle.main.executableURL { starts.append(main) }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("strata").path
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                directory.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }()
+}
