@@ -38,7 +38,8 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
         // written for Swift 5.8 (`static var shared` on a global actor is an error in Swift 6),
-        // so this target alone builds in Swift 5 mode; StrataTests has Swift 6 versions.
+        // so this target alone builds in Swift 5 mode. The same patterns in Swift 6 mode are in
+        // StrataTests (AsyncWriteTests) and the `strata demo` sources.
         .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat"],
                     swiftSettings: strictSettings + [.swiftLanguageMode(.v5)]),
     ],

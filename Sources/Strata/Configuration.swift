@@ -105,6 +105,15 @@ extension Database.Configuration: Equatable {
     }
 }
 
+extension Database.Configuration {
+    /// Whether an instance opened with `other` behaves exactly like one opened with this
+    /// configuration (the instance cache reuses instances only then).
+    func opensIdentically(to other: Database.Configuration) -> Bool {
+        self == other && durability == other.durability && deleteIfMigrationNeeded == other.deleteIfMigrationNeeded
+            && objectTypes.map { $0.map(ObjectIdentifier.init) } == other.objectTypes.map { $0.map(ObjectIdentifier.init) }
+    }
+}
+
 /// Object types in a configuration. Class metatypes are immutable, so sharing them is safe.
 struct TypeList: @unchecked Sendable {
     let types: [Object.Type]

@@ -60,7 +60,7 @@ enum Confinement {
         preconditionFailure("""
             Database accessed from the wrong context: \(operation) was called outside \(description), \
             which the database instance is confined to. Open a separate Database in each thread, queue or actor \
-            (the same configuration shares the file), or pass primary keys, frozen objects or a ThreadSafeReference across.
+            (the same configuration shares the file), and pass primary keys or Sendable values across.
             """)
     }
 }

@@ -17,8 +17,8 @@ import StrataStorage
 ///
 /// Opening the same configuration again in the same context gives the same underlying
 /// instance. Instances are not `Sendable`: the compiler keeps them in their context, and a use
-/// from the wrong thread, queue or actor stops with a message that says so. Pass primary keys,
-/// `Sendable` values or thread-safe references between contexts instead.
+/// from the wrong thread, queue or actor stops with a message that says so. Pass primary keys
+/// or `Sendable` values between contexts instead.
 public struct Database {
     let core: DatabaseCore
 
@@ -180,6 +180,9 @@ public struct Database {
         let context: TableContext
         do { context = try core.context(for: type) } catch { preconditionFailure("\(error)") }
         let info = context.info
+        if update != .error && info.primaryKeyIndex == nil {
+            preconditionFailure("'\(type.className())' does not have a primary key and cannot be updated; create it with update: .error.")
+        }
         let object = T()
         do {
             try info.apply(value: value, to: object, database: self)
@@ -190,7 +193,9 @@ public struct Database {
             let given = Set(givenProperties(value, info: info))
             let pkValue: StoreValue
             if case .value(let v) = info.fields[pk].stored(object, self) { pkValue = v } else { pkValue = .null }
-            if let existing = try? context.table.find(primaryKey: pkValue) {
+            let found: ObjectKey?
+            do { found = try context.table.find(primaryKey: pkValue) } catch { context.fail(error) }
+            if let existing = found {
                 let managed = context.materialize(type, key: existing)
                 for index in info.schema.properties.indices where index != pk && given.contains(index) {
                     let input = info.fields[index].unmanagedAny(object)

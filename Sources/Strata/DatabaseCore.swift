@@ -49,7 +49,7 @@ final class DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
         // A core is released in its own context, so the core behind a live token for this
         // context's key cannot be mid-release here.
-        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration == configuration, !core.isInvalidated {
+        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
             if !core.session.isInWriteTransaction { _ = try? core.session.refresh() }
@@ -178,9 +178,7 @@ final class DatabaseCore {
         object._slot.pointee.cluster = nil
         object._slot.pointee.sessionGeneration = nil
         for (index, value) in deferred {
-            if update == .modified || update == .all || true {
-                _ = info.fields[index].setManaged(object, column: index, any: value)
-            }
+            _ = info.fields[index].setManaged(object, column: index, any: value)
         }
         return key
     }

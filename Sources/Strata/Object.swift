@@ -40,7 +40,7 @@ public struct _ObjectSlot {
 /// A new object is *unmanaged*: a plain Swift object. `Database.add(_:)` makes it *managed*:
 /// its properties then read and write the database instance's current version, inside write
 /// transactions for writes. Managed objects belong to their database instance's thread, queue
-/// or actor and are not `Sendable`; pass primary keys or a `ThreadSafeReference` across.
+/// or actor and are not `Sendable`; pass primary keys or `Sendable` values across.
 open class Object: CustomStringConvertible {
     public final let _slot: UnsafeMutablePointer<_ObjectSlot>
 
