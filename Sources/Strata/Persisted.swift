@@ -207,7 +207,8 @@ struct TypedFieldAccess<Value: _Persistable>: FieldAccess {
     }
 
     func stored(_ object: Object, _ database: Database?) -> _StoredProperty {
-        withExtendedLifetime(object) { unmanagedValue(object)._strataStored(database) }
+        // The caller holds `object` for the duration of the call.
+        unmanagedValue(object)._strataStored(database)
     }
 
     func setUnmanaged(_ object: Object, any: Any, _ database: Database?) -> Bool {
@@ -216,7 +217,7 @@ struct TypedFieldAccess<Value: _Persistable>: FieldAccess {
         return true
     }
 
-    func unmanagedAny(_ object: Object) -> Any { withExtendedLifetime(object) { unmanagedValue(object)._strataAny } }
+    func unmanagedAny(_ object: Object) -> Any { unmanagedValue(object)._strataAny }
 
     func markManaged(_ object: Object, column: Int) {
         withExtendedLifetime(object) { wrapper(object).pointee.storage = .managed(column) }

@@ -97,35 +97,50 @@ public struct ChangeSet: Sendable, Equatable {
     }
 }
 
-/// The writer's record of what the transaction has done to one table so far.
+/// The writer's record of what the transaction has done to one table so far. Keys are handed
+/// out in increasing order, so the objects this transaction inserted are exactly the keys from
+/// `firstInserted` on (less those it deleted again).
 struct ChangeTracker {
-    var inserted: Set<Int64> = []
-    var insertedOrder: [Int64] = []
+    var firstInserted: Int64?
+    var nextKey: Int64 = 0
+    var deletedInserted: Set<Int64> = []
     var deleted: [Int64] = []
     var modified: [Int64: UInt64] = [:]
 
-    var isEmpty: Bool { insertedOrder.isEmpty && deleted.isEmpty && modified.isEmpty }
+    var isEmpty: Bool { firstInserted == nil && deleted.isEmpty && modified.isEmpty }
 
+    @inline(__always)
+    func isInserted(_ key: Int64) -> Bool {
+        guard let firstInserted else { return false }
+        return key >= firstInserted && !deletedInserted.contains(key)
+    }
+
+    @inline(__always)
     mutating func insert(_ key: Int64) {
-        inserted.insert(key)
-        insertedOrder.append(key)
+        if firstInserted == nil { firstInserted = key }
+        nextKey = key + 1
     }
 
     @inline(__always)
     mutating func modify(_ key: Int64, property: Int) {
-        if inserted.contains(key) { return }
+        if let firstInserted, key >= firstInserted { return }
         modified[key, default: 0] |= TableChanges.bit(property)
     }
 
     mutating func delete(_ key: Int64) {
-        if inserted.remove(key) != nil { return }
+        if let firstInserted, key >= firstInserted {
+            deletedInserted.insert(key)
+            return
+        }
         modified[key] = nil
         deleted.append(key)
     }
 
     func changes() -> TableChanges {
         var changes = TableChanges()
-        changes.inserted = insertedOrder.lazy.filter { inserted.contains($0) }.map(ObjectKey.init)
+        if let firstInserted {
+            changes.inserted = (firstInserted..<nextKey).lazy.filter { !deletedInserted.contains($0) }.map(ObjectKey.init)
+        }
         changes.deleted = deleted.sorted().map(ObjectKey.init)
         for (key, mask) in modified { changes.modified[ObjectKey(key)] = mask }
         return changes

@@ -287,6 +287,18 @@ package final class TableAccess {
     // MARK: Primary keys and indexes
 
     /// The object whose primary key is `value`, if any.
+    /// The raw value of a primary-key index entry (object keys, 8 bytes each), empty if none.
+    private func primaryKeyCandidates(_ encoded: [UInt8]) throws(StoreError) -> [UInt8] {
+        guard let tree = try session.tree(primaryKeyTreeName) else { return [] }
+        do {
+            return try encoded.withUnsafeBytes { k in
+                try reading.withValue(forKey: k, in: tree) { $0.map { [UInt8]($0) } ?? [] }
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
     package func find(primaryKey value: StoreValue) throws(StoreError) -> ObjectKey? {
         guard let pk = primaryKeyIndex, let tree = try session.tree(primaryKeyTreeName) else { return nil }
         // The primary-key index maps a value's encoding to the object keys (8 bytes each;
@@ -440,9 +452,20 @@ package final class TableAccess {
         try session.requireWrite()
         try loadMeta()
         for index in values.indices where !schema.properties[index].isList { try checkValue(values[index], for: index) }
-        if let pk = primaryKeyIndex, let existing = try find(primaryKey: values[pk]) {
-            _ = existing
-            throw .duplicatePrimaryKey(type: schema.name, value: "\(values[pk])")
+        var primaryKeyEntry: (encoded: [UInt8], existing: [UInt8])?
+        if let pk = primaryKeyIndex {
+            let (encoded, cut) = IndexKey.encode(values[pk])
+            let existing = try primaryKeyCandidates(encoded)
+            if !existing.isEmpty {
+                if !cut { throw .duplicatePrimaryKey(type: schema.name, value: "\(values[pk])") }
+                var offset = 0
+                while offset + 8 <= existing.count {
+                    let key = ObjectKey(Int64(bitPattern: existing.withUnsafeBytes { TreeKey.readU64($0, at: offset) }))
+                    if try value(key, property: pk) == values[pk] { throw .duplicatePrimaryKey(type: schema.name, value: "\(values[pk])") }
+                    offset += 8
+                }
+            }
+            primaryKeyEntry = (encoded, existing)
         }
         let key = nextKey
         nextKey += 1
@@ -484,7 +507,14 @@ package final class TableAccess {
         }
         session.invalidateViews()
         let objectKey = ObjectKey(key)
-        if let pk = primaryKeyIndex { try addIndexEntry(values[pk], key: objectKey, property: pk) }
+        if let primaryKeyEntry {
+            let tree = try session.createTree(primaryKeyTreeName)
+            do {
+                try session.writer().put(primaryKeyEntry.existing + TreeKey.u64(UInt64(bitPattern: key)), forKey: primaryKeyEntry.encoded, in: tree)
+            } catch {
+                throw StoreError.wrap(error)
+            }
+        }
         for index in indexedProperties { try addIndexEntry(values[index], key: objectKey, property: index) }
         storedCount += 1
         changes.insert(key)
