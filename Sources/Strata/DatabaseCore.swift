@@ -176,14 +176,19 @@ final class DatabaseCore {
 
     func beginWrite() throws(Database.Error) {
         verify("beginWrite()")
-        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested.")
-        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
+        guard !configuration.readOnly else { throw readOnlyWrite() }
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
-        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        guard !configuration.readOnly else { throw readOnlyWrite() }
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+    }
+
+    private func readOnlyWrite() -> Database.Error {
+        Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)); open it with readOnly = false to write.",
+                       path: configuration.path)
     }
 
     func commitWrite() throws(Database.Error) {

@@ -207,7 +207,7 @@ open class Object: CustomStringConvertible {
         guard let table = _slot.pointee.table else { preconditionFailure("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
         if column == table.table.primaryKeyIndex {
-            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database.")
+            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }
         do {
             switch value {
