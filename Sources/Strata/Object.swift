@@ -168,6 +168,9 @@ open class Object: CustomStringConvertible {
     final func _chunk(_ column: Int) -> (ChunkView, Int) {
         let slot = _slot
         if let cluster = slot.pointee.cluster, let table = slot.pointee.table, cluster.generation == table.session.generation {
+            // The cached location skips `_relocate`, so the context is checked here too: a
+            // read from another thread must stop, not race the owner's next write.
+            table.core.confinement.verify("reading an object's property")
             do {
                 return (try cluster.column(column), slot.pointee.row)
             } catch {
