@@ -29,13 +29,16 @@ let package = Package(
         // with them.
         .target(name: "StrataTestWorkloads", swiftSettings: strictSettings),
         .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
+        // A child process that makes one programming error per run, for the tests that check
+        // the process stops with the documented message.
+        .executableTarget(name: "StrataMisuseChild", dependencies: ["Strata"], swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests",
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage"], swiftSettings: strictSettings),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
         // written for Swift 5.8 (`static var shared` on a global actor is an error in Swift 6),
         // so this target alone builds in Swift 5 mode. The same patterns in Swift 6 mode are in

@@ -81,9 +81,14 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         var properties: [PropertySchema] = []
         var fields: [any FieldAccess] = []
         var linked: [Object.Type] = []
+        var unpersisted: [String] = []
         for current in mirrors.reversed() {
             for child in current.children {
-                guard let label = child.label, let wrapper = child.value as? any PersistedProtocol else { continue }
+                guard let label = child.label else { continue }
+                guard let wrapper = child.value as? any PersistedProtocol else {
+                    unpersisted.append(label)
+                    continue
+                }
                 guard label.hasPrefix("_") else { continue }
                 let propertyName = String(label.dropFirst())
                 guard let offset = offsets[label] else {
@@ -109,7 +114,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
             throw Database.Error(.invalidInput, error.description)
         }
         if properties.isEmpty {
-            throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties; declare its stored properties with @Persisted.")
+            let plain = unpersisted.isEmpty ? "" : " (\(unpersisted.map { "'\(name).\($0)'" }.joined(separator: ", ")) \(unpersisted.count == 1 ? "is" : "are") not)"
+            throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties\(plain); declare its stored properties with @Persisted.")
         }
         return ClassInfo(type: type, schema: schema, fields: fields, linkedTypes: linked)
     }

@@ -58,9 +58,9 @@ enum Confinement {
 
     private func fail(_ operation: String) -> Never {
         preconditionFailure("""
-            Database accessed from the wrong context: \(operation) was called outside \(description), \
+            Database accessed from the wrong context: \(operation) outside \(description), \
             which the database instance is confined to. Open a separate Database in each thread, queue or actor \
-            (the same configuration shares the file), and pass primary keys or Sendable values across.
+            (the same configuration shares the file), and pass primary keys (or other Sendable values) across to look the objects up again there.
             """)
     }
 }

@@ -34,7 +34,11 @@ public struct Database {
             let key = DispatchSpecificKey<UInt8>()
             queue.setSpecific(key: key, value: 1)
             confinement = .queue(queue, key)
-            dispatchPrecondition(condition: .onQueue(queue))
+            // dispatchPrecondition would stop without a word on Linux; say what went wrong.
+            precondition(DispatchQueue.getSpecific(key: key) != nil, """
+                Database(configuration:queue:) was called outside the queue '\(queue.label)'. A queue-confined \
+                database must be opened on its queue: call it inside queue.sync { } or queue.async { }.
+                """)
         } else {
             confinement = .thread(pthread_self())
         }
@@ -137,9 +141,12 @@ public struct Database {
         guard let confined = core.confinement.actor else {
             preconditionFailure("asyncWrite() can only be used on databases isolated to an actor or the main actor; use write { } on thread- and queue-confined databases.")
         }
-        precondition(confined === actor || (actor === MainActor.shared && confined === MainActor.shared),
-                     "asyncWrite() called from an actor other than the one the database is isolated to.")
-        precondition(!core.session.isInWriteTransaction, "asyncWrite() called inside a write transaction.")
+        precondition(confined === actor || (actor === MainActor.shared && confined === MainActor.shared), """
+            asyncWrite() was called from \(type(of: actor)), but the database is isolated to \(core.confinement.description). \
+            Call it from code isolated to that actor, or open a Database in this actor with Database(configuration:actor:).
+            """)
+        precondition(!core.session.isInWriteTransaction,
+                     "asyncWrite() was called inside a write transaction; make the changes in the open transaction instead.")
         try Task.checkCancellation()
         try await core.beginWriteAsync()
         if Task.isCancelled {

@@ -11,6 +11,10 @@ final class DatabaseCore {
     let confinement: Confinement
     let handle: StoreHandle
     let session: StoreSession
+    /// Weak: each context holds the core (its objects keep their instance alive), so strong
+    /// entries would keep every instance that ever touched a table, and its file, open forever.
+    /// Table contexts refer back to the core unowned; objects keep the core alive through their
+    /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
     /// The engine transaction being committed off the actor by `asyncWrite`, if any.
@@ -187,14 +191,19 @@ final class DatabaseCore {
 
     func beginWrite() throws(Database.Error) {
         verify("beginWrite()")
-        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested.")
-        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
+        guard !configuration.readOnly else { throw readOnlyWrite() }
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
-        guard !configuration.readOnly else { throw Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)).") }
+        guard !configuration.readOnly else { throw readOnlyWrite() }
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+    }
+
+    private func readOnlyWrite() -> Database.Error {
+        Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)); open it with readOnly = false to write.",
+                       path: configuration.path)
     }
 
     func commitWrite() throws(Database.Error) {

@@ -190,6 +190,9 @@ open class Object: CustomStringConvertible {
     final func _chunk(_ column: Int) -> (ChunkView, Int) {
         let slot = _slot
         if let current = slot.pointee.sessionGeneration, current.pointee == slot.pointee.generation {
+            // The cached location skips `_relocate`, so the context is checked here too: a
+            // read from another thread must stop, not race the owner's next write.
+            slot.pointee.core.unsafelyUnwrapped.confinement.verify("reading an object's property")
             return (slot.pointee.columns.unsafelyUnwrapped[column], slot.pointee.row)
         }
         return _relocate(column)
@@ -228,7 +231,7 @@ open class Object: CustomStringConvertible {
         guard let table = _slot.pointee.table else { preconditionFailure("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
         if column == table.table.primaryKeyIndex {
-            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database.")
+            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }
         do {
             switch value {

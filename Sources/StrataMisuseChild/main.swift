@@ -1,0 +1,233 @@
+// A child process for the misuse tests (Tests/StrataTests/MisuseTests.swift): each case makes
+// one programming error that Strata stops the process for, so the parent can check that the
+// process died and read the message it printed.
+//
+//   StrataMisuseChild CASE DIR     set up a database in DIR, print "misusing", make the mistake
+//
+// If the mistake does not stop the process, the child prints "survived" and exits 0, which the
+// parent reports as a missing check. Setup failures print "error: ..." to stderr and exit 1.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+import Strata
+
+final class Dog: Object {
+    @Persisted var name = ""
+}
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+}
+
+/// Keeps a database on its actor and hands it out to code that should not have it.
+actor Keeper {
+    nonisolated(unsafe) var database: Database?
+    nonisolated(unsafe) var person: Person?
+
+    func open(_ configuration: Database.Configuration) async throws {
+        database = try await Database(configuration: configuration, actor: self)
+    }
+
+    /// Adds a person and reads it, so that the object has its location cached.
+    func addPerson() async throws {
+        // Opening again on the actor gives the same instance, as a local the compiler can
+        // follow into the write block (the unsafe stored property it cannot).
+        let database = try await Database(configuration: self.database!.configuration, actor: self)
+        let person = Person(value: ["id": 1])
+        try database.write { database.add(person) }
+        _ = person.name
+        self.person = person
+    }
+}
+
+/// Another actor, for using a database from the wrong one.
+actor Stranger {
+    func asyncWrite(to database: Database) async throws {
+        try await database.asyncWrite { }
+    }
+}
+
+/// Writes a line straight to the file descriptor (unbuffered: the process is about to die).
+func emit(_ line: String, to descriptor: Int32) {
+    var data = Array((line + "\n").utf8)[...]
+    while !data.isEmpty {
+        let n = data.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return }
+        data = data.dropFirst(n)
+    }
+}
+
+func fail(_ message: String) -> Never {
+    emit("error: \(message)", to: STDERR_FILENO)
+    exit(1)
+}
+
+/// Marks the point after which the process is expected to stop.
+func misusing() { emit("misusing", to: STDOUT_FILENO) }
+
+/// The mistake did not stop the process.
+func survived() -> Never {
+    emit("survived", to: STDOUT_FILENO)
+    exit(0)
+}
+
+/// Runs `body` on a new thread and waits for it.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread { body(); done.signal() }.start()
+    done.wait()
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 2 else { fail("usage: StrataMisuseChild CASE DIR; got \(arguments)") }
+let misuse = arguments[0]
+let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("misuse.strata"),
+                                           objectTypes: [Dog.self, Person.self])
+
+do {
+    switch misuse {
+    case "thread":
+        let database = try Database(configuration: configuration)
+        nonisolated(unsafe) let smuggled = database
+        onAnotherThread {
+            misusing()
+            _ = smuggled.objects(Dog.self).count
+        }
+
+    case "thread-object":
+        // A property read on another thread, after the object's location was cached on its own.
+        let database = try Database(configuration: configuration)
+        let dog = Dog(value: ["name": "Rex"])
+        try database.write { database.add(dog) }
+        _ = dog.name
+        nonisolated(unsafe) let smuggled = dog
+        onAnotherThread {
+            misusing()
+            _ = smuggled.name
+        }
+
+    case "queue":
+        let own = DispatchQueue(label: "own-queue")
+        let other = DispatchQueue(label: "other-queue")
+        let database = try own.sync { try Database(configuration: configuration, queue: own) }
+        nonisolated(unsafe) let smuggled = database
+        other.sync {
+            misusing()
+            _ = smuggled.objects(Dog.self).count
+        }
+
+    case "queue-open-elsewhere":
+        let queue = DispatchQueue(label: "intended-queue")
+        misusing()
+        _ = try Database(configuration: configuration, queue: queue)
+
+    case "main-actor":
+        let database = try await Database(configuration: configuration, actor: MainActor.shared)
+        nonisolated(unsafe) let smuggled = database
+        await Task.detached {
+            misusing()
+            _ = smuggled.objects(Dog.self).count
+        }.value
+
+    case "actor":
+        let keeper = Keeper()
+        try await keeper.open(configuration)
+        misusing()
+        _ = keeper.database!.objects(Dog.self).count
+
+    case "actor-object":
+        // A property read off the actor, on an object the actor created and read.
+        let keeper = Keeper()
+        try await keeper.open(configuration)
+        try await keeper.addPerson()
+        misusing()
+        _ = keeper.person!.name
+
+    case "async-write-other-actor":
+        let keeper = Keeper()
+        try await keeper.open(configuration)
+        misusing()
+        try await Stranger().asyncWrite(to: keeper.database!)
+
+    case "set-outside-write":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        misusing()
+        dog.name = "Rex"
+
+    case "write-deleted":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        try database.write { database.delete(dog) }
+        try database.write {
+            misusing()
+            dog.name = "Rex"
+        }
+
+    case "read-deleted":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        _ = dog.name
+        try database.write { database.delete(dog) }
+        misusing()
+        _ = dog.name
+
+    case "primary-key-change":
+        let database = try Database(configuration: configuration)
+        let person = Person(value: ["id": 1])
+        try database.write { database.add(person) }
+        try database.write {
+            misusing()
+            person.id = 2
+        }
+
+    case "nested-write":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            misusing()
+            try database.write { }
+        }
+
+    case "async-write-thread":
+        let database = try Database(configuration: configuration)
+        misusing()
+        try await database.asyncWrite { }
+
+    case "duplicate-primary-key":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            database.add(Person(value: ["id": 1]))
+            misusing()
+            database.add(Person(value: ["id": 1]))
+        }
+
+    case "update-without-primary-key":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            misusing()
+            database.add(Dog(), update: .modified)
+        }
+
+    case "delete-unmanaged":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            misusing()
+            database.delete(Dog())
+        }
+
+    default:
+        fail("unknown case '\(misuse)'")
+    }
+} catch {
+    fail("\(error)")
+}
+survived()

@@ -1,0 +1,124 @@
+// Programming errors stop the process with a message that says what went wrong and what to do.
+// Each misuse runs in a child process (StrataMisuseChild) so the test can watch it die: the
+// child prints "misusing" just before the mistake, and the test checks that it then died by a
+// signal with the expected message on stderr. A child that prints "survived" found a missing
+// check.
+
+import Foundation
+import Testing
+
+@Suite struct MisuseTests {
+    /// One mistake: the child's case name and the text its message must contain.
+    struct Misuse: Sendable, CustomTestStringConvertible {
+        let name: String
+        let message: String
+        var testDescription: String { name }
+    }
+
+    static let wrongContext = "Database accessed from the wrong context: "
+    static let wrongActor = "Incorrect actor executor assumption; expected 'StrataMisuseChild.Keeper' executor."
+
+    static let misuses: [Misuse] = [
+        // Confinement.
+        Misuse(name: "thread", message: wrongContext + "objects(_:) outside the thread that opened it"),
+        Misuse(name: "thread-object", message: wrongContext + "reading an object's property outside the thread that opened it"),
+        Misuse(name: "queue", message: wrongContext + "objects(_:) outside the dispatch queue 'own-queue'"),
+        Misuse(name: "queue-open-elsewhere",
+               message: "Database(configuration:queue:) was called outside the queue 'intended-queue'. A queue-confined database must be opened on its queue"),
+        Misuse(name: "main-actor", message: wrongContext + "objects(_:) outside the main actor"),
+        // Off a custom actor, Swift's own isolation check stops the process before Strata's
+        // message can be printed; it names the actor.
+        Misuse(name: "actor", message: wrongActor),
+        Misuse(name: "actor-object", message: wrongActor),
+        Misuse(name: "async-write-thread",
+               message: "asyncWrite() can only be used on databases isolated to an actor or the main actor; use write { } on thread- and queue-confined databases."),
+        Misuse(name: "async-write-other-actor",
+               message: "asyncWrite() was called from Stranger, but the database is isolated to the actor Keeper. Call it from code isolated to that actor"),
+        // Transactions and object lifetime.
+        Misuse(name: "set-outside-write", message: "Cannot modify managed objects outside a write transaction: wrap the change in database.write { }"),
+        Misuse(name: "write-deleted", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
+        Misuse(name: "read-deleted", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
+        Misuse(name: "primary-key-change",
+               message: "The primary key of 'Person' cannot be changed after the object was added to a database. To give it a new key, delete the object"),
+        Misuse(name: "nested-write", message: "The database is already in a write transaction; write transactions cannot be nested."),
+        Misuse(name: "duplicate-primary-key",
+               message: "An object of type 'Person' with primary key 1 already exists. Use update: .modified or .all to update it."),
+        Misuse(name: "update-without-primary-key",
+               message: "'Dog' does not have a primary key and cannot be updated; add it with update: .error."),
+        Misuse(name: "delete-unmanaged", message: "Cannot delete an unmanaged object; only objects added to a database can be deleted."),
+    ]
+
+    @Test(arguments: misuses)
+    func misuseStopsTheProcessWithItsMessage(_ misuse: Misuse) throws {
+        let run = try MisuseChild.run(misuse.name)
+        #expect(!run.output.contains("survived"), "the misuse did not stop the process (a missing check)")
+        #expect(run.output.contains("misusing"), "the child stopped before the misuse; stderr: \(run.errors)")
+        #expect(run.signalled, "expected death by a signal, got exit status \(run.status); stderr: \(run.errors)")
+        #expect(run.errors.contains(misuse.message), "stderr: \(run.errors)")
+    }
+}
+
+/// Runs StrataMisuseChild once, in a fresh directory, and collects how it ended.
+enum MisuseChild {
+    struct Run {
+        let signalled: Bool
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static func run(_ misuse: String, limit: TimeInterval = 30) throws -> Run {
+        let folder = TemporaryFolder()
+        let outputURL = folder.url.appendingPathComponent("stdout")
+        let errorsURL = folder.url.appendingPathComponent("stderr")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorsURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorsURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [misuse, folder.url.path]
+        // The backtracer would spend a second or more symbolicating each crash; the runtime
+        // still prints the message and its own short stack trace.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        // Files, not pipes: nothing to drain while the child runs.
+        process.standardOutput = output
+        process.standardError = errors
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        try process.run()
+        if ended.wait(timeout: .now() + limit) == .timedOut {
+            process.terminate()
+            ended.wait()
+            Issue.record("StrataMisuseChild \(misuse) did not end within \(limit) seconds")
+        }
+        return Run(signalled: process.terminationReason == .uncaughtSignal,
+                   status: process.terminationStatus,
+                   output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
+                   errors: (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? "")
+    }
+
+    /// The StrataMisuseChild executable, built beside the test bundle in the products
+    /// directory (the test target depends on it). STRATA_MISUSE_CHILD overrides.
+    static let executable: String = {
+        if let path = ProcessInfo.processInfo.environment["STRATA_MISUSE_CHILD"] { return path }
+        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        if let main = Bundle.main.executableURL { starts.append(main) }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("StrataMisuseChild").path
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                directory.deleteLastPathComponent()
+            }
+        }
+        fatalError("StrataMisuseChild not found near \(starts.map(\.path)); build it or set STRATA_MISUSE_CHILD")
+    }()
+}
