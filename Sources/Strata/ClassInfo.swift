@@ -203,7 +203,7 @@ public final class KeyPathRecorder {
                 names.append(info.schema.properties[index].name)
             }
         }
-        precondition(!names.isEmpty, "The key path does not go through any @Persisted property of '\(Root.className())'; only persisted properties can be queried.")
+        require(!names.isEmpty, "The key path does not go through any @Persisted property of '\(Root.className())'; only persisted properties can be queried.")
         return names
     }
 }

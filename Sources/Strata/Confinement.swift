@@ -57,7 +57,7 @@ enum Confinement {
     }
 
     private func fail(_ operation: String) -> Never {
-        preconditionFailure("""
+        fatalError("""
             Database accessed from the wrong context: \(operation) outside \(description), \
             which the database instance is confined to. Open a separate Database in each thread, queue or actor \
             (the same configuration shares the file), and pass primary keys (or other Sendable values) across to look the objects up again there.
@@ -71,3 +71,10 @@ let mainQueueKey: DispatchSpecificKey<UInt8> = {
     DispatchQueue.main.setSpecific(key: key, value: 1)
     return key
 }()
+
+/// Stops with `message` when `condition` is false. Unlike `precondition`, the message is printed
+/// in optimized builds too: misuse must say what happened and what to do in a release app.
+@inline(__always)
+func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+    if !condition() { fatalError(message(), file: file, line: line) }
+}

@@ -35,7 +35,7 @@ public struct Database {
             queue.setSpecific(key: key, value: 1)
             confinement = .queue(queue, key)
             // dispatchPrecondition would stop without a word on Linux; say what went wrong.
-            precondition(DispatchQueue.getSpecific(key: key) != nil, """
+            require(DispatchQueue.getSpecific(key: key) != nil, """
                 Database(configuration:queue:) was called outside the queue '\(queue.label)'. A queue-confined \
                 database must be opened on its queue: call it inside queue.sync { } or queue.async { }.
                 """)
@@ -119,7 +119,7 @@ public struct Database {
     /// `commitWrite()` or `cancelWrite()`. Stops with a message if the database is read-only
     /// or the disk fails; `write { }` throws instead.
     public func beginWrite() {
-        do { try core.beginWrite() } catch { preconditionFailure("beginWrite() failed: \(error)") }
+        do { try core.beginWrite() } catch { fatalError("beginWrite() failed: \(error)") }
     }
 
     /// Commits the write transaction: durable (per the configuration's durability) and visible
@@ -139,13 +139,13 @@ public struct Database {
     public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation,
                                    _ block: () throws -> Result) async throws -> Result {
         guard let confined = core.confinement.actor else {
-            preconditionFailure("asyncWrite() can only be used on databases isolated to an actor or the main actor; use write { } on thread- and queue-confined databases.")
+            fatalError("asyncWrite() can only be used on databases isolated to an actor or the main actor; use write { } on thread- and queue-confined databases.")
         }
-        precondition(confined === actor || (actor === MainActor.shared && confined === MainActor.shared), """
+        require(confined === actor || (actor === MainActor.shared && confined === MainActor.shared), """
             asyncWrite() was called from \(type(of: actor)), but the database is isolated to \(core.confinement.description). \
             Call it from code isolated to that actor, or open a Database in this actor with Database(configuration:actor:).
             """)
-        precondition(!core.session.isInWriteTransaction,
+        require(!core.session.isInWriteTransaction,
                      "asyncWrite() was called inside a write transaction; make the changes in the open transaction instead.")
         try Task.checkCancellation()
         try await core.beginWriteAsync()
@@ -185,16 +185,16 @@ public struct Database {
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         core.verifyWrite("create(_:value:update:)")
         let context: TableContext
-        do { context = try core.context(for: type) } catch { preconditionFailure("\(error)") }
+        do { context = try core.context(for: type) } catch { fatalError("\(error)") }
         let info = context.info
         if update != .error && info.primaryKeyIndex == nil {
-            preconditionFailure("'\(type.className())' does not have a primary key and cannot be updated; create it with update: .error.")
+            fatalError("'\(type.className())' does not have a primary key and cannot be updated; create it with update: .error.")
         }
         let object = T()
         do {
             try info.apply(value: value, to: object, database: self)
         } catch {
-            preconditionFailure("create(\(type.className()).self, value:): \(error)")
+            fatalError("create(\(type.className()).self, value:): \(error)")
         }
         if update != .error, let pk = info.primaryKeyIndex {
             let given = Set(givenProperties(value, info: info))
@@ -238,15 +238,15 @@ public struct Database {
         var byTable: [ObjectIdentifier: (TableContext, [ObjectKey])] = [:]
         for object in objects {
             guard let table = object._slot.pointee.table else {
-                preconditionFailure("Cannot delete an unmanaged object; only objects added to a database can be deleted.")
+                fatalError("Cannot delete an unmanaged object; only objects added to a database can be deleted.")
             }
-            precondition(table.core === core, "Cannot delete an object managed by another Database instance.")
+            require(table.core === core, "Cannot delete an object managed by another Database instance.")
             byTable[ObjectIdentifier(table), default: (table, [])].1.append(ObjectKey(object._slot.pointee.key))
         }
         do {
             for (table, keys) in byTable.values { try core.session.delete(keys, from: table.table) }
         } catch {
-            preconditionFailure("delete failed: \(error)")
+            fatalError("delete failed: \(error)")
         }
     }
 
@@ -257,7 +257,7 @@ public struct Database {
         do {
             try core.session.delete(try results.keys(), from: context.table)
         } catch {
-            preconditionFailure("delete failed: \(error)")
+            fatalError("delete failed: \(error)")
         }
     }
 
@@ -267,7 +267,7 @@ public struct Database {
         do {
             for table in core.session.tables { try core.session.deleteAll(in: table) }
         } catch {
-            preconditionFailure("deleteAll failed: \(error)")
+            fatalError("deleteAll failed: \(error)")
         }
     }
 
@@ -277,7 +277,7 @@ public struct Database {
         do {
             return Results(database: self, context: try core.existingContext(for: type), predicate: nil)
         } catch {
-            preconditionFailure("\(error)")
+            fatalError("\(error)")
         }
     }
 
@@ -285,14 +285,14 @@ public struct Database {
     public func object<T: Object, Key>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
         core.verify("object(ofType:forPrimaryKey:)")
         let context: TableContext?
-        do { context = try core.existingContext(for: type) } catch { preconditionFailure("\(error)") }
+        do { context = try core.existingContext(for: type) } catch { fatalError("\(error)") }
         guard let context else { return nil }
         guard let pk = context.info.primaryKeyIndex else {
-            preconditionFailure("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
+            fatalError("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
         }
         let property = context.table.schema.properties[pk]
         guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
-            preconditionFailure("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
+            fatalError("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
         }
         do {
             guard let objectKey = try context.table.find(primaryKey: value) else { return nil }
@@ -308,7 +308,7 @@ public struct Database {
     @discardableResult
     public func refresh() -> Bool {
         core.verify("refresh()")
-        precondition(!isInWriteTransaction, "refresh() cannot be called inside a write transaction.")
+        require(!isInWriteTransaction, "refresh() cannot be called inside a write transaction.")
         return (try? core.session.refresh()) ?? false
     }
 

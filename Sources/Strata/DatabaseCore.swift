@@ -80,12 +80,12 @@ final class DatabaseCore {
 
     func verify(_ operation: @autoclosure () -> String) {
         confinement.verify(operation())
-        precondition(!isInvalidated, "The database instance was invalidated; open a new one.")
+        require(!isInvalidated, "The database instance was invalidated; open a new one.")
     }
 
     func verifyWrite(_ operation: @autoclosure () -> String) {
         verify(operation())
-        precondition(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
+        require(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
     }
 
     // MARK: Tables
@@ -137,17 +137,17 @@ final class DatabaseCore {
     func add(_ object: Object, update: Database.UpdatePolicy) -> ObjectKey {
         verifyWrite("add(_:)")
         if let table = object._slot.pointee.table {
-            precondition(table.core === self, "Object is already managed by another Database instance; use create(_:value:update:) to copy it into this one.")
+            require(table.core === self, "Object is already managed by another Database instance; use create(_:value:update:) to copy it into this one.")
             return ObjectKey(object._slot.pointee.key)
         }
-        precondition(!object._slot.pointee.invalidated, "Cannot add an invalidated object.")
+        require(!object._slot.pointee.invalidated, "Cannot add an invalidated object.")
         let context: TableContext
-        do { context = try self.context(for: type(of: object)) } catch { preconditionFailure("\(error)") }
+        do { context = try self.context(for: type(of: object)) } catch { fatalError("\(error)") }
         let info = context.info
         let schema = context.table.schema
         let database = Database(core: self)
         if update != .error && info.primaryKeyIndex == nil {
-            preconditionFailure("'\(schema.name)' does not have a primary key and cannot be updated; add it with update: .error.")
+            fatalError("'\(schema.name)' does not have a primary key and cannot be updated; add it with update: .error.")
         }
         // Links and lists are written after the object is managed, so that cycles end.
         var values: [StoreValue] = []
@@ -157,7 +157,7 @@ final class DatabaseCore {
                 values.append(.null)
                 deferred.append((index, info.fields[index].unmanagedAny(object)))
             } else {
-                guard case .value(let value) = info.fields[index].stored(object, database) else { preconditionFailure("internal error: list value for a scalar") }
+                guard case .value(let value) = info.fields[index].stored(object, database) else { fatalError("internal error: list value for a scalar") }
                 values.append(value)
             }
         }
@@ -173,8 +173,8 @@ final class DatabaseCore {
                 key = try context.table.insert(values)
             }
         } catch {
-            if case .duplicatePrimaryKey = error { preconditionFailure("\(error)") }
-            preconditionFailure("Could not add the '\(schema.name)' object: \(error)")
+            if case .duplicatePrimaryKey = error { fatalError("\(error)") }
+            fatalError("Could not add the '\(schema.name)' object: \(error)")
         }
         object._slot.pointee.table = context
         object._slot.pointee.core = self
@@ -191,7 +191,7 @@ final class DatabaseCore {
 
     func beginWrite() throws(Database.Error) {
         verify("beginWrite()")
-        precondition(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
+        require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
@@ -208,7 +208,7 @@ final class DatabaseCore {
 
     func commitWrite() throws(Database.Error) {
         verify("commitWrite()")
-        precondition(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
+        require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
         do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
@@ -234,7 +234,7 @@ final class DatabaseCore {
 
     func cancelWrite() {
         verify("cancelWrite()")
-        precondition(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
+        require(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
         session.rollback()
     }
 

@@ -36,7 +36,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     public var database: Database? { owner?._database }
 
     private func location() -> (TableAccess, ObjectKey) {
-        guard let owner, let table = owner._slot.pointee.table else { preconditionFailure("internal error: unmanaged list") }
+        guard let owner, let table = owner._slot.pointee.table else { fatalError("internal error: unmanaged list") }
         table.database.verify("using a List")
         return (table.table, ObjectKey(owner._slot.pointee.key))
     }
@@ -65,7 +65,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
             guard owner != nil else { return storage[position] }
             let (table, key) = location()
             let count = endIndex
-            precondition(position >= 0 && position < count, "List index \(position) is out of bounds (the list has \(count) elements)")
+            require(position >= 0 && position < count, "List index \(position) is out of bounds (the list has \(count) elements)")
             do {
                 return Element._strataElement(from: try table.listElement(key, property: column, at: position), owner!._database)
             } catch {
@@ -106,7 +106,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
-        precondition(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
+        require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(element, at: index); return }
         let value = element._strataElement(owner!._database)
         mutate { $0.insert(value, at: index) }
@@ -114,20 +114,20 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Removes the element at `index`.
     public func remove(at index: Int) {
-        precondition(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
+        require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.remove(at: index); return }
         mutate { _ = $0.remove(at: index) }
     }
 
     /// Removes the last element.
     public func removeLast() {
-        precondition(!isEmpty, "removeLast() on an empty List")
+        require(!isEmpty, "removeLast() on an empty List")
         remove(at: count - 1)
     }
 
     /// Removes the first element.
     public func removeFirst() {
-        precondition(!isEmpty, "removeFirst() on an empty List")
+        require(!isEmpty, "removeFirst() on an empty List")
         remove(at: 0)
     }
 
@@ -139,7 +139,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Replaces the element at `index`.
     public func replace(index: Int, object element: Element) {
-        precondition(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
+        require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage[index] = element; return }
         let value = element._strataElement(owner!._database)
         mutate { $0[index] = value }
@@ -147,14 +147,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
-        precondition(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
+        require(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(storage.remove(at: from), at: to); return }
         mutate { $0.insert($0.remove(at: from), at: to) }
     }
 
     /// Swaps two elements.
     public func swapAt(_ i: Int, _ j: Int) {
-        precondition(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
+        require(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.swapAt(i, j); return }
         mutate { $0.swapAt(i, j) }
     }

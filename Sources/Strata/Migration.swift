@@ -43,7 +43,7 @@ public final class Migration {
                 block(old, new)
             }
         } catch {
-            preconditionFailure("Migration of '\(typeName)' failed: \(error)")
+            fatalError("Migration of '\(typeName)' failed: \(error)")
         }
     }
 
@@ -51,19 +51,19 @@ public final class Migration {
     /// it the old values are dropped and the new property starts at its default.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
         do { try context.renameProperty(onType: typeName, from: oldName, to: newName) } catch {
-            preconditionFailure("\(error)")
+            fatalError("\(error)")
         }
     }
 
     /// Creates an object of `typeName` from a dictionary of property values.
     @discardableResult
     public func create(_ typeName: String, value: [String: Any] = [:]) -> MigrationObject {
-        guard let table = context.newTable(typeName) else { preconditionFailure("The new schema has no type '\(typeName)'") }
+        guard let table = context.newTable(typeName) else { fatalError("The new schema has no type '\(typeName)'") }
         var values: [StoreValue] = table.schema.properties.map { $0.isOptional || $0.kind == .link || $0.isList ? .null : StoreValue.zero($0.kind) }
         for (name, input) in value {
-            guard let index = table.schema.propertyIndex(named: name) else { preconditionFailure("'\(typeName)' has no property '\(name)'") }
+            guard let index = table.schema.propertyIndex(named: name) else { fatalError("'\(typeName)' has no property '\(name)'") }
             guard let converted = StoreValue.from(any: input, kind: table.schema.properties[index].kind) else {
-                preconditionFailure("Invalid value '\(input)' for '\(typeName).\(name)'")
+                fatalError("Invalid value '\(input)' for '\(typeName).\(name)'")
             }
             values[index] = converted
         }
@@ -71,19 +71,19 @@ public final class Migration {
             let key = try table.insert(values)
             return MigrationObject(table: table, key: key, writable: true)
         } catch {
-            preconditionFailure("Migration create of '\(typeName)' failed: \(error)")
+            fatalError("Migration create of '\(typeName)' failed: \(error)")
         }
     }
 
     /// Deletes an object (given as the `newObject` of `enumerateObjects`).
     public func delete(_ object: MigrationObject) {
-        do { try context.session.delete([object.key], from: object.table) } catch { preconditionFailure("\(error)") }
+        do { try context.session.delete([object.key], from: object.table) } catch { fatalError("\(error)") }
     }
 
     /// Deletes every object of `typeName`; returns whether the type existed.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
-        do { return try context.deleteData(forType: typeName) } catch { preconditionFailure("\(error)") }
+        do { return try context.deleteData(forType: typeName) } catch { fatalError("\(error)") }
     }
 }
 
@@ -109,7 +109,7 @@ public final class MigrationObject {
     public subscript(key name: String) -> Any? {
         get {
             guard let index = table.schema.propertyIndex(named: name) else {
-                preconditionFailure("'\(table.schema.name)' has no property '\(name)' in this schema")
+                fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
             }
             do {
                 if table.schema.properties[index].isList {
@@ -117,13 +117,13 @@ public final class MigrationObject {
                 }
                 return try table.value(key, property: index).anyValue
             } catch {
-                preconditionFailure("\(error)")
+                fatalError("\(error)")
             }
         }
         set {
-            precondition(writable, "The old object of a migration is read-only; write to the new one.")
+            require(writable, "The old object of a migration is read-only; write to the new one.")
             guard let index = table.schema.propertyIndex(named: name) else {
-                preconditionFailure("'\(table.schema.name)' has no property '\(name)' in the new schema")
+                fatalError("'\(table.schema.name)' has no property '\(name)' in the new schema")
             }
             let property = table.schema.properties[index]
             do {
@@ -132,12 +132,12 @@ public final class MigrationObject {
                     try table.setList(items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }, for: key, property: index)
                 } else {
                     guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
-                        preconditionFailure("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
+                        fatalError("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
                     }
                     try table.set(value, for: key, property: index)
                 }
             } catch {
-                preconditionFailure("\(error)")
+                fatalError("\(error)")
             }
         }
     }

@@ -57,7 +57,7 @@ open class Object: CustomStringConvertible {
         do {
             try ClassInfo.of(type(of: self)).apply(value: value, to: self, database: nil)
         } catch {
-            preconditionFailure("\(error)")
+            fatalError("\(error)")
         }
     }
 
@@ -128,7 +128,7 @@ open class Object: CustomStringConvertible {
     public final func value(forKey key: String) -> Any? {
         guard let info = try? ClassInfo.of(type(of: self)) else { return nil }
         guard let index = info.schema.propertyIndex(named: key) else {
-            preconditionFailure("'\(Self.className())' has no property named '\(key)'")
+            fatalError("'\(Self.className())' has no property named '\(key)'")
         }
         return unwrapAny(value(forPropertyAt: index, info: info))
     }
@@ -136,9 +136,9 @@ open class Object: CustomStringConvertible {
     /// Sets the property with this name. The value must fit the property's type.
     public final func setValue(_ value: Any?, forKey key: String) {
         let info: ClassInfo
-        do { info = try ClassInfo.of(type(of: self)) } catch { preconditionFailure("\(error)") }
+        do { info = try ClassInfo.of(type(of: self)) } catch { fatalError("\(error)") }
         guard let index = info.schema.propertyIndex(named: key) else {
-            preconditionFailure("'\(Self.className())' has no property named '\(key)'")
+            fatalError("'\(Self.className())' has no property named '\(key)'")
         }
         let input: Any = value ?? (nil as Any?) as Any
         let ok: Bool
@@ -147,7 +147,7 @@ open class Object: CustomStringConvertible {
         } else {
             ok = info.fields[index].setUnmanaged(self, any: input, nil)
         }
-        precondition(ok, "Invalid value '\(value.map { "\($0)" } ?? "nil")' for property '\(Self.className()).\(key)' of type \(info.schema.properties[index].typeDescription)")
+        require(ok, "Invalid value '\(value.map { "\($0)" } ?? "nil")' for property '\(Self.className()).\(key)' of type \(info.schema.properties[index].typeDescription)")
     }
 
     /// Key-value access by property name: `object["name"]`.
@@ -182,7 +182,7 @@ open class Object: CustomStringConvertible {
             table.keyPathColumns[id] = index
             return index
         }
-        preconditionFailure("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")
+        fatalError("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")
     }
 
     /// The chunk and row holding this object's property `column` in the current version.
@@ -201,12 +201,12 @@ open class Object: CustomStringConvertible {
     @inline(never)
     final func _relocate(_ column: Int) -> (ChunkView, Int) {
         guard let table = _slot.pointee.table else {
-            preconditionFailure("internal error: a managed accessor on an unmanaged object")
+            fatalError("internal error: a managed accessor on an unmanaged object")
         }
         table.database.verify("reading an object's property")
         do {
             guard !_slot.pointee.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.pointee.key)) else {
-                preconditionFailure("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
+                fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
             _slot.pointee.cluster = cluster
             _slot.pointee.row = row
@@ -228,10 +228,10 @@ open class Object: CustomStringConvertible {
 
     /// Writes property `column` (inside a write transaction).
     public final func _setStored(_ value: _StoredProperty, _ column: Int) {
-        guard let table = _slot.pointee.table else { preconditionFailure("internal error: a managed setter on an unmanaged object") }
+        guard let table = _slot.pointee.table else { fatalError("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
         if column == table.table.primaryKeyIndex {
-            preconditionFailure("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
+            fatalError("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }
         do {
             switch value {
@@ -240,7 +240,7 @@ open class Object: CustomStringConvertible {
             }
         } catch {
             if case .objectNotFound = error {
-                preconditionFailure("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
+                fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
             table.fail(error)
         }
@@ -267,7 +267,7 @@ extension Object: _PersistableInsideOptional, CollectionValue {
     public static var _strataObjectType: String? { className() }
 
     public func _strataStore(_ database: Database?) -> StoreValue {
-        guard let database else { preconditionFailure("internal error: storing a link without a database") }
+        guard let database else { fatalError("internal error: storing a link without a database") }
         return .link(database.ensureManaged(self))
     }
 
@@ -296,7 +296,7 @@ extension Object: _PersistableInsideOptional, CollectionValue {
     public static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (.link, false, className()) }
     public func _strataElement(_ database: Database?) -> StoreValue { _strataStore(database) }
     public static func _strataElement(from value: StoreValue, _ database: Database?) -> Self {
-        guard let object = _strataLoad(value, database) else { preconditionFailure("a list holds a link to a deleted object") }
+        guard let object = _strataLoad(value, database) else { fatalError("a list holds a link to a deleted object") }
         return object
     }
     public static func _strataElement(any value: Any, _ database: Database?) -> Self? { _strataConvert(value, database) }

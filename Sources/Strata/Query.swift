@@ -107,7 +107,7 @@ indirect enum QueryPredicate {
         var key = key
         for (step, name) in path.enumerated() {
             guard let index = table.schema.propertyIndex(named: name) else {
-                preconditionFailure("'\(table.schema.name)' has no property '\(name)'")
+                fatalError("'\(table.schema.name)' has no property '\(name)'")
             }
             let value = try table.value(key, property: index)
             if step == path.count - 1 { return value }

@@ -39,7 +39,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private func currentKeys() -> [ObjectKey] {
         database.core.verify("reading Results")
-        do { return try keys() } catch { context?.fail(error) ?? preconditionFailure("\(error)") }
+        do { return try keys() } catch { context?.fail(error) ?? fatalError("\(error)") }
     }
 
     // MARK: Collection
@@ -59,7 +59,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public subscript(position: Int) -> Element {
         let keys = currentKeys()
-        precondition(position >= 0 && position < keys.count, "Results index \(position) is out of bounds (count \(keys.count))")
+        require(position >= 0 && position < keys.count, "Results index \(position) is out of bounds (count \(keys.count))")
         return context!.materialize(Element.self, key: keys[position])
     }
 
@@ -140,7 +140,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         let query = isIncluded(Query<Element>(path: []))
         guard let condition = query.predicate else {
-            preconditionFailure("The where { } closure must return a comparison, e.g. $0.name == \"x\".")
+            fatalError("The where { } closure must return a comparison, e.g. $0.name == \"x\".")
         }
         let combined = predicate.map { QueryPredicate.and($0, condition) } ?? condition
         return Results(database: database, context: context, predicate: combined)

@@ -25,7 +25,7 @@ final class TableContext {
     /// Stops on an error the store reported while reading or writing a property, which only
     /// a damaged file or a failed disk causes.
     func fail(_ error: any Error) -> Never {
-        preconditionFailure("Strata could not access '\(table.schema.name)' in \(core.configuration.path): \(error)")
+        fatalError("Strata could not access '\(table.schema.name)' in \(core.configuration.path): \(error)")
     }
 
     /// A managed object for `key`.
@@ -56,7 +56,7 @@ extension Database {
     /// Adds `object` if it is unmanaged and returns its key.
     func ensureManaged(_ object: Object) -> ObjectKey {
         if let table = object._slot.pointee.table {
-            precondition(table.core === core, "Cannot link to an object managed by another Database instance; use create(_:value:update:) to copy it.")
+            require(table.core === core, "Cannot link to an object managed by another Database instance; use create(_:value:update:) to copy it.")
             return ObjectKey(object._slot.pointee.key)
         }
         return core.add(object, update: .error)

@@ -180,7 +180,7 @@ final class ColumnBuffer {
 
     /// Fills the buffer from an encoded chunk (or with `count` defaults when absent).
     func load(_ view: ChunkView, count: Int) {
-        precondition(count <= capacity, "cluster larger than its capacity")
+        require(count <= capacity, "cluster larger than its capacity")
         self.count = count
         if width > 0 {
             if let source = view.values {
@@ -221,7 +221,7 @@ final class ColumnBuffer {
 
     /// Opens a gap at `row` holding a default (null or zero) value.
     func insertRow(at row: Int) {
-        precondition(count < capacity && row <= count, "cluster row out of range")
+        require(count < capacity && row <= count, "cluster row out of range")
         let stride = width == 0 ? 8 : width
         if row < count {
             (values + (row + 1) * stride).copyMemory(from: values + row * stride, byteCount: (count - row) * stride)
@@ -237,7 +237,7 @@ final class ColumnBuffer {
     }
 
     func removeRow(at row: Int) {
-        precondition(row < count, "cluster row out of range")
+        require(row < count, "cluster row out of range")
         let stride = width == 0 ? 8 : width
         if width == 0 {
             let length = entryLength(row)
@@ -270,7 +270,7 @@ final class ColumnBuffer {
     }
 
     func setFixedBytes(_ source: UnsafeRawBufferPointer, at row: Int) {
-        precondition(source.count == width, "fixed-width value of the wrong size")
+        require(source.count == width, "fixed-width value of the wrong size")
         (values + row * width).copyMemory(from: source.baseAddress!, byteCount: width)
         nulls?[row] = 0
     }

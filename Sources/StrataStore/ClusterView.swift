@@ -74,7 +74,7 @@ package final class ClusterView {
     /// The chunk of property `index`.
     @inline(__always)
     package func column(_ index: Int) throws(StoreError) -> ChunkView {
-        precondition(index >= 0 && index < columnCount, "property index out of range")
+        require(index >= 0 && index < columnCount, "property index out of range")
         return columns[index]
     }
 }

@@ -55,3 +55,9 @@ extension StoreError {
         return .corrupted("\(error)")
     }
 }
+
+/// Stops with `message` when `condition` is false; printed in optimized builds too.
+@inline(__always)
+func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+    if !condition() { fatalError(message(), file: file, line: line) }
+}

@@ -138,7 +138,7 @@ public final class StoreSession {
     /// Moves to the newest version; returns whether the version changed.
     @discardableResult
     public func refresh() throws(StoreError) -> Bool {
-        precondition(write == nil, "refresh() inside a write transaction")
+        require(write == nil, "refresh() inside a write transaction")
         guard let current = read else { throw .transactionEnded }
         if store.engine.latestVersion == current.version { return false }
         do {
@@ -166,7 +166,7 @@ public final class StoreSession {
     /// Starts a write transaction on the newest version, blocking while another writer holds
     /// the lock.
     public func beginWrite() throws(StoreError) {
-        precondition(write == nil, "a write transaction is already open")
+        require(write == nil, "a write transaction is already open")
         do {
             write = try store.engine.beginWrite()
         } catch {
@@ -177,7 +177,7 @@ public final class StoreSession {
 
     /// Starts a write transaction, suspending (not blocking a thread) while waiting for the lock.
     public func beginWrite(isolation: isolated (any Actor)? = #isolation) async throws(StoreError) {
-        precondition(write == nil, "a write transaction is already open")
+        require(write == nil, "a write transaction is already open")
         do {
             write = try await store.engine.beginWrite()
         } catch {
@@ -188,7 +188,7 @@ public final class StoreSession {
 
     func requireWrite() throws(StoreError) {
         guard write != nil else {
-            preconditionFailure("Cannot modify objects outside a write transaction: call write { } or beginWrite() first.")
+            fatalError("Cannot modify objects outside a write transaction: call write { } or beginWrite() first.")
         }
     }
 

@@ -280,7 +280,7 @@ package final class TableAccess {
     package func value(_ key: ObjectKey, property index: Int) throws(StoreError) -> StoreValue {
         guard let (cluster, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
         let property = schema.properties[index]
-        precondition(!property.isList, "use list(_:property:) for list properties")
+        require(!property.isList, "use list(_:property:) for list properties")
         return try cluster.column(index).value(row, kind: property.kind)
     }
 
@@ -327,7 +327,7 @@ package final class TableAccess {
     /// Objects whose indexed property `index` equals `value`, in key order.
     package func find(_ value: StoreValue, inIndexOf index: Int) throws(StoreError) -> [ObjectKey] {
         if index == primaryKeyIndex { return try find(primaryKey: value).map { [$0] } ?? [] }
-        guard let name = indexTreeNames[index] else { preconditionFailure("property \(index) of \(schema.name) is not indexed") }
+        guard let name = indexTreeNames[index] else { fatalError("property \(index) of \(schema.name) is not indexed") }
         return try lookup(value, treeName: name, property: index, first: false)
     }
 
@@ -448,7 +448,7 @@ package final class TableAccess {
     /// `.null` here and are filled with `setList`). Returns its key.
     @discardableResult
     package func insert(_ values: [StoreValue]) throws(StoreError) -> ObjectKey {
-        precondition(values.count == schema.properties.count, "insert needs one value per property")
+        require(values.count == schema.properties.count, "insert needs one value per property")
         try session.requireWrite()
         try loadMeta()
         for index in values.indices where !schema.properties[index].isList { try checkValue(values[index], for: index) }
@@ -594,7 +594,7 @@ package final class TableAccess {
     package func listElement(_ key: ObjectKey, property index: Int, at position: Int) throws(StoreError) -> StoreValue {
         if let values = dirtyLists[ListID(property: index, key: key.rawValue)] { return values[position] }
         let view = try listChunk(key, property: index)
-        precondition(position >= 0 && position < view.count, "List index \(position) out of bounds (count \(view.count))")
+        require(position >= 0 && position < view.count, "List index \(position) out of bounds (count \(view.count))")
         return view.value(position, kind: schema.properties[index].kind)
     }
 
