@@ -19,6 +19,8 @@ final class DirtyCluster {
     var columns: [ColumnBuffer?]
     /// Whether the cluster exists in the snapshot (false: created by this transaction).
     let existsInSnapshot: Bool
+    /// Whether every non-list column is loaded (rows can then be inserted and removed).
+    var complete = false
 
     init(firstKey: Int64, columnCount: Int, existsInSnapshot: Bool) {
         self.firstKey = firstKey

@@ -17,6 +17,10 @@ package final class TableAccess {
     let primaryKeyTreeName: String
     let listTreeName: String
     let indexTreeNames: [Int: String]
+    /// Indices of the properties stored in clusters (all but lists), and their kinds.
+    let scalarProperties: [Int]
+    let kinds: [PropertyKind]
+    let optionals: [Bool]
 
     // Per transaction.
     private var treeSerial: UInt64 = .max
@@ -57,6 +61,9 @@ package final class TableAccess {
         var names: [Int: String] = [:]
         for index in indexedProperties { names[index] = "t\(schema.tableID).i\(schema.properties[index].columnID)" }
         indexTreeNames = names
+        scalarProperties = schema.properties.indices.filter { !schema.properties[$0].isList }
+        kinds = schema.properties.map(\.kind)
+        optionals = schema.properties.map { $0.isOptional || $0.kind == .link }
     }
 
     // MARK: Per-transaction state
@@ -427,6 +434,7 @@ package final class TableAccess {
             cluster.columns[index] = buffer
             session.invalidateViews()
         }
+        if properties == nil { cluster.complete = true }
         return cluster
     }
 
@@ -451,7 +459,10 @@ package final class TableAccess {
         require(values.count == schema.properties.count, "insert needs one value per property")
         try session.requireWrite()
         try loadMeta()
-        for index in values.indices where !schema.properties[index].isList { try checkValue(values[index], for: index) }
+        for index in scalarProperties {
+            let value = values[index]
+            if value.isNull ? !optionals[index] : value.kind != kinds[index] { try checkValue(value, for: index) }
+        }
         var primaryKeyEntry: (encoded: [UInt8], existing: [UInt8])?
         if let pk = primaryKeyIndex {
             let (encoded, cut) = IndexKey.encode(values[pk])
@@ -487,21 +498,22 @@ package final class TableAccess {
         if let candidate = cluster, candidate.keys.count >= Cluster.capacity { cluster = nil }
         let target: DirtyCluster
         if let cluster {
-            if cluster.columns.contains(where: { $0 == nil }) { _ = try dirtyCluster(cluster.firstKey, loading: nil) }
+            if !cluster.complete { _ = try dirtyCluster(cluster.firstKey, loading: nil) }
             target = cluster
         } else {
             target = DirtyCluster(firstKey: key, columnCount: schema.properties.count, existsInSnapshot: false)
-            for (index, property) in schema.properties.enumerated() where !property.isList {
-                target.columns[index] = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: Cluster.capacity)
+            for index in scalarProperties {
+                target.columns[index] = ColumnBuffer(kind: kinds[index], optional: schema.properties[index].isOptional, capacity: Cluster.capacity)
             }
+            target.complete = true
             dirty[key] = target
             newClusters.append(key)
         }
         let row = target.keys.count
         target.keys.insertRow(at: row)
         target.keys.setFixed(key, at: row)
-        for (index, property) in schema.properties.enumerated() where !property.isList {
-            let buffer = target.columns[index]!
+        for index in scalarProperties {
+            let buffer = target.columns[index].unsafelyUnwrapped  // complete: every scalar column is loaded
             buffer.insertRow(at: row)
             buffer.set(values[index], at: row)
         }
