@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
@@ -21,6 +22,7 @@ let package = Package(
                 "CLMDB",
                 "CSQLite",
                 .product(name: "StrataStorage", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

@@ -14,7 +14,7 @@ struct Result {
 }
 
 /// How many times faster Strata is than `other` on the same workload: strata/other for
-/// ops/s (higher is better), other/strata for ns/op (lower is better). So > 1 always means
+/// ops/s (higher is better), other/strata for ns/op, ms and bytes (lower is better). So > 1 always means
 /// Strata is faster, < 1 that it is slower.
 func strataSpeedup(_ strata: Result, over other: Result) -> Double {
     switch strata.workload.unit {
@@ -29,15 +29,20 @@ func formatNumber(_ x: Double) -> String {
     return String(format: "%.2f", x)
 }
 
+/// One row per result; the speedup column only when Strata has a result in the table.
 func renderTable(_ results: [Result]) -> String {
-    var rows: [[String]] = [["workload", "engine", "median", "unit", "min", "max", "strata speedup"]]
+    let withStrata = results.contains { $0.engine == StrataEngineName }
+    var rows: [[String]] = [["workload", "engine", "median", "unit", "min", "max"] + (withStrata ? ["strata speedup"] : [])]
     for r in results {
-        let strata = results.first { $0.workload == r.workload && $0.engine == StrataEngineName }
-        let ratio = strata.map { String(format: "%.2fx", strataSpeedup($0, over: r)) } ?? "-"
-        rows.append([
+        var row = [
             r.workload.rawValue, r.engine, formatNumber(r.median), r.unit,
-            formatNumber(r.runs.min() ?? 0), formatNumber(r.runs.max() ?? 0), ratio,
-        ])
+            formatNumber(r.runs.min() ?? 0), formatNumber(r.runs.max() ?? 0),
+        ]
+        if withStrata {
+            let strata = results.first { $0.workload == r.workload && $0.engine == StrataEngineName }
+            row.append(strata.map { String(format: "%.2fx", strataSpeedup($0, over: r)) } ?? "-")
+        }
+        rows.append(row)
     }
     let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
     var out = ""

@@ -120,14 +120,33 @@ struct BenchError: Error, CustomStringConvertible {
 // MARK: - Workloads
 
 enum Workload: String, CaseIterable {
+    // Engine level: keys and values.
     case bulkPut = "kv-bulk-put"
     case durableCommit = "kv-durable-commit"
     case randomGet = "kv-random-get"
     case scan = "kv-scan"
+    // Object level: BENCHMARKS.md object workloads 1, 4, 5, 8, 9, 10 and 13.
+    case bulkInsert = "bulk-insert"
+    case objectScan = "scan"
+    case pkLookup = "pk-lookup"
+    case updateAll = "update-all"
+    case deleteAll = "delete-all"
+    case open = "open"
+    case peakMemory = "peak-rss"
 
+    var isObjectWorkload: Bool {
+        switch self {
+        case .bulkPut, .durableCommit, .randomGet, .scan: return false
+        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory: return true
+        }
+    }
+
+    /// `ops/s` is higher-is-better; the others lower-is-better.
     var unit: String {
         switch self {
-        case .scan: return "ns/op"
+        case .scan, .objectScan: return "ns/op"
+        case .open: return "ms"
+        case .peakMemory: return "bytes"
         default: return "ops/s"
         }
     }
@@ -138,17 +157,28 @@ enum Workload: String, CaseIterable {
         case .durableCommit: return "M transactions of one put each, each committed durably"
         case .randomGet: return "N random gets of existing keys from an N-key store"
         case .scan: return "full ordered scan of an N-key store, per key"
+        case .bulkInsert: return "N objects inserted in one transaction (incl. its commit), objects/s"
+        case .objectScan: return "all N objects visited reading name, age, score, ns per object"
+        case .pkLookup: return "N random primary-key lookups reading age, in one read transaction, lookups/s"
+        case .updateAll: return "age changed on all N objects, one by one, in one transaction, objects/s"
+        case .deleteAll: return "all N objects deleted one by one in one transaction, objects/s"
+        case .open: return "open an existing store of L objects and read one object by primary key, ms"
+        case .peakMemory: return "peak growth of anonymous memory while opening a store of L objects and scanning it, bytes"
         }
     }
 }
 
 struct Sizes {
-    let n: Int          // pairs for bulk put, random get, scan; gets performed
+    let n: Int          // pairs for bulk put, random get, scan; gets performed; objects
     let commits: Int    // transactions for the durable workload
+    let lookups: Int    // primary-key lookups
+    let largeN: Int     // objects in the stores `open` and `peak-rss` read
 
     init(scale: Double) {
         n = max(1, Int((100_000 * scale).rounded()))
         commits = max(1, Int((1_000 * scale).rounded()))
+        lookups = max(1, Int((100_000 * scale).rounded()))
+        largeN = max(1, Int((1_000_000 * scale).rounded()))
     }
 }
 
@@ -197,6 +227,8 @@ func measure<E: KVEngine>(
             throw BenchError("\(E.name): scan saw \(count) of \(sizes.n) pairs or wrong bytes")
         }
         return Double(elapsed) / Double(count)
+    default:
+        throw BenchError("\(workload.rawValue) is not a kv workload")
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 do {
-    try runBenchmarks(Array(CommandLine.arguments.dropFirst()))
+    try await runBenchmarks(Array(CommandLine.arguments.dropFirst()))
 } catch {
     FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
     exit(1)
