@@ -22,6 +22,7 @@ let package = Package(
                 "CLMDB",
                 "CSQLite",
                 .product(name: "StrataStorage", package: "Strata"),
+                .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [
