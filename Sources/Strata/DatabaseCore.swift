@@ -11,7 +11,11 @@ final class DatabaseCore {
     let confinement: Confinement
     let handle: StoreHandle
     let session: StoreSession
-    private var contexts: [ObjectIdentifier: TableContext] = [:]
+    /// Table contexts by class, held weakly: managed objects and results hold their context and
+    /// the context holds this instance, so strong entries would make a cycle that kept every
+    /// instance, and its file, open after the last reference to it was dropped.
+    private var contexts: [ObjectIdentifier: WeakContext] = [:]
+    private struct WeakContext { weak var context: TableContext? }
     private(set) var isInvalidated = false
     /// The engine transaction being committed off the actor by `asyncWrite`, if any.
     var committing = false
@@ -76,7 +80,7 @@ final class DatabaseCore {
 
     /// The table context of a model class, adding the class's table to the file if needed.
     func context(for type: Object.Type) throws(Database.Error) -> TableContext {
-        if let context = contexts[ObjectIdentifier(type)] { return context }
+        if let context = contexts[ObjectIdentifier(type)]?.context { return context }
         let info = try ClassInfo.of(type)
         if session.table(named: info.schema.name) == nil {
             if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
@@ -91,13 +95,13 @@ final class DatabaseCore {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' has properties \(table.schema.properties.map(\.name)) but the class declares \(info.schema.properties.map(\.name)); raise schemaVersion to migrate.")
         }
         let context = TableContext(core: self, table: table, info: info)
-        contexts[ObjectIdentifier(type)] = context
+        contexts[ObjectIdentifier(type)] = WeakContext(context: context)
         return context
     }
 
     /// Whether the file has a table for this class (without creating one).
     func existingContext(for type: Object.Type) throws(Database.Error) -> TableContext? {
-        if let context = contexts[ObjectIdentifier(type)] { return context }
+        if let context = contexts[ObjectIdentifier(type)]?.context { return context }
         let info = try ClassInfo.of(type)
         guard session.table(named: info.schema.name) != nil else { return nil }
         return try context(for: type)
