@@ -80,7 +80,7 @@ final class DatabaseCore {
 
     /// The table context of a model class, adding the class's table to the file if needed.
     func context(for type: Object.Type) throws(Database.Error) -> TableContext {
-        if let context = contexts[ObjectIdentifier(type)]?.context { return context }
+        if let context = cachedContext(for: type) { return context }
         let info = try ClassInfo.of(type)
         if session.table(named: info.schema.name) == nil {
             if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
@@ -101,10 +101,20 @@ final class DatabaseCore {
 
     /// Whether the file has a table for this class (without creating one).
     func existingContext(for type: Object.Type) throws(Database.Error) -> TableContext? {
-        if let context = contexts[ObjectIdentifier(type)]?.context { return context }
+        if let context = cachedContext(for: type) { return context }
         let info = try ClassInfo.of(type)
         guard session.table(named: info.schema.name) != nil else { return nil }
         return try context(for: type)
+    }
+
+    /// The cached context of a class, if its table is still the session's. Rolling back the
+    /// write that added a type's table drops that table from the session; a context made in
+    /// that write would otherwise keep writing to the dropped table, whose changes no commit
+    /// flushes (they were lost, and the file was left with index trees but no schema).
+    private func cachedContext(for type: Object.Type) -> TableContext? {
+        guard let context = contexts[ObjectIdentifier(type)]?.context,
+              session.table(named: context.table.schema.name) === context.table else { return nil }
+        return context
     }
 
     private func addTables(for types: [Object.Type]) throws(Database.Error) {

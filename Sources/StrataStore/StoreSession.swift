@@ -177,12 +177,7 @@ public final class StoreSession {
         } catch {
             self.write = nil
             write.rollback()
-            if pendingSchema != nil {
-                pendingSchema = nil
-                let known = Set(store.schema.objectSchemas.map(\.name))
-                tables.removeAll { !known.contains($0.schema.name) }
-                tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
-            }
+            dropPendingTables()
             transactionChanged()
             _ = try? refreshAfterWrite()
             throw StoreError.wrap(error)
@@ -200,13 +195,21 @@ public final class StoreSession {
         guard let write else { return }
         self.write = nil
         write.rollback()
-        if pendingSchema != nil {
-            pendingSchema = nil
-            let known = Set(store.schema.objectSchemas.map(\.name))
-            tables.removeAll { !known.contains($0.schema.name) }
-            tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
-        }
+        dropPendingTables()
         transactionChanged()
+    }
+
+    /// Forgets the tables of the types the transaction that just ended without committing
+    /// added. Objects made in that transaction still point at them, so they are marked dropped
+    /// rather than just removed: they must find nothing, and take no writes that no commit
+    /// would flush.
+    private func dropPendingTables() {
+        guard pendingSchema != nil else { return }
+        pendingSchema = nil
+        let known = Set(store.schema.objectSchemas.map(\.name))
+        for table in tables where !known.contains(table.schema.name) { table.drop() }
+        tables.removeAll { !known.contains($0.schema.name) }
+        tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
     }
 
     private func refreshAfterWrite() throws(StoreError) {

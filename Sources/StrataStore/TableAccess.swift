@@ -33,6 +33,9 @@ package final class TableAccess {
     var changes = ChangeTracker()
     var dirtyLists: [ListID: [StoreValue]] = [:]
     private var encodeScratch: [UInt8] = []
+    /// Set when the transaction that added this table was rolled back (see
+    /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
+    package private(set) var isDropped = false
 
     struct ListID: Hashable {
         let property: Int
@@ -69,6 +72,11 @@ package final class TableAccess {
         dirtyLists.removeAll()
     }
 
+    func drop() {
+        reset()
+        isDropped = true
+    }
+
     private var reading: any TransactionReading { session.reading }
 
     private func clusters() throws(StoreError) -> Tree? {
@@ -88,6 +96,7 @@ package final class TableAccess {
     /// Number of objects in this version (including this transaction's changes).
     package var count: Int {
         get throws(StoreError) {
+            if isDropped { return 0 }
             try loadMeta()
             return storedCount
         }
@@ -119,6 +128,7 @@ package final class TableAccess {
 
     /// The cluster holding `key` and the key's row, or nil when no object has that key.
     package func locate(_ key: ObjectKey) throws(StoreError) -> (cluster: ClusterView, row: Int)? {
+        if isDropped { return nil }
         if let cache, cache.generation == session.generation, let row = cache.row(of: key.rawValue) {
             return (cache, row)
         }
@@ -163,6 +173,7 @@ package final class TableAccess {
 
     /// Calls `body` with each non-empty cluster in key order; stops when it returns false.
     package func forEachCluster(_ body: (ClusterView) throws -> Bool) throws {
+        if isDropped { return }
         if let tree = try clusters() {
             let cursor = try reading.makeCursor(on: tree)
             var positioned = try cursor.first()
@@ -436,6 +447,7 @@ package final class TableAccess {
     }
 
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
+        if isDropped { return .absent }
         guard let tree = try session.tree(listTreeName) else { return .absent }
         return try chunk(in: tree, key: TreeKey.list(column: columnIDs[index], key), expectedCount: nil)
     }
@@ -443,6 +455,7 @@ package final class TableAccess {
     /// Replaces the elements of a list property.
     package func setList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool = true) throws(StoreError) {
         try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
         let property = schema.properties[index]
         for value in values {
             if value.isNull {
