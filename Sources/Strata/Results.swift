@@ -5,15 +5,24 @@ import StrataStore
 /// until you ask for a count, an element or an iteration.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let database: Database
-    /// nil when the file has no table for the type yet (then the results are empty).
-    let context: TableContext?
+    /// The type's table when the results were made; nil when the file had no table for the
+    /// type yet.
+    private let knownContext: TableContext?
     let predicate: QueryPredicate?
     private let cache = KeyCache()
 
     init(database: Database, context: TableContext?, predicate: QueryPredicate?) {
         self.database = database
-        self.context = context
+        self.knownContext = context
         self.predicate = predicate
+    }
+
+    /// The type's table, or nil while the file has none (the results are then empty). A type's
+    /// table is added by the first write that uses the type, after results may have been made,
+    /// so results made without one look for it again on each read: they stay live.
+    var context: TableContext? {
+        if let knownContext, !knownContext.table.isDropped { return knownContext }
+        return (try? database.core.existingContext(for: Element.self)) ?? nil
     }
 
     final class KeyCache {
@@ -85,7 +94,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Iterates over the objects of the version current when iteration starts.
     public func makeIterator() -> Iterator {
-        Iterator(context: context, keys: context == nil ? [] : currentKeys())
+        let context = self.context
+        return Iterator(context: context, keys: context == nil ? [] : currentKeys())
     }
 
     /// Iterates over results.
