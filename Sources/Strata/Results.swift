@@ -25,8 +25,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return (try? database.core.existingContext(for: Element.self)) ?? nil
     }
 
+    /// The keys last computed, valid while the session's content serial is unchanged.
     final class KeyCache {
-        var generation: UInt64 = 0
+        var contentSerial: UInt64 = 0
         var keys: [ObjectKey] = []
     }
 
@@ -34,7 +35,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     func keys() throws -> [ObjectKey] {
         guard let context else { return [] }
         let session = context.session
-        if cache.generation == session.generation && cache.generation != 0 { return cache.keys }
+        if cache.contentSerial == session.contentSerial && cache.contentSerial != 0 { return cache.keys }
         var keys: [ObjectKey] = []
         if let predicate {
             keys = try predicate.evaluate(in: context)
@@ -42,7 +43,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             keys = try context.table.allKeys()
         }
         cache.keys = keys
-        cache.generation = session.generation
+        cache.contentSerial = session.contentSerial
         return keys
     }
 

@@ -15,6 +15,10 @@ public final class StoreSession {
     package private(set) var generation: UInt64 = 1
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
     private(set) var transactionSerial: UInt64 = 1
+    /// Bumped by every change to objects in a write transaction, and whenever the version read
+    /// changes. Cached query results check this, not `generation`: a value written in place
+    /// changes what a query matches without moving any view.
+    package private(set) var contentSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
@@ -53,8 +57,11 @@ public final class StoreSession {
 
     package func invalidateViews() { generation &+= 1 }
 
+    package func noteContentChange() { contentSerial &+= 1 }
+
     private func transactionChanged() {
         generation &+= 1
+        contentSerial &+= 1
         transactionSerial &+= 1
         trees.removeAll(keepingCapacity: true)
         for table in tables { table.reset() }

@@ -366,6 +366,7 @@ package final class TableAccess {
         for index in indexedProperties { try addIndexEntry(values[index], key: objectKey, property: index) }
         storedCount += 1
         changes.insert(key)
+        session.noteContentChange()
         return objectKey
     }
 
@@ -386,6 +387,7 @@ package final class TableAccess {
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         if cluster.columns[index]!.set(value, at: row) { session.invalidateViews() }
         changes.modify(key.rawValue, property: index)
+        session.noteContentChange()
     }
 
     /// A fixed-width column buffer to write `property` of the object at `key` in place, for
@@ -395,6 +397,7 @@ package final class TableAccess {
         guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         changes.modify(key.rawValue, property: index)
+        session.noteContentChange()
         return (ColumnBufferHandle(buffer: cluster.columns[index]!), row)
     }
 
@@ -419,6 +422,7 @@ package final class TableAccess {
             session.invalidateViews()
             storedCount -= 1
             changes.delete(key.rawValue)
+            session.noteContentChange()
         }
     }
 
@@ -468,6 +472,7 @@ package final class TableAccess {
         }
         dirtyLists[ListID(property: index, key: key.rawValue)] = values
         if recordChange { changes.modify(key.rawValue, property: index) }
+        session.noteContentChange()
     }
 
     // MARK: Links to deleted objects
