@@ -184,6 +184,7 @@ public final class StoreSession {
         } catch {
             self.write = nil
             write.rollback()
+            for table in tables { table.rollBack() }
             dropPendingTables()
             transactionChanged()
             _ = try? refreshAfterWrite()
@@ -202,6 +203,7 @@ public final class StoreSession {
         guard let write else { return }
         self.write = nil
         write.rollback()
+        for table in tables { table.rollBack() }
         dropPendingTables()
         transactionChanged()
     }

@@ -90,7 +90,14 @@ package final class TableAccess {
     private func loadMeta() throws(StoreError) {
         guard !metaLoaded else { return }
         (nextKey, storedCount) = try session.tableMeta(tableID)
+        if session.isInWriteTransaction { nextKey = max(nextKey, session.store.firstUnusedKey(inTable: tableID)) }
         metaLoaded = true
+    }
+
+    /// Called when the write transaction ends without committing, before `reset`: the keys it
+    /// handed out stay used.
+    func rollBack() {
+        if metaLoaded { session.store.noteKeysUsed(inTable: tableID, below: nextKey) }
     }
 
     /// Number of objects in this version (including this transaction's changes).
