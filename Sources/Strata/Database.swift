@@ -206,9 +206,12 @@ public struct Database {
                 let managed = context.materialize(type, key: existing)
                 for index in info.schema.properties.indices where index != pk && given.contains(index) {
                     let input = info.fields[index].unmanagedAny(object)
-                    if update == .modified, let current = try? context.table.value(existing, property: index),
-                       !info.schema.properties[index].isList, case .value(let new) = info.fields[index].stored(object, self),
-                       info.schema.properties[index].kind != .link, current == new {
+                    // Lists and links are always written. The checks come before reading the
+                    // current value: the store has no single value for a list property.
+                    let property = info.schema.properties[index]
+                    if update == .modified, !property.isList, property.kind != .link,
+                       let current = try? context.table.value(existing, property: index),
+                       case .value(let new) = info.fields[index].stored(object, self), current == new {
                         continue
                     }
                     _ = info.fields[index].setManaged(managed, column: index, any: input)

@@ -11,8 +11,6 @@ final class DatabaseCore {
     let confinement: Confinement
     let handle: StoreHandle
     let session: StoreSession
-    /// Weak: each context holds the core (its objects keep their instance alive), so strong
-    /// entries would keep every instance that ever touched a table, and its file, open forever.
     /// Table contexts refer back to the core unowned; objects keep the core alive through their
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
@@ -92,7 +90,7 @@ final class DatabaseCore {
 
     /// The table context of a model class, adding the class's table to the file if needed.
     func context(for type: Object.Type) throws(Database.Error) -> TableContext {
-        if let context = contexts[ObjectIdentifier(type)] { return context }
+        if let context = cachedContext(for: type) { return context }
         let info = try ClassInfo.of(type)
         if session.table(named: info.schema.name) == nil {
             if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
@@ -113,10 +111,20 @@ final class DatabaseCore {
 
     /// Whether the file has a table for this class (without creating one).
     func existingContext(for type: Object.Type) throws(Database.Error) -> TableContext? {
-        if let context = contexts[ObjectIdentifier(type)] { return context }
+        if let context = cachedContext(for: type) { return context }
         let info = try ClassInfo.of(type)
         guard session.table(named: info.schema.name) != nil else { return nil }
         return try context(for: type)
+    }
+
+    /// The cached context of a class, if its table is still the session's. Rolling back the
+    /// write that added a type's table drops that table from the session; a context made in
+    /// that write would otherwise keep writing to the dropped table, whose changes no commit
+    /// flushes (they were lost, and the file was left with index trees but no schema).
+    private func cachedContext(for type: Object.Type) -> TableContext? {
+        guard let context = contexts[ObjectIdentifier(type)],
+              session.table(named: context.table.schema.name) === context.table else { return nil }
+        return context
     }
 
     private func addTables(for types: [Object.Type]) throws(Database.Error) {

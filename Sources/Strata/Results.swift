@@ -5,19 +5,29 @@ import StrataStore
 /// until you ask for a count, an element or an iteration.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let database: Database
-    /// nil when the file has no table for the type yet (then the results are empty).
-    let context: TableContext?
+    /// The type's table when the results were made; nil when the file had no table for the
+    /// type yet.
+    private let knownContext: TableContext?
     let predicate: QueryPredicate?
     private let cache = KeyCache()
 
     init(database: Database, context: TableContext?, predicate: QueryPredicate?) {
         self.database = database
-        self.context = context
+        self.knownContext = context
         self.predicate = predicate
     }
 
+    /// The type's table, or nil while the file has none (the results are then empty). A type's
+    /// table is added by the first write that uses the type, after results may have been made,
+    /// so results made without one look for it again on each read: they stay live.
+    var context: TableContext? {
+        if let knownContext, !knownContext.table.isDropped { return knownContext }
+        return (try? database.core.existingContext(for: Element.self)) ?? nil
+    }
+
+    /// The keys last computed, valid while the session's content serial is unchanged.
     final class KeyCache {
-        var generation: UInt64 = 0
+        var contentSerial: UInt64 = 0
         var keys: [ObjectKey] = []
     }
 
@@ -25,7 +35,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     func keys() throws -> [ObjectKey] {
         guard let context else { return [] }
         let session = context.session
-        if cache.generation == session.generation && cache.generation != 0 { return cache.keys }
+        if cache.contentSerial == session.contentSerial && cache.contentSerial != 0 { return cache.keys }
         var keys: [ObjectKey] = []
         if let predicate {
             keys = try predicate.evaluate(in: context)
@@ -33,7 +43,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             keys = try context.table.allKeys()
         }
         cache.keys = keys
-        cache.generation = session.generation
+        cache.contentSerial = session.contentSerial
         return keys
     }
 

@@ -214,7 +214,8 @@ final class ColumnBuffer {
         if width > 0 {
             return ChunkView(values: UnsafeRawPointer(values), nulls: nulls.map { UnsafeRawPointer($0) }, bytes: nil, width: width, count: count)
         }
-        return ChunkView(values: UnsafeRawPointer(values), nulls: nil, bytes: UnsafeRawPointer(bytes ?? values), width: 0, count: count, byteCount: byteCount)
+        return ChunkView(values: UnsafeRawPointer(values), nulls: nil, bytes: UnsafeRawPointer(bytes ?? values), width: 0, count: count,
+                         byteCount: byteCapacity)  // appends within the capacity keep views valid
     }
 
     // MARK: Rows

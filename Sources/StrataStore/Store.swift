@@ -164,6 +164,20 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Per table id, the lowest object key no write transaction of this process has handed
+    /// out. The file's counter covers committed writes only, and objects added in a write
+    /// that was rolled back can outlive it; were their keys handed out again, they would
+    /// silently name the next objects instead of being invalidated (`ObjectKey` promises
+    /// keys are never reused). Kept for as long as the store is open, which is as long as any
+    /// object of it lives.
+    private let unusedKeys = Mutex<[UInt32: Int64]>([:])
+
+    func firstUnusedKey(inTable id: UInt32) -> Int64 { unusedKeys.withLock { $0[id] ?? 0 } }
+
+    func noteKeysUsed(inTable id: UInt32, below key: Int64) {
+        unusedKeys.withLock { $0[id] = max($0[id] ?? 0, key) }
+    }
+
     /// Closes the engine. Sessions must be closed first.
     public func close() { engine.close() }
 

@@ -24,6 +24,10 @@ public final class StoreSession {
     }
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
     private(set) var transactionSerial: UInt64 = 1
+    /// Bumped by every change to objects in a write transaction, and whenever the version read
+    /// changes. Cached query results check this, not `generation`: a value written in place
+    /// changes what a query matches without moving any view.
+    package private(set) var contentSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
@@ -70,8 +74,11 @@ public final class StoreSession {
         generation &+= 1
     }
 
+    package func noteContentChange() { contentSerial &+= 1 }
+
     private func transactionChanged() {
         generation &+= 1
+        contentSerial &+= 1
         transactionSerial &+= 1
         trees.removeAll(keepingCapacity: true)
         for table in tables { table.reset() }
@@ -216,12 +223,8 @@ public final class StoreSession {
         } catch {
             self.write = nil
             write.rollback()
-            if pendingSchema != nil {
-                pendingSchema = nil
-                let known = Set(store.schema.objectSchemas.map(\.name))
-                tables.removeAll { !known.contains($0.schema.name) }
-                tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
-            }
+            for table in tables { table.rollBack() }
+            dropPendingTables()
             transactionChanged()
             _ = try? refreshAfterWrite()
             throw StoreError.wrap(error)
@@ -274,13 +277,22 @@ public final class StoreSession {
         guard let write else { return }
         self.write = nil
         write.rollback()
-        if pendingSchema != nil {
-            pendingSchema = nil
-            let known = Set(store.schema.objectSchemas.map(\.name))
-            tables.removeAll { !known.contains($0.schema.name) }
-            tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
-        }
+        for table in tables { table.rollBack() }
+        dropPendingTables()
         transactionChanged()
+    }
+
+    /// Forgets the tables of the types the transaction that just ended without committing
+    /// added. Objects made in that transaction still point at them, so they are marked dropped
+    /// rather than just removed: they must find nothing, and take no writes that no commit
+    /// would flush.
+    private func dropPendingTables() {
+        guard pendingSchema != nil else { return }
+        pendingSchema = nil
+        let known = Set(store.schema.objectSchemas.map(\.name))
+        for table in tables where !known.contains(table.schema.name) { table.drop() }
+        tables.removeAll { !known.contains($0.schema.name) }
+        tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
     }
 
     private func refreshAfterWrite() throws(StoreError) {

@@ -41,6 +41,9 @@ package final class TableAccess {
     var changes = ChangeTracker()
     var dirtyLists: [ListID: [StoreValue]] = [:]
     private var encodeScratch: [UInt8] = []
+    /// Set when the transaction that added this table was rolled back (see
+    /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
+    package private(set) var isDropped = false
 
     struct ListID: Hashable {
         let property: Int
@@ -81,6 +84,11 @@ package final class TableAccess {
         dirtyLists.removeAll()
     }
 
+    func drop() {
+        reset()
+        isDropped = true
+    }
+
     private var reading: any TransactionReading { session.reading }
 
     private func clusters() throws(StoreError) -> Tree? {
@@ -94,12 +102,20 @@ package final class TableAccess {
     private func loadMeta() throws(StoreError) {
         guard !metaLoaded else { return }
         (nextKey, storedCount) = try session.tableMeta(tableID)
+        if session.isInWriteTransaction { nextKey = max(nextKey, session.store.firstUnusedKey(inTable: tableID)) }
         metaLoaded = true
+    }
+
+    /// Called when the write transaction ends without committing, before `reset`: the keys it
+    /// handed out stay used.
+    func rollBack() {
+        if metaLoaded { session.store.noteKeysUsed(inTable: tableID, below: nextKey) }
     }
 
     /// Number of objects in this version (including this transaction's changes).
     package var count: Int {
         get throws(StoreError) {
+            if isDropped { return 0 }
             try loadMeta()
             return storedCount
         }
@@ -131,6 +147,7 @@ package final class TableAccess {
 
     /// The cluster holding `key` and the key's row, or nil when no object has that key.
     package func locate(_ key: ObjectKey) throws(StoreError) -> (cluster: ClusterView, row: Int)? {
+        if isDropped { return nil }
         if let cache, cache.generation == session.generation, let row = cache.row(of: key.rawValue) {
             return (cache, row)
         }
@@ -245,6 +262,7 @@ package final class TableAccess {
 
     /// Calls `body` with each non-empty cluster in key order; stops when it returns false.
     package func forEachCluster(_ body: (ClusterView) throws -> Bool) throws {
+        if isDropped { return }
         if let tree = try clusters() {
             let cursor = try reading.makeCursor(on: tree)
             var positioned = try cursor.first()
@@ -530,6 +548,7 @@ package final class TableAccess {
         for index in indexedProperties { try addIndexEntry(values[index], key: objectKey, property: index) }
         storedCount += 1
         changes.insert(key)
+        session.noteContentChange()
         return objectKey
     }
 
@@ -550,6 +569,7 @@ package final class TableAccess {
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         if cluster.columns[index]!.set(value, at: row) { session.invalidateViews() }
         changes.modify(key.rawValue, property: index)
+        session.noteContentChange()
     }
 
     /// A fixed-width column buffer to write `property` of the object at `key` in place, for
@@ -559,6 +579,7 @@ package final class TableAccess {
         guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         changes.modify(key.rawValue, property: index)
+        session.noteContentChange()
         return (ColumnBufferHandle(buffer: cluster.columns[index]!), row)
     }
 
@@ -583,6 +604,7 @@ package final class TableAccess {
             session.invalidateViews()
             storedCount -= 1
             changes.delete(key.rawValue)
+            session.noteContentChange()
         }
     }
 
@@ -611,6 +633,7 @@ package final class TableAccess {
     }
 
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
+        if isDropped { return .absent }
         guard let tree = try session.tree(listTreeName) else { return .absent }
         return try chunk(in: tree, key: TreeKey.list(column: columnIDs[index], key), expectedCount: nil)
     }
@@ -618,6 +641,7 @@ package final class TableAccess {
     /// Replaces the elements of a list property.
     package func setList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool = true) throws(StoreError) {
         try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
         let property = schema.properties[index]
         for value in values {
             if value.isNull {
@@ -630,6 +654,7 @@ package final class TableAccess {
         }
         dirtyLists[ListID(property: index, key: key.rawValue)] = values
         if recordChange { changes.modify(key.rawValue, property: index) }
+        session.noteContentChange()
     }
 
     // MARK: Links to deleted objects
