@@ -8,11 +8,17 @@
 // Segments are never freed before the verifier is, so lookups need no lock.
 
 import CStrataSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 final class PageVerifier: @unchecked Sendable {
     // @unchecked: all shared state is accessed with C11 atomics.
     private static let segmentShift = 16
     private static let segmentPages = 1 << segmentShift
+    private static let segmentBytes = segmentPages * MemoryLayout<UInt64>.size
     private let directory: UnsafeMutablePointer<UInt64>
     private let directoryCount: Int
 
@@ -25,7 +31,7 @@ final class PageVerifier: @unchecked Sendable {
     deinit {
         for i in 0..<directoryCount {
             let bits = strata_atomic_load_u64(directory + i)
-            if bits != 0 { UnsafeMutablePointer<UInt64>(bitPattern: UInt(bits))?.deallocate() }
+            if bits != 0 { munmap(UnsafeMutableRawPointer(bitPattern: UInt(bits)), Self.segmentBytes) }
         }
         directory.deallocate()
     }
@@ -44,13 +50,15 @@ final class PageVerifier: @unchecked Sendable {
         guard index < directoryCount else { return }
         var bits = strata_atomic_load_u64(directory + index)
         if bits == 0 {
-            let fresh = UnsafeMutablePointer<UInt64>.allocate(capacity: Self.segmentPages)
-            fresh.initialize(repeating: 0, count: Self.segmentPages)
+            // An anonymous mapping is zeroed by the kernel a page at a time, when touched, so a
+            // new segment costs nothing up front (allocating and clearing 512 KiB did).
+            let fresh = mmap(nil, Self.segmentBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let fresh, fresh != MAP_FAILED else { return }
             let freshBits = UInt64(UInt(bitPattern: fresh))
             if strata_atomic_cas_u64(directory + index, 0, freshBits) != 0 {
                 bits = freshBits
             } else {
-                fresh.deallocate()
+                munmap(fresh, Self.segmentBytes)
                 bits = strata_atomic_load_u64(directory + index)
             }
         }

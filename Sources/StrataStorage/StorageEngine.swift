@@ -280,7 +280,11 @@ public final class StorageEngine: @unchecked Sendable {
 
     private func retainOpen() -> Bool {
         state.withLock { state in
-            guard !state.closing else { return false }
+            guard !state.closed else { return false }
+            // An engine whose last opener closed it while transactions were still running is
+            // reopened rather than replaced: a second engine on the same file in this process
+            // would collide with this one's locks.
+            if state.closing { state.closing = false }
             state.openCount += 1
             return true
         }
@@ -296,15 +300,19 @@ public final class StorageEngine: @unchecked Sendable {
             state.closing = true
             return state.activeTransactions == 0
         }
-        if finalize { release() }
+        if finalize { release(force: false) }
     }
 
-    private func release() {
-        let already = state.withLock { state -> Bool in
-            defer { state.closed = true }
-            return state.closed
+    /// Releases the file; unless `force`d (by deinit), only if the engine is still closing with
+    /// no transaction left (it may have been reopened meanwhile).
+    private func release(force: Bool) {
+        let proceed = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            guard force || (state.closing && state.activeTransactions == 0) else { return false }
+            state.closed = true
+            return true
         }
-        guard !already else { return }
+        guard proceed else { return }
         if let registryKey {
             Self.registry.withLock { registry in
                 if registry[registryKey]?.engine === self || registry[registryKey]?.engine == nil { registry[registryKey] = nil }
@@ -315,7 +323,7 @@ public final class StorageEngine: @unchecked Sendable {
         file.close()
     }
 
-    deinit { release() }
+    deinit { release(force: true) }
 
     private func beginTransaction() throws -> UInt64 {
         try state.withLock { state in
@@ -331,7 +339,7 @@ public final class StorageEngine: @unchecked Sendable {
             state.activeTransactions -= 1
             return state.closing && state.activeTransactions == 0
         }
-        if finalize { release() }
+        if finalize { release(force: false) }
     }
 
     // MARK: Versions
