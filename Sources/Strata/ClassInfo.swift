@@ -5,6 +5,7 @@
 @_spi(Reflection) import Swift
 import Foundation
 import Synchronization
+import StrataStorage
 import StrataStore
 
 final class ClassInfo: @unchecked Sendable {  // immutable after init
@@ -24,8 +25,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         self.linkedTypes = linkedTypes
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
-    private static let byName = Mutex<[String: TypeList]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])
+    private static let byName = Locked<[String: TypeList]>([:])
 
     /// The class's info, discovered on first use.
     static func of(_ type: Object.Type) throws(Database.Error) -> ClassInfo {

@@ -43,6 +43,10 @@ extension Database {
         /// Durability of commits: `.full` (default) survives power loss once a commit returns;
         /// `.none` survives process crashes only.
         public var durability: Durability
+        /// The largest the file may grow, in bytes (default 1 TiB). This much address space is
+        /// reserved (not allocated) when the file opens, so that the mapping never moves;
+        /// lower it where address space is scarce (many databases open at once, sanitizers).
+        public var maximumFileSize: UInt64 = StorageOptions().maximumFileSize
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
@@ -69,7 +73,7 @@ extension Database {
             return folder.appendingPathComponent("default.strata")
         }
 
-        private static let defaultStorage = Mutex(Configuration(fileURL: nil, inMemoryIdentifier: nil))
+        private static let defaultStorage = Locked(Configuration(fileURL: nil, inMemoryIdentifier: nil))
         private static let hasDefault = Atomic<Bool>(false)
 
         /// The configuration `Database()` uses. Defaults to `defaultFileURL`.
@@ -110,6 +114,7 @@ extension Database.Configuration {
     /// configuration (the instance cache reuses instances only then).
     func opensIdentically(to other: Database.Configuration) -> Bool {
         self == other && durability == other.durability && deleteIfMigrationNeeded == other.deleteIfMigrationNeeded
+            && maximumFileSize == other.maximumFileSize
             && objectTypes.map { $0.map(ObjectIdentifier.init) } == other.objectTypes.map { $0.map(ObjectIdentifier.init) }
     }
 }

@@ -44,7 +44,7 @@ final class DatabaseCore {
         init(_ core: DatabaseCore) { self.core = core }
     }
     private struct Weak: @unchecked Sendable { weak var token: Token? }
-    private static let cache = Mutex<[String: Weak]>([:])
+    private static let cache = Locked<[String: Weak]>([:])
     private var token: Token?
 
     static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
@@ -122,8 +122,7 @@ final class DatabaseCore {
     /// that write would otherwise keep writing to the dropped table, whose changes no commit
     /// flushes (they were lost, and the file was left with index trees but no schema).
     private func cachedContext(for type: Object.Type) -> TableContext? {
-        guard let context = contexts[ObjectIdentifier(type)],
-              session.table(named: context.table.schema.name) === context.table else { return nil }
+        guard let context = contexts[ObjectIdentifier(type)], !context.table.isDropped else { return nil }
         return context
     }
 
@@ -268,7 +267,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         self.inMemory = inMemory
     }
 
-    private static let registry = Mutex<[String: StoreHandle]>([:])
+    private static let registry = Locked<[String: StoreHandle]>([:])
 
     static func acquire(_ configuration: Database.Configuration) throws(Database.Error) -> StoreHandle {
         let key = configuration.identity
@@ -313,6 +312,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         var options = StorageOptions()
         options.durability = configuration.inMemoryIdentifier != nil ? .none : configuration.durability
         options.readOnly = configuration.readOnly
+        options.maximumFileSize = configuration.maximumFileSize
         if configuration.inMemoryIdentifier != nil {
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + "-lock")

@@ -175,11 +175,11 @@ open class Object: CustomStringConvertible {
     public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
         guard let table = _slot.pointee.table else { return -1 }
         let id = ObjectIdentifier(keyPath)
-        if let column = table.keyPathColumns[id] { return column }
+        if let column = table.column(forKeyPath: id) { return column }
         let probe = type(of: self).init()
         mark(probe)
         for (index, field) in table.info.fields.enumerated() where field.takeRecordingMark(probe) {
-            table.keyPathColumns[id] = index
+            table.keyPathColumns.append((id, index))
             return index
         }
         fatalError("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")

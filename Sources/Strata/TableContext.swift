@@ -9,8 +9,15 @@ final class TableContext {
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo
-    /// Property index by the identity of the wrapper key paths the accessors pass.
-    var keyPathColumns: [ObjectIdentifier: Int] = [:]
+    /// Property index by the identity of the wrapper key paths the accessors pass (a short
+    /// list: a linear search beats hashing at these sizes).
+    var keyPathColumns: [(keyPath: ObjectIdentifier, column: Int)] = []
+
+    @inline(__always)
+    func column(forKeyPath id: ObjectIdentifier) -> Int? {
+        for entry in keyPathColumns where entry.keyPath == id { return entry.column }
+        return nil
+    }
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
         self.core = core

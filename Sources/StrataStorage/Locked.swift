@@ -8,12 +8,12 @@ import Glibc
 import Darwin
 #endif
 
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched while `mutex` is held.
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -25,7 +25,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     @inline(__always)
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -33,7 +33,7 @@ public final class Store: @unchecked Sendable {
     /// The schema stored in the file (after any upgrade made by `open`, and with the types
     /// sessions have added since).
     public var schema: Schema { schemaState.withLock { $0 } }
-    let schemaState: Mutex<Schema>
+    let schemaState: Locked<Schema>
     /// The file's schema version.
     public private(set) var schemaVersion: UInt64
     /// What `open` did to the schema, when it changed it.
@@ -45,7 +45,7 @@ public final class Store: @unchecked Sendable {
 
     private init(engine: StorageEngine, schema: Schema, schemaVersion: UInt64, upgrade: SchemaUpgrade?) {
         self.engine = engine
-        self.schemaState = Mutex(schema)
+        self.schemaState = Locked(schema)
         self.schemaVersion = schemaVersion
         self.upgrade = upgrade
     }
@@ -170,7 +170,7 @@ public final class Store: @unchecked Sendable {
     /// silently name the next objects instead of being invalidated (`ObjectKey` promises
     /// keys are never reused). Kept for as long as the store is open, which is as long as any
     /// object of it lives.
-    private let unusedKeys = Mutex<[UInt32: Int64]>([:])
+    private let unusedKeys = Locked<[UInt32: Int64]>([:])
 
     func firstUnusedKey(inTable id: UInt32) -> Int64 { unusedKeys.withLock { $0[id] ?? 0 } }
 

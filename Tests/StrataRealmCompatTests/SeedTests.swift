@@ -16,7 +16,9 @@ enum SeedLog {
     init() {
         folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-seeds-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        Realm.Configuration.defaultConfiguration = Realm.Configuration(fileURL: folder.appendingPathComponent("default.strata"))
+        var configuration = Realm.Configuration(fileURL: folder.appendingPathComponent("default.strata"))
+        configuration.maximumFileSize = 1 << 30  // leaves address space for the thread sanitizer
+        Realm.Configuration.defaultConfiguration = configuration
     }
 
     @Test func realmActorCreatesReadsUpdatesAndDeletes() async throws {

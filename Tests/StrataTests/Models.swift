@@ -69,6 +69,10 @@ final class TemporaryFolder {
     }
     deinit { try? FileManager.default.removeItem(at: url) }
     func configuration(_ name: String = "test.strata", objectTypes: [Object.Type]? = nil) -> Database.Configuration {
-        Database.Configuration(fileURL: url.appendingPathComponent(name), objectTypes: objectTypes)
+        var configuration = Database.Configuration(fileURL: url.appendingPathComponent(name), objectTypes: objectTypes)
+        // Many tests run at once, also under the thread sanitizer, which leaves less address
+        // space than the default reservation of 1 TiB per open file.
+        configuration.maximumFileSize = 1 << 30
+        return configuration
     }
 }
