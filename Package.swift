@@ -37,8 +37,8 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage"], swiftSettings: strictSettings),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
         // written for Swift 5.8 (`static var shared` on a global actor is an error in Swift 6),
         // so this target alone builds in Swift 5 mode. The same patterns in Swift 6 mode are in

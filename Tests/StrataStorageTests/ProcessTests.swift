@@ -497,21 +497,11 @@ final class Child: @unchecked Sendable {
         }
     }
 
-    /// The StrataTestChild executable, built beside the test bundle in the products directory
-    /// (the test target depends on it). STRATA_TEST_CHILD overrides.
+    /// The StrataTestChild executable built with the tests (the test target depends on it); STRATA_TEST_CHILD overrides.
     static let executable: String = {
-        if let path = ProcessInfo.processInfo.environment["STRATA_TEST_CHILD"] { return path }
-        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        if let main = Bundle.main.executableURL { starts.append(main) }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
-        for start in starts {
-            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("StrataTestChild").path
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-                directory.deleteLastPathComponent()
-            }
+        guard let path = locateProductExecutable(named: "StrataTestChild", override: "STRATA_TEST_CHILD") else {
+            fatalError("StrataTestChild not found near the test bundle; build it or set STRATA_TEST_CHILD")
         }
-        fatalError("StrataTestChild not found near \(starts.map(\.path)); build it or set STRATA_TEST_CHILD")
+        return path
     }()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestWorkloads
 import Testing
 import Strata
 
@@ -88,23 +89,6 @@ import Strata
                    errors: try String(contentsOf: errorsURL, encoding: .utf8))
     }
 
-    /// The `strata` executable, built into the products directory with the tests.
-    /// STRATA_EXECUTABLE overrides.
-    static let executable: String? = {
-        if let path = ProcessInfo.processInfo.environment["STRATA_EXECUTABLE"] { return path }
-        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        if let main = Bundle.main.executableURL { starts.append(main) }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
-        for start in starts {
-            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("strata").path
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-                directory.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    /// The `strata` executable built with the tests; STRATA_EXECUTABLE overrides.
+    static let executable: String? = locateProductExecutable(named: "strata", override: "STRATA_EXECUTABLE")
 }

@@ -5,6 +5,7 @@
 // check.
 
 import Foundation
+import StrataTestWorkloads
 import Testing
 
 @Suite struct MisuseTests {
@@ -104,21 +105,11 @@ enum MisuseChild {
                    errors: (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? "")
     }
 
-    /// The StrataMisuseChild executable, built beside the test bundle in the products
-    /// directory (the test target depends on it). STRATA_MISUSE_CHILD overrides.
+    /// The StrataMisuseChild executable built with the tests (the test target depends on it); STRATA_MISUSE_CHILD overrides.
     static let executable: String = {
-        if let path = ProcessInfo.processInfo.environment["STRATA_MISUSE_CHILD"] { return path }
-        var starts: [URL] = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        if let main = Bundle.main.executableURL { starts.append(main) }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
-        for start in starts {
-            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("StrataMisuseChild").path
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-                directory.deleteLastPathComponent()
-            }
+        guard let path = locateProductExecutable(named: "StrataMisuseChild", override: "STRATA_MISUSE_CHILD") else {
+            fatalError("StrataMisuseChild not found near the test bundle; build it or set STRATA_MISUSE_CHILD")
         }
-        fatalError("StrataMisuseChild not found near \(starts.map(\.path)); build it or set STRATA_MISUSE_CHILD")
+        return path
     }()
 }

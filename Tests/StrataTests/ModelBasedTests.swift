@@ -7,6 +7,7 @@
 // to replay exactly the same operations.
 
 import Foundation
+import StrataTestWorkloads
 import Testing
 @testable import Strata
 
@@ -199,27 +200,6 @@ import Testing
 }
 
 // MARK: The run's settings
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
-/// tiny and fast, and the same sequence on every platform, so a seed replays a run exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0..<items.count)] }
-}
 
 /// A run's seed and number of steps: fixed defaults, or STRATA_MODEL_SEED and
 /// STRATA_MODEL_STEPS when set (decimal, or hexadecimal with 0x).
