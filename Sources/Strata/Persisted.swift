@@ -107,10 +107,9 @@ public struct Persisted<Value: _Persistable> {
         let column = object._managedColumn(storage) { probe in
             if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
         }
-        if column >= 0 {
-            object[keyPath: storage].storage = .managed(column)
-            return Value._strataGet(object, column)
-        }
+        // The column is not written back into the wrapper: writing through the key path costs
+        // more than finding the column again in the table's short list.
+        if column >= 0 { return Value._strataGet(object, column) }
         return _unmanagedGet(object, storage)
     }
 
@@ -120,7 +119,6 @@ public struct Persisted<Value: _Persistable> {
             if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
         }
         if column >= 0 {
-            object[keyPath: storage].storage = .managed(column)
             Value._strataSet(object, column, value)
             return
         }

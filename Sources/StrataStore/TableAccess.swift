@@ -75,6 +75,8 @@ package final class TableAccess {
     func reset() {
         treeSerial = .max
         clusterTree = nil
+        primaryKeyTree = nil
+        lookupCursor = nil
         metaLoaded = false
         cache = nil
         viewCache.removeAll()
@@ -95,8 +97,25 @@ package final class TableAccess {
         if treeSerial != session.transactionSerial {
             treeSerial = session.transactionSerial
             clusterTree = try session.tree(clusterTreeName)
+            primaryKeyTree = try session.tree(primaryKeyTreeName)
+            lookupCursor = nil
         }
         return clusterTree
+    }
+
+    /// The primary-key tree of this transaction (looked up with the cluster tree).
+    private var primaryKeyTree: Tree?
+
+    /// A cursor on the cluster tree kept for lookups in read-only sessions; write transactions
+    /// make a fresh one each time (their puts invalidate cursors).
+    private var lookupCursor: Cursor?
+
+    private func clusterCursor(_ tree: Tree) throws -> Cursor {
+        if session.isInWriteTransaction { return try reading.makeCursor(on: tree) }
+        if let lookupCursor { return lookupCursor }
+        let cursor = try reading.makeCursor(on: tree)
+        lookupCursor = cursor
+        return cursor
     }
 
     private func loadMeta() throws(StoreError) {
@@ -176,7 +195,7 @@ package final class TableAccess {
         do {
             // The greatest entry at or below (key, last column) is the last chunk of the cluster
             // that would hold `key`; its chunks are read walking back to the key chunk.
-            let cursor = try reading.makeCursor(on: tree)
+            let cursor = try clusterCursor(tree)
             guard try cursor.seek(toLast: TreeKey.cluster(key, column: UInt16.max)) else { return nil }
             let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
             if let cluster = dirty[first] { return try dirtyView(cluster) }
@@ -314,7 +333,7 @@ package final class TableAccess {
     /// The object whose primary key is `value`, if any.
     /// The raw value of a primary-key index entry (object keys, 8 bytes each), empty if none.
     private func primaryKeyCandidates(_ encoded: [UInt8]) throws(StoreError) -> [UInt8] {
-        guard let tree = try session.tree(primaryKeyTreeName) else { return [] }
+        guard let tree = try primaryKeyTreeHandle() else { return [] }
         do {
             return try encoded.withUnsafeBytes { k in
                 try reading.withValue(forKey: k, in: tree) { $0.map { [UInt8]($0) } ?? [] }
@@ -324,8 +343,14 @@ package final class TableAccess {
         }
     }
 
+    private func primaryKeyTreeHandle() throws(StoreError) -> Tree? {
+        _ = try clusters()
+        if primaryKeyTree == nil, session.isInWriteTransaction { primaryKeyTree = try session.tree(primaryKeyTreeName) }
+        return primaryKeyTree
+    }
+
     package func find(primaryKey value: StoreValue) throws(StoreError) -> ObjectKey? {
-        guard let pk = primaryKeyIndex, let tree = try session.tree(primaryKeyTreeName) else { return nil }
+        guard let pk = primaryKeyIndex, let tree = try primaryKeyTreeHandle() else { return nil }
         // The primary-key index maps a value's encoding to the object keys (8 bytes each;
         // more than one only when two long values share an encoding).
         let (encoded, cut) = IndexKey.encode(value)
