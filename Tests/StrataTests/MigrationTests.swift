@@ -130,3 +130,31 @@ final class ContactV2: Object {
         #expect(db.objects(ContactV1.self).count == 1)
     }
 }
+
+// A class used only after the database opened, whose stored table disagrees with it.
+final class LateV0: Object {
+    override class func className() -> String { "Late" }
+    @Persisted var value = ""
+}
+
+final class LateV1: Object {
+    override class func className() -> String { "Late" }
+    @Persisted var value = 0
+}
+
+@Suite struct LateTypeTests {
+    @Test func aTypeFirstUsedAfterOpeningIsCheckedAgainstTheFile() throws {
+        let folder = TemporaryFolder()
+        var config = folder.configuration()
+        config.objectTypes = [LateV0.self]
+        do {
+            let db = try Database(configuration: config)
+            try db.write { db.create(LateV0.self, value: ["value": "text"]) }
+        }
+        config.objectTypes = nil
+        let db = try Database(configuration: config)
+        // LateV1 claims the same name with another type: using it is a schema error, not
+        // a misreading of the stored strings as integers.
+        #expect(throws: Database.Error.self) { try db.core.context(for: LateV1.self) }
+    }
+}
