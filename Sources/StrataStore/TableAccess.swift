@@ -563,9 +563,15 @@ package final class TableAccess {
         session.invalidateViews()
         let objectKey = ObjectKey(key)
         if let primaryKeyEntry {
-            let tree = try session.createTree(primaryKeyTreeName)
+            let tree: Tree
+            if let existing = primaryKeyTree { tree = existing } else {
+                tree = try session.createTree(primaryKeyTreeName)
+                primaryKeyTree = tree
+            }
+            var value = primaryKeyEntry.existing
+            IndexKey.appendBigEndian(UInt64(bitPattern: key), to: &value)
             do {
-                try session.writer().put(primaryKeyEntry.existing + TreeKey.u64(UInt64(bitPattern: key)), forKey: primaryKeyEntry.encoded, in: tree)
+                try session.writer().put(value, forKey: primaryKeyEntry.encoded, in: tree)
             } catch {
                 throw StoreError.wrap(error)
             }
