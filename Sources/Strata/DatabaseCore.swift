@@ -18,9 +18,14 @@ final class DatabaseCore {
     /// The engine transaction being committed off the actor by `asyncWrite`, if any.
     var committing = false
 
+    /// The thread of a thread-confined instance, so that property reads check it with one
+    /// comparison.
+    let ownerThread: pthread_t?
+
     private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle) throws(Database.Error) {
         self.configuration = configuration
         self.confinement = confinement
+        if case .thread(let thread) = confinement { ownerThread = thread } else { ownerThread = nil }
         self.handle = handle
         do {
             session = try handle.store.makeSession()
@@ -75,6 +80,13 @@ final class DatabaseCore {
     }
 
     // MARK: Checks
+
+    /// The confinement check of a property read.
+    @inline(__always)
+    func verifyRead() {
+        if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return }
+        confinement.verify("reading an object's property")
+    }
 
     func verify(_ operation: @autoclosure () -> String) {
         confinement.verify(operation())

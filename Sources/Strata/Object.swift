@@ -5,9 +5,17 @@ import Foundation
 /// dynamic exclusivity checks.
 public struct _ObjectSlot {
     /// The table of a managed object; nil while unmanaged.
-    var table: TableContext?
+    var table: TableContext? {
+        didSet { tableReference = table.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The same table without reference counting, for the accessors' fast paths.
+    var tableReference: Unmanaged<TableContext>?
     /// Keeps the database instance alive while the object is.
-    var core: DatabaseCore?
+    var core: DatabaseCore? {
+        didSet { coreReference = core.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The same instance without reference counting, for the property-read fast path.
+    var coreReference: Unmanaged<DatabaseCore>?
     var key: Int64 = -1
     /// The cluster and row the object was last found in, valid while `generation` matches the
     /// session's generation (read through `sessionGeneration`).
@@ -173,13 +181,14 @@ open class Object: CustomStringConvertible {
     /// for an unmanaged one. `mark` marks that wrapper on a prototype (done once per class and
     /// property, then cached).
     public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
-        guard let table = _slot.pointee.table else { return -1 }
+        guard let tableReference = _slot.pointee.tableReference else { return -1 }
         let id = ObjectIdentifier(keyPath)
-        if let column = table.column(forKeyPath: id) { return column }
+        if let column = tableReference._withUnsafeGuaranteedRef({ $0.column(forKeyPath: id) }) { return column }
+        let table = tableReference.takeUnretainedValue()
         let probe = type(of: self).init()
         mark(probe)
         for (index, field) in table.info.fields.enumerated() where field.takeRecordingMark(probe) {
-            table.keyPathColumns.append((id, index))
+            table.remember(keyPath: id, column: index)
             return index
         }
         fatalError("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")
@@ -192,7 +201,7 @@ open class Object: CustomStringConvertible {
         if let current = slot.pointee.sessionGeneration, current.pointee == slot.pointee.generation {
             // The cached location skips `_relocate`, so the context is checked here too: a
             // read from another thread must stop, not race the owner's next write.
-            slot.pointee.core.unsafelyUnwrapped.confinement.verify("reading an object's property")
+            slot.pointee.coreReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.verifyRead() }
             return (slot.pointee.columns.unsafelyUnwrapped[column], slot.pointee.row)
         }
         return _relocate(column)

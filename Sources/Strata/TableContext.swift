@@ -9,14 +9,32 @@ final class TableContext {
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo
-    /// Property index by the identity of the wrapper key paths the accessors pass (a short
-    /// list: a linear search beats hashing at these sizes).
-    var keyPathColumns: [(keyPath: ObjectIdentifier, column: Int)] = []
+    /// Property index by the identity of the wrapper key paths the accessors pass: a short
+    /// list behind a pointer (a linear search beats hashing at these sizes, and a pointer
+    /// needs no exclusivity checks or reference counting on the read path).
+    private var keyPathEntries = UnsafeMutablePointer<(keyPath: ObjectIdentifier, column: Int)>.allocate(capacity: 8)
+    private var keyPathCapacity = 8
+    private var keyPathCount = 0
+
+    deinit { keyPathEntries.deallocate() }
 
     @inline(__always)
     func column(forKeyPath id: ObjectIdentifier) -> Int? {
-        for entry in keyPathColumns where entry.keyPath == id { return entry.column }
+        let entries = keyPathEntries
+        for index in 0..<keyPathCount where entries[index].keyPath == id { return entries[index].column }
         return nil
+    }
+
+    func remember(keyPath id: ObjectIdentifier, column: Int) {
+        if keyPathCount == keyPathCapacity {
+            let grown = UnsafeMutablePointer<(keyPath: ObjectIdentifier, column: Int)>.allocate(capacity: keyPathCapacity * 2)
+            grown.moveInitialize(from: keyPathEntries, count: keyPathCount)
+            keyPathEntries.deallocate()
+            keyPathEntries = grown
+            keyPathCapacity *= 2
+        }
+        (keyPathEntries + keyPathCount).initialize(to: (id, column))
+        keyPathCount += 1
     }
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
