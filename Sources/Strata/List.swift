@@ -17,6 +17,10 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     private var storage: [Element] = []
     private let owner: Object?
     private let column: Int
+    /// The managed list's stored values, valid while the session's content serial is unchanged
+    /// (it moves with every change to objects and every change of version).
+    private var cachedValues: [StoreValue] = []
+    private var cachedSerial: UInt64 = 0
 
     /// An empty, unmanaged list.
     public init() {
@@ -43,7 +47,15 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     private func stored() -> [StoreValue] {
         let (table, key) = location()
-        do { return try table.list(key, property: column) } catch { owner!._slot.pointee.table!.fail(error) }
+        let serial = owner.unsafelyUnwrapped._slot.pointee.table.unsafelyUnwrapped.session.contentSerial
+        if serial == cachedSerial { return cachedValues }
+        do {
+            cachedValues = try table.list(key, property: column)
+            cachedSerial = serial
+            return cachedValues
+        } catch {
+            owner!._slot.pointee.table!.fail(error)
+        }
     }
 
     private func write(_ values: [StoreValue]) {
@@ -56,21 +68,15 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     public var endIndex: Int {
         guard owner != nil else { return storage.count }
-        let (table, key) = location()
-        do { return try table.listCount(key, property: column) } catch { owner!._slot.pointee.table!.fail(error) }
+        return stored().count
     }
 
     public subscript(position: Int) -> Element {
         get {
             guard owner != nil else { return storage[position] }
-            let (table, key) = location()
-            let count = endIndex
-            require(position >= 0 && position < count, "List index \(position) is out of bounds (the list has \(count) elements)")
-            do {
-                return Element._strataElement(from: try table.listElement(key, property: column, at: position), owner!._database)
-            } catch {
-                owner!._slot.pointee.table!.fail(error)
-            }
+            let values = stored()
+            require(position >= 0 && position < values.count, "List index \(position) is out of bounds (the list has \(values.count) elements)")
+            return Element._strataElement(from: values[position], owner!._database)
         }
         set {
             replace(index: position, object: newValue)
