@@ -15,8 +15,6 @@ final class DatabaseCore {
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
-    /// The engine transaction being committed off the actor by `asyncWrite`, if any.
-    var committing = false
 
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.

@@ -18,11 +18,9 @@ import Foundation
 /// ```
 public final class Migration {
     let context: StoreMigration
-    let database: Database?
 
     init(context: StoreMigration) {
         self.context = context
-        self.database = nil
     }
 
     /// The schema the file had.

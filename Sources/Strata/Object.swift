@@ -174,9 +174,6 @@ open class Object: CustomStringConvertible {
     /// The database, for conversions that need one.
     public final var _database: Database? { _slot.pointee.table?.database }
 
-    @usableFromInline
-    final func _checkUnmanagedWrite() {}
-
     /// The column of the property whose wrapper `keyPath` reaches, for a managed object; -1
     /// for an unmanaged one. `mark` marks that wrapper on a prototype (done once per class and
     /// property, then cached).

@@ -145,7 +145,6 @@ public struct Persisted<Value: _Persistable> {
 
     @usableFromInline
     static func _unmanagedSet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>, _ value: Value) {
-        object._checkUnmanagedWrite()
         object[keyPath: storage].storage = .unmanaged(value)
     }
 }
