@@ -248,7 +248,7 @@ final class DatabaseCore {
                 }
             }
         }
-        do { try session.finishCommit(pending) } catch { throw Database.Error.wrap(error, path: path) }
+        do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
     }
 

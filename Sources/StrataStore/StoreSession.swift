@@ -3,6 +3,7 @@
 // tables' uncommitted changes.
 
 import StrataStorage
+import Synchronization
 
 /// One reader/writer of a store. Not thread-safe: the layer above confines it to one thread,
 /// queue or actor.
@@ -260,9 +261,14 @@ public final class StoreSession {
 
     /// Moves the session to the version a pending commit made (or, if it failed, forgets the
     /// types it would have added).
-    public func finishCommit(_ pending: PendingCommit) throws(StoreError) {
-        if pending.succeeded, let schema = pending.schema { store.publish(schema) }
-        if !pending.succeeded {
+    /// `succeeded` is what `perform()` reported (passed in rather than read from `pending`,
+    /// which another thread wrote).
+    public func finishCommit(_ pending: PendingCommit, succeeded: Bool) throws(StoreError) {
+        // Acquires what `perform()` released on its thread, so everything it did (and the
+        // transaction it dropped) happens before what follows here.
+        require(pending.isFinished, "finishCommit(_:succeeded:) called before the pending commit was performed")
+        if succeeded, let schema = pending.schema { store.publish(schema) }
+        if !succeeded {
             let known = Set(store.schema.objectSchemas.map(\.name))
             tables.removeAll { !known.contains($0.schema.name) }
             tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
@@ -410,7 +416,10 @@ public final class PendingCommit: @unchecked Sendable {  // used by one thread a
     /// What the commit changes.
     public let changes: ChangeSet
     let schema: Schema?
-    private(set) var succeeded = false
+    private let finished = Atomic<Bool>(false)
+
+    /// Whether `perform()` has returned (an acquiring load).
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
 
     init(write: WriteTransaction, changes: ChangeSet, schema: Schema?) {
         self.write = write
@@ -420,11 +429,11 @@ public final class PendingCommit: @unchecked Sendable {  // used by one thread a
 
     /// Writes and syncs the commit (per the durability), then releases the write lock.
     public func perform() throws(StoreError) {
+        defer { finished.store(true, ordering: .releasing) }
         guard let write else { throw .transactionEnded }
         self.write = nil
         do {
             try write.commit()
-            succeeded = true
         } catch {
             throw StoreError.wrap(error)
         }

@@ -8,7 +8,7 @@ import Testing
 
 /// A failpoint hook that throws at one chosen step while armed, and remembers the steps it saw.
 final class StepFailpoint: Sendable {
-    private let state = Mutex<(armed: CommitStep?, seen: [CommitStep])>((nil, []))
+    private let state = Locked<(armed: CommitStep?, seen: [CommitStep])>((nil, []))
 
     func arm(_ step: CommitStep) { state.withLock { $0 = (step, []) } }
     func disarm() { state.withLock { $0.armed = nil } }

@@ -263,7 +263,7 @@ final class CommitProbe: Sendable {
         var progress = Progress()
         var target: (commit: Int, step: CommitStep, disk: SimulatedDisk)?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func options(_ base: StorageOptions) -> StorageOptions {
         var options = base

@@ -59,7 +59,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         var syncs = 0
         var bytesWritten = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty disk whose file may grow to `capacity` bytes.
     init(capacity: Int = 64 << 20) {
