@@ -1,6 +1,7 @@
 // Strata's object layer in the object workloads: the `Person` model as an `Object` subclass, a
 // database isolated to the engine's actor, full durability.
 
+#if !NO_STRATA
 import Foundation
 import Strata
 
@@ -83,3 +84,4 @@ actor StrataObjectEngine: ObjectEngine {
         db = nil
     }
 }
+#endif
