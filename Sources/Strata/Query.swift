@@ -83,7 +83,7 @@ indirect enum QueryPredicate {
         }
         var result: [ObjectKey] = []
         try table.forEachCluster { cluster in
-            for row in 0..<cluster.count where try matches(context: context, table: table, key: cluster.key(at: row)) {
+            for row in 0..<cluster.count where try matches(context: context, table: table, cluster: cluster, row: row) {
                 result.append(cluster.key(at: row))
             }
             return true
@@ -91,13 +91,32 @@ indirect enum QueryPredicate {
         return result
     }
 
-    func matches(context: TableContext, table: TableAccess, key: ObjectKey) throws -> Bool {
+    /// Whether the object at `row` of `cluster` matches: the first step of each path is read
+    /// from the cluster's column chunks directly; links are followed by key.
+    func matches(context: TableContext, table: TableAccess, cluster: ClusterView, row: Int) throws -> Bool {
         switch self {
-        case .and(let a, let b): return try a.matches(context: context, table: table, key: key) && b.matches(context: context, table: table, key: key)
-        case .or(let a, let b): return try a.matches(context: context, table: table, key: key) || b.matches(context: context, table: table, key: key)
-        case .not(let a): return try !a.matches(context: context, table: table, key: key)
+        case .and(let a, let b):
+            return try a.matches(context: context, table: table, cluster: cluster, row: row)
+                && b.matches(context: context, table: table, cluster: cluster, row: row)
+        case .or(let a, let b):
+            return try a.matches(context: context, table: table, cluster: cluster, row: row)
+                || b.matches(context: context, table: table, cluster: cluster, row: row)
+        case .not(let a):
+            return try !a.matches(context: context, table: table, cluster: cluster, row: row)
         case .compare(let path, let op, let expected):
-            guard let value = try resolve(path, from: table, key: key, session: context.session) else { return op == .notEqual ? !expected.isNull : expected.isNull && op == .equal }
+            guard let first = path.first, let index = table.schema.propertyIndex(named: first) else {
+                fatalError("'\(table.schema.name)' has no property '\(path.first ?? "")'")
+            }
+            let property = table.schema.properties[index]
+            var value: StoreValue? = try cluster.column(index).value(row, kind: property.kind)
+            if path.count > 1 {
+                if case .link(let target)? = value, let targetName = property.objectType, let next = context.session.table(named: targetName) {
+                    value = try resolve(Array(path.dropFirst()), from: next, key: target, session: context.session)
+                } else {
+                    value = nil
+                }
+            }
+            guard let value else { return op == .notEqual ? !expected.isNull : expected.isNull && op == .equal }
             return QueryPredicate.compare(value, op, expected)
         }
     }
