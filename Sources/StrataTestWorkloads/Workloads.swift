@@ -8,7 +8,7 @@ public enum Workload {
     public static func apply(seed: UInt64, version: UInt64, _ body: ([UInt8], [UInt8]?) throws -> Void) rethrows {
         // Always a real change (a commit with no changes would not make a version).
         try body(Array("version".utf8), Array("\(version)".utf8))
-        var rng = WorkloadRNG(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
+        var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ version)
         let operations = 1 + Int(rng.next() % 8)
         for _ in 0..<operations {
             let key = Array("key-\(rng.next() % 300)".utf8)
@@ -30,17 +30,5 @@ public enum CrashShape {
         let count = shape == "large" ? 3000 : 10
         let tag = shape == "other" ? "w" : "v"  // "other": a small commit unlike "small"
         return (0..<count).map { i in (Array("crash-\(i)".utf8), Array("\(tag)\(version)-\(i)".utf8) + [UInt8](repeating: 7, count: 400)) }
-    }
-}
-
-public struct WorkloadRNG {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
