@@ -19,7 +19,6 @@ public struct Persisted<Value: _Persistable> {
     enum Storage {
         case unmanaged(Value)
         case lazyDefault
-        case managed(Int)
         case recording
     }
 
@@ -85,44 +84,30 @@ public struct Persisted<Value: _Persistable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
+        // A managed object's property is found by the identity of its storage key path (a short
+        // per-table list); the wrapper itself only holds unmanaged values. Writing the column
+        // back into the wrapper through the key path was measured to cost more than the lookup.
         @inline(__always) get {
-            if case .managed(let column) = observed[keyPath: storageKeyPath].storage {
-                return Value._strataGet(observed, column)
-            }
-            return _slowGet(observed, storageKeyPath)
+            let column = _column(observed, storageKeyPath)
+            if column >= 0 { return Value._strataGet(observed, column) }
+            return _unmanagedGet(observed, storageKeyPath)
         }
         @inline(__always) set {
-            if case .managed(let column) = observed[keyPath: storageKeyPath].storage {
+            let column = _column(observed, storageKeyPath)
+            if column >= 0 {
                 Value._strataSet(observed, column, newValue)
                 return
             }
-            _slowSet(observed, storageKeyPath, newValue)
+            _unmanagedSet(observed, storageKeyPath, newValue)
         }
     }
 
-    /// The first access to a property of a managed object finds its column and remembers it in
-    /// the wrapper; unmanaged objects read the wrapper's own value.
-    @inlinable
-    static func _slowGet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
-        let column = object._managedColumn(storage) { probe in
+    /// The column of the property for a managed object, -1 for an unmanaged one.
+    @inlinable @inline(__always)
+    static func _column<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Int {
+        object._managedColumn(storage) { probe in
             if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
         }
-        // The column is not written back into the wrapper: writing through the key path costs
-        // more than finding the column again in the table's short list.
-        if column >= 0 { return Value._strataGet(object, column) }
-        return _unmanagedGet(object, storage)
-    }
-
-    @inlinable
-    static func _slowSet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>, _ value: Value) {
-        let column = object._managedColumn(storage) { probe in
-            if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
-        }
-        if column >= 0 {
-            Value._strataSet(object, column, value)
-            return
-        }
-        _unmanagedSet(object, storage, value)
     }
 
     @usableFromInline
@@ -138,8 +123,6 @@ public struct Persisted<Value: _Persistable> {
             let value = Value._strataDefault()
             object[keyPath: storage].storage = .unmanaged(value)
             return value
-        case .managed(let column):
-            return Value._strataGet(object, column)
         }
     }
 
@@ -170,8 +153,6 @@ protocol FieldAccess {
     func setUnmanaged(_ object: Object, any: Any, _ database: Database?) -> Bool
     /// The unmanaged value as `Any`.
     func unmanagedAny(_ object: Object) -> Any
-    /// Points the wrapper at a column of a managed object.
-    func markManaged(_ object: Object, column: Int)
     /// Reads a managed value as `Any`.
     func managedAny(_ object: Object, column: Int) -> Any
     /// Writes a managed value from loose input; false when it does not fit.
@@ -195,7 +176,6 @@ struct TypedFieldAccess<Value: _Persistable>: FieldAccess {
         let pointer = wrapper(object)
         switch pointer.pointee.storage {
         case .unmanaged(let value): return value
-        case .managed(let column): return Value._strataGet(object, column)
         case .lazyDefault, .recording:
             let value = Value._strataDefault()
             pointer.pointee.storage = .unmanaged(value)
@@ -215,10 +195,6 @@ struct TypedFieldAccess<Value: _Persistable>: FieldAccess {
     }
 
     func unmanagedAny(_ object: Object) -> Any { unmanagedValue(object)._strataAny }
-
-    func markManaged(_ object: Object, column: Int) {
-        withExtendedLifetime(object) { wrapper(object).pointee.storage = .managed(column) }
-    }
 
     func managedAny(_ object: Object, column: Int) -> Any { Value._strataGet(object, column)._strataAny }
 
