@@ -140,11 +140,13 @@ public final class MigrationObject {
         }
     }
 
+    /// A property's value by name (as `self[key:]`).
     public subscript(_ name: String) -> Any? {
         get { self[key: name] }
         set { self[key: name] = newValue }
     }
 
+    /// A property's value as a member: `object.name`.
     public subscript(dynamicMember name: String) -> Any? {
         get { self[key: name] }
         set { self[key: name] = newValue }

@@ -27,11 +27,8 @@ public struct Query<T> {
     }
 }
 
-/// Values a query can compare with.
-public protocol _QueryComparable {
-    func _strataQueryValue() -> StoreValue
-}
-
+/// Comparisons of a property with a value: `$0.age > 3`, `$0.name == "Ann"`. Ordering
+/// comparisons apply to numbers, strings, dates, ObjectIds and Decimal128s; nil never orders.
 extension Query where T: _PersistableInsideOptional {
     public static func == (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.equal, rhs._strataStore(nil)) }
     public static func != (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, rhs._strataStore(nil)) }
@@ -41,6 +38,7 @@ extension Query where T: _PersistableInsideOptional {
     public static func >= (lhs: Query, rhs: T) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs._strataStore(nil)) }
 }
 
+/// Comparisons of an optional property: `$0.nickname == nil`, `$0.count != 5`.
 extension Query {
     public static func == <W: _PersistableScalar>(lhs: Query, rhs: W?) -> Query<Bool> where T == W? {
         lhs.compare(.equal, rhs.map { $0._strataStore(nil) } ?? .null)
@@ -54,6 +52,7 @@ extension Query {
     public static func >= <W: _PersistableScalar>(lhs: Query, rhs: W) -> Query<Bool> where T == W? { lhs.compare(.greaterOrEqual, rhs._strataStore(nil)) }
 }
 
+/// Combining conditions: `&&`, `||` and `!`.
 extension Query where T == Bool {
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { Query(path: [], predicate: .and(lhs.asPredicate, rhs.asPredicate)) }
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { Query(path: [], predicate: .or(lhs.asPredicate, rhs.asPredicate)) }
