@@ -1,4 +1,4 @@
-public import StrataStore
+import StrataStore
 
 /// The type-safe query DSL of `Results.where { }`: `$0.name == "x"`, `$0.age > 3`,
 /// `$0.owner.name == "Ann"`, combined with `&&`, `||` and `!`.
