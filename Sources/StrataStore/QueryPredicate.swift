@@ -159,15 +159,16 @@ package indirect enum QueryOperand: Sendable, Hashable, CustomStringConvertible 
 
     package var description: String {
         switch self {
-        case .keyPath(let path): path.joined(separator: ".")
-        case .variable(let name, let path): (["$" + name] + path).joined(separator: ".")
-        case .constant(let value): value.description
-        case .list(let values): "{" + values.map(\.description).joined(separator: ", ") + "}"
-        case .count(let path): path.joined(separator: ".") + ".@count"
+        // Written so that `PredicateParser` reads it back (see PredicateFormat).
+        case .keyPath(let path): PredicateFormat.keyPath(path)
+        case .variable(let name, let path): (["$" + name] + path.map(PredicateFormat.name)).joined(separator: ".")
+        case .constant(let value): PredicateFormat.literal(value)
+        case .list(let values): "{" + values.map(PredicateFormat.literal).joined(separator: ", ") + "}"
+        case .count(let path): PredicateFormat.keyPath(path) + ".@count"
         case .aggregate(let aggregate, let list, let element):
-            (list + [aggregate.rawValue] + element).joined(separator: ".")
+            ([PredicateFormat.keyPath(list), aggregate.rawValue] + element.map(PredicateFormat.name)).joined(separator: ".")
         case .subqueryCount(let list, let variable, let predicate):
-            "SUBQUERY(\(list.joined(separator: ".")), $\(variable), \(predicate)).@count"
+            "SUBQUERY(\(PredicateFormat.keyPath(list)), $\(variable), \(predicate)).@count"
         }
     }
 }
