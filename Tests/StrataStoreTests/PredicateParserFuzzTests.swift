@@ -44,6 +44,71 @@ import Testing
         }
     }
 
+    /// The same predicates with their constants passed as `%@` (or `$n`) arguments parse to
+    /// the same predicate.
+    @Test func generatedPredicatesWithArgumentsParse() throws {
+        var generator = PredicateGenerator(seed: Self.seed &+ 3)
+        generator.allowsLinks = true
+        for i in 0..<Self.iterations {
+            let predicate = generator.predicate(depth: 0)
+            var arguments: [QueryArgument] = []
+            let marked = Self.markConstants(predicate, &arguments)
+            let indexed = i % 2 == 1
+            var text = ""
+            var remainder = Substring(marked.description)
+            var n = 0
+            while let range = remainder.range(of: Self.marker) {
+                text += remainder[..<range.lowerBound]
+                text += indexed ? "$\(n)" : "%@"
+                n += 1
+                remainder = remainder[range.upperBound...]
+            }
+            text += remainder
+            do {
+                let parsed = try PredicateParser.parse(text, arguments: arguments)
+                if parsed != predicate {
+                    Issue.record("iteration \(i): \(text) with \(arguments) parsed as \(parsed.description), not \(predicate.description)")
+                    return
+                }
+            } catch {
+                Issue.record("iteration \(i): \(text) with \(arguments) does not parse: \(error)")
+                return
+            }
+        }
+    }
+
+    static let marker = "ARGUMENT_MARKER"
+
+    /// Replaces every constant and list operand with a marker key path, appending its value to
+    /// `arguments` in the order `description` writes them.
+    static func markConstants(_ predicate: QueryPredicate, _ arguments: inout [QueryArgument]) -> QueryPredicate {
+        switch predicate {
+        case .constant: return predicate
+        case .and(let parts): return .and(parts.map { markConstants($0, &arguments) })
+        case .or(let parts): return .or(parts.map { markConstants($0, &arguments) })
+        case .not(let inner): return .not(markConstants(inner, &arguments))
+        case .comparison(var comparison):
+            comparison.lhs = markConstants(comparison.lhs, &arguments)
+            comparison.rhs = markConstants(comparison.rhs, &arguments)
+            return .comparison(comparison)
+        }
+    }
+
+    static func markConstants(_ operand: QueryOperand, _ arguments: inout [QueryArgument]) -> QueryOperand {
+        switch operand {
+        case .constant(let value):
+            arguments.append(.value(value))
+            return .keyPath([marker])
+        case .list(let values):
+            arguments.append(.list(values))
+            return .keyPath([marker])
+        case .subqueryCount(let list, let variable, let predicate):
+            return .subqueryCount(list: list, variable: variable, predicate: markConstants(predicate, &arguments))
+        default:
+            return operand
+        }
+    }
+
     @Test func randomTextParsesOrThrowsAQueryError() {
         var random = SplitMix64(seed: Self.seed &+ 1)
         var generator = PredicateGenerator(seed: Self.seed &+ 2)
@@ -148,6 +213,8 @@ struct PredicateGenerator {
     var random: SplitMix64
     /// SUBQUERY variables in scope.
     var variables: [String] = []
+    /// Whether constants may be links (which have no literal, only arguments).
+    var allowsLinks = false
 
     init(seed: UInt64) {
         random = SplitMix64(seed: seed)
@@ -228,7 +295,8 @@ struct PredicateGenerator {
     }
 
     mutating func value() -> StoreValue {
-        switch random.int(0..<10) {
+        switch random.int(0..<(allowsLinks ? 11 : 10)) {
+        case 10: return .link(ObjectKey(Int64(random.int(0...1_000))))
         case 0: return .null
         case 1: return .bool(random.chance(0.5))
         case 2: return .int(Int64(bitPattern: random.next()) >> random.int(0...63))
