@@ -86,12 +86,78 @@ struct PositionOrder {
     }
 }
 
+/// One object's sort key when a single number, date or bool property decides: a rank (nil, NaN,
+/// value), the value mapped to an unsigned integer that orders like it, and the position
+/// (ties keep their order). Descending sorts invert rank and value.
+struct SortEntry {
+    var rank: UInt32
+    var position: Int32
+    var value: UInt64
+
+    @inline(__always)
+    static func < (a: SortEntry, b: SortEntry) -> Bool {
+        if a.rank != b.rank { return a.rank < b.rank }
+        if a.value != b.value { return a.value < b.value }
+        return a.position < b.position
+    }
+
+    /// An integer's order-preserving unsigned form.
+    @inline(__always)
+    static func ordered(_ v: Int64) -> UInt64 { UInt64(bitPattern: v) ^ 0x8000_0000_0000_0000 }
+
+    /// A double's order-preserving unsigned form (-0 and +0 are the same; NaN is ranked apart).
+    @inline(__always)
+    static func ordered(_ v: Double) -> UInt64 {
+        let bits = (v == 0 ? 0.0 : v).bitPattern
+        return bits & 0x8000_0000_0000_0000 != 0 ? ~bits : bits | 0x8000_0000_0000_0000
+    }
+
+    @inline(__always)
+    init(position: Int, null: Bool, nan: Bool = false, value: UInt64, ascending: Bool) {
+        let rank: UInt32 = null ? 0 : (nan ? 1 : 2)
+        self.rank = ascending ? rank : 2 - rank
+        self.position = Int32(truncatingIfNeeded: position)
+        self.value = null || nan ? 0 : (ascending ? value : ~value)
+    }
+}
+
+/// Rearranges `entries[range]` so that its first `count` elements are its smallest, in any
+/// order (quickselect, expected linear time).
+func selectSmallest(_ entries: inout [SortEntry], in range: Range<Int>, count: Int) {
+    guard count > 0, count < range.count else { return }
+    let target = range.lowerBound + count - 1
+    var low = range.lowerBound, high = range.upperBound - 1
+    entries.withUnsafeMutableBufferPointer { a in
+        while low < high {
+            let mid = low + (high - low) / 2
+            // Median of three as the pivot.
+            if a[mid] < a[low] { a.swapAt(mid, low) }
+            if a[high] < a[low] { a.swapAt(high, low) }
+            if a[high] < a[mid] { a.swapAt(high, mid) }
+            let pivot = a[mid]
+            var i = low, j = high
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while pivot < a[j] { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if target <= j { high = j } else if target >= i { low = i } else { return }
+        }
+    }
+}
+
 /// Objects in query order: the keys, a permutation of them and how much of it is sorted.
 package final class OrderedKeys {
     private let keys: [ObjectKey]
     private var order: [Int32]
     private var sortedCount: Int
     private let ordering: PositionOrder?
+    /// For a single number/date/bool sort key: the entries, sorted up to `sortedCount`.
+    private var entries: [SortEntry]?
 
     /// Keys already in their final order.
     init(keys: [ObjectKey]) {
@@ -99,6 +165,31 @@ package final class OrderedKeys {
         order = []
         sortedCount = keys.count
         ordering = nil
+    }
+
+    /// Keys to be sorted by precomputed entries (one per key, same positions), lazily.
+    init(keys: [ObjectKey], entries: [SortEntry]) {
+        self.keys = keys
+        order = []
+        sortedCount = 0
+        ordering = nil
+        self.entries = entries
+    }
+
+    private func sortEntries(through position: Int) {
+        guard var entries else { return }
+        self.entries = nil  // keep it uniquely referenced while sorting
+        let n = entries.count
+        let wanted = min(n, max(128, (position + 1) * 2) - sortedCount)
+        if sortedCount + wanted * 4 >= n {
+            entries[sortedCount...].sort(by: <)
+            sortedCount = n
+        } else {
+            selectSmallest(&entries, in: sortedCount..<n, count: wanted)
+            entries[sortedCount..<(sortedCount + wanted)].sort(by: <)
+            sortedCount += wanted
+        }
+        self.entries = entries
     }
 
     /// Keys still to be sorted by `ordering`, lazily.
@@ -113,6 +204,10 @@ package final class OrderedKeys {
 
     /// The key at `position` of the ordered results.
     package func key(at position: Int) -> ObjectKey {
+        if entries != nil {
+            if position >= sortedCount { sortEntries(through: position) }
+            return keys[Int(entries.unsafelyUnwrapped[position].position)]
+        }
         guard let ordering else { return keys[position] }
         if position >= sortedCount { sort(through: position, ordering) }
         return keys[Int(order[position])]
@@ -120,6 +215,10 @@ package final class OrderedKeys {
 
     /// All keys in order.
     package var all: [ObjectKey] {
+        if entries != nil {
+            if sortedCount < keys.count { sortEntries(through: keys.count - 1) }
+            return entries.unsafelyUnwrapped.map { keys[Int($0.position)] }
+        }
         guard let ordering else { return keys }
         if sortedCount < keys.count { sort(through: keys.count - 1, ordering) }
         return order.map { keys[Int($0)] }
@@ -127,7 +226,7 @@ package final class OrderedKeys {
 
     /// The position of `key`, if present.
     package func position(of key: ObjectKey) -> Int? {
-        guard ordering != nil else { return keys.firstIndex(of: key) }
+        guard ordering != nil || entries != nil else { return keys.firstIndex(of: key) }
         return all.firstIndex(of: key)
     }
 
@@ -181,6 +280,10 @@ extension TableQuery {
     /// The matching keys after `orderings`, in order.
     package func ordered(_ orderings: [QueryOrdering]) throws -> OrderedKeys {
         guard !orderings.isEmpty else { return OrderedKeys(keys: try keys()) }
+        if orderings.count == 1, case .sort(let sortKeys) = orderings[0], sortKeys.count == 1,
+           let fast = try scanWithSortEntries(sortKeys[0]) {
+            return OrderedKeys(keys: fast.keys, entries: fast.entries)
+        }
         var keys: [ObjectKey]
         var columns: [SortColumn]? = nil
         if case .sort(let sortKeys) = orderings[0], let fast = try scanWithSortColumns(sortKeys) {
@@ -259,6 +362,45 @@ extension TableQuery {
             if case .string(let s) = value { return .data(Data(s.utf8)) }
             return value
         }
+    }
+
+    /// When one number, date or bool property of the object decides the order: the matching
+    /// keys and their sort entries, read in one pass over the clusters.
+    private func scanWithSortEntries(_ sortKey: SortKey) throws -> (keys: [ObjectKey], entries: [SortEntry])? {
+        let path = try valuePath(sortKey.path, purpose: "sort")
+        guard path.steps.count == 1, let step = path.steps.first, !isIndexed,
+              [.int, .bool, .double, .float, .date].contains(step.kind) else { return nil }
+        let ascending = sortKey.ascending
+        let optional = step.isOptional
+        let kind = step.kind
+        var keys: [ObjectKey] = []
+        var entries: [SortEntry] = []
+        try forEachMatchingCluster { cluster, mask in
+            let chunk = cluster.columns[step.property]
+            for w in 0..<maskWords(cluster.count) {
+                var bits = mask[w]
+                while bits != 0 {
+                    let bit = bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    let row = w &* 64 &+ bit
+                    let null = optional && chunk.isNull(row)
+                    let entry: SortEntry
+                    switch kind {
+                    case .int:
+                        entry = SortEntry(position: keys.count, null: null, value: SortEntry.ordered(chunk.int(row)), ascending: ascending)
+                    case .bool:
+                        entry = SortEntry(position: keys.count, null: null, value: chunk.bool(row) ? 1 : 0, ascending: ascending)
+                    default:
+                        let v = kind == .float ? Double(chunk.float(row)) : chunk.double(row)
+                        entry = SortEntry(position: keys.count, null: null, nan: v.isNaN, value: SortEntry.ordered(v), ascending: ascending)
+                    }
+                    entries.append(entry)
+                    keys.append(cluster.key(at: row))
+                }
+            }
+            return true
+        }
+        return (keys, entries)
     }
 
     /// When every sort key is a number, date or bool property of the object itself: the
