@@ -58,7 +58,7 @@ package enum PredicateParser {
 let predicateKeywords: Set<String> = [
     "and", "or", "not", "any", "some", "all", "none", "in", "between", "like", "beginswith",
     "endswith", "contains", "truepredicate", "falsepredicate", "true", "false", "nil", "null",
-    "subquery", "matches",
+    "subquery", "matches", "yes", "no",
 ]
 
 private struct Parser {
@@ -422,10 +422,10 @@ private struct Parser {
             return Operand(operand: .variable(name, path), start: token.start)
         case .word(let word):
             switch word.lowercased() {
-            case "true":
+            case "true", "yes":
                 advance()
                 return Operand(operand: .constant(.bool(true)), start: token.start)
-            case "false":
+            case "false", "no":
                 advance()
                 return Operand(operand: .constant(.bool(false)), start: token.start)
             case "nil", "null":

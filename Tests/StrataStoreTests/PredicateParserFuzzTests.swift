@@ -220,7 +220,7 @@ struct PredicateGenerator {
         random = SplitMix64(seed: seed)
     }
 
-    static let names = ["age", "name", "dogs", "owner", "a", "_b", "größe", "x1", "in", "AND", "nil", "Any", "oid", "uuid", "T1", "b64", "between"]
+    static let names = ["age", "name", "dogs", "owner", "a", "_b", "größe", "x1", "in", "AND", "nil", "Any", "oid", "uuid", "T1", "b64", "between", "no", "Yes"]
     static let variableNames = ["x", "d", "o", "in", "v2"]
 
     mutating func pick<T>(_ items: [T]) -> T { items[random.int(0..<items.count)] }

@@ -270,6 +270,8 @@ private func date(_ seconds: Int64, _ nanos: Int64 = 0) -> StoreValue {
         #expect(try parse("b == true") == cmp(kp("b"), .equal, c(.bool(true))))
         #expect(try parse("b == TRUE") == cmp(kp("b"), .equal, c(.bool(true))))
         #expect(try parse("b == False") == cmp(kp("b"), .equal, c(.bool(false))))
+        #expect(try parse("b == YES") == cmp(kp("b"), .equal, c(.bool(true))))
+        #expect(try parse("b == no") == cmp(kp("b"), .equal, c(.bool(false))))
         #expect(try parse("b == nil") == cmp(kp("b"), .equal, c(.null)))
         #expect(try parse("b != NULL") == cmp(kp("b"), .notEqual, c(.null)))
         #expect(try parse("nil == b") == cmp(kp("b"), .equal, c(.null)))
