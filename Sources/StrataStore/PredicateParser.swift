@@ -125,6 +125,11 @@ private struct Parser {
             if current.kind == .closeParen {
                 throw syntax("unbalanced ')': there is no '(' to close")
             }
+            if case .word(let word) = current.kind, ["sort", "distinct", "limit"].contains(word.lowercased()) {
+                throw Failure(kind: .unsupported,
+                              message: "\(word.uppercased())(…) clauses are not supported in a predicate: sort, make distinct or take a prefix of the results instead",
+                              offset: current.start)
+            }
             throw syntax("unexpected \(text(of: current)) after a complete condition: expected AND, OR or the end")
         }
         let used = max(nextSequential, indexedUsed)
