@@ -245,6 +245,29 @@ import StrataTestWorkloads
         #expect(active.first == nil)
     }
 
+    @Test func listsOfObjectsCanBeQueriedInListOrder() throws {
+        let db = try seeded()
+        let owner = try #require(db.object(ofType: QOwner.self, forPrimaryKey: 8))
+        try db.write {
+            let extra = QPet()
+            extra.name = "aardvark"
+            extra.age = 3
+            owner.pets.insert(extra, at: 0)
+        }
+        #expect(owner.pets.map(\.name) == ["aardvark", "pet8-0", "pet8-1"])
+        let older = owner.pets.where { $0.age > 5 }
+        #expect(older.map(\.name) == ["pet8-0", "pet8-1"])
+        #expect(older.count == 2)
+        #expect(owner.pets.sorted(byKeyPath: "age", ascending: false).map(\.name) == ["pet8-1", "pet8-0", "aardvark"])
+        #expect(owner.pets.sorted(byKeyPath: "name").first?.name == "aardvark")
+        #expect(owner.pets.sum(ofProperty: "age") as Int == 3 + 8 + 9)
+        #expect(owner.pets.max(ofProperty: "age") as Int? == 9)
+        #expect(owner.pets.where { $0.name.starts(with: "pet") }.average(ofProperty: "age") as Double? == 8.5)
+        try db.write { owner.pets.remove(at: 1) }
+        #expect(older.map(\.name) == ["pet8-1"])  // live
+        #expect(owner.pets.distinct(by: ["age"]).count == 2)
+    }
+
     @Test func indexedEqualityExaminesOnlyTheMatches() throws {
         let db = try Database(configuration: folder.configuration(objectTypes: [QOwner.self, QPet.self]))
         try db.write {
