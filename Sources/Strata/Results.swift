@@ -12,13 +12,18 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private let knownContext: TableContext?
     let predicate: QueryPredicate?
     let orderings: [QueryOrdering]
+    /// For results made from a list (`list.where { }`, `list.sorted(…)`): the list's objects, in
+    /// list order, in the current version.
+    let listKeys: (() -> [ObjectKey])?
     private let cache = Evaluation()
 
-    init(database: Database, context: TableContext?, predicate: QueryPredicate?, orderings: [QueryOrdering] = []) {
+    init(database: Database, context: TableContext?, predicate: QueryPredicate?, orderings: [QueryOrdering] = [],
+         listKeys: (() -> [ObjectKey])? = nil) {
         self.database = database
         self.knownContext = context
         self.predicate = predicate
         self.orderings = orderings
+        self.listKeys = listKeys
     }
 
     /// The type's table, or nil while the file has none (the results are then empty). A type's
@@ -75,7 +80,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func ordered(_ operation: String) -> (TableContext, OrderedKeys)? {
         run(operation, { context, query in
             if let ordered = cache.ordered { return (context, ordered) }
-            let ordered = try query.ordered(orderings)
+            let ordered = try query.ordered(orderings, base: listKeys?())
             cache.ordered = ordered
             return (context, ordered)
         }, empty: nil)
@@ -96,8 +101,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         run("Results.count", { context, query in
             if let count = cache.count { return count }
             let count: Int
-            if orderings.contains(where: { if case .distinct = $0 { true } else { false } }) {
-                let ordered = try cache.ordered ?? query.ordered(orderings)
+            if listKeys != nil || orderings.contains(where: { if case .distinct = $0 { true } else { false } }) {
+                let ordered = try cache.ordered ?? query.ordered(orderings, base: listKeys?())
                 cache.ordered = ordered
                 count = ordered.count
             } else if let ordered = cache.ordered {
@@ -124,7 +129,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The first object, or nil. Without sorting, it reads only as far as the first match (or
     /// asks the index).
     public var first: Element? {
-        if orderings.isEmpty && cache.ordered == nil {
+        if orderings.isEmpty && cache.ordered == nil && listKeys == nil {
             return run("reading Results", { context, query in
                 try query.keys(limit: 1).first.map { context.materialize(Element.self, key: $0) }
             }, empty: nil)
@@ -170,7 +175,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// objects it examines one by one. For diagnostics and tests; the text may change.
     public func explain() -> String {
         run("Results.explain()", { _, query in
-            _ = try query.ordered(orderings)
+            _ = try query.ordered(orderings, base: listKeys?())
             return "\(Element.className()) where \(predicate?.description ?? "TRUEPREDICATE"): \(query.plan); \(query.statistics)"
         }, empty: "\(Element.className()): no table yet")
     }
@@ -181,7 +186,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Iterates over the objects of the version current when iteration starts.
     public func makeIterator() -> Iterator {
         guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
-        if predicate == nil && orderings.isEmpty {
+        if predicate == nil && orderings.isEmpty && listKeys == nil {
             database.core.verify("iterating Results")
             var clusters: [ClusterView] = []
             do {
@@ -237,11 +242,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             // representatives are those of the filtered objects, as in Realm).
             let combined = predicate.map { $0 && condition } ?? condition
             try validate(combined)
-            return Results(database: database, context: context, predicate: combined, orderings: orderings)
+            return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
         }
         let combined = predicate.map { $0 && condition } ?? condition
         try validate(combined)
-        return Results(database: database, context: context, predicate: combined, orderings: orderings)
+        return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
     }
 
     private func validate(_ predicate: QueryPredicate) throws(QueryError) {
@@ -292,7 +297,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     private func ordering(_ step: QueryOrdering) -> Results<Element> {
-        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step])
+        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step], listKeys: listKeys)
         if let context {
             do {
                 let query = try TableQuery(table: context.table, predicate: predicate)
@@ -311,8 +316,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private func aggregate(_ aggregate: QueryAggregate, _ path: [String]) -> StoreValue {
         run("Results aggregate", { _, query in
-            let keys: [ObjectKey]? = orderings.contains(where: { if case .distinct = $0 { true } else { false } })
-                ? try (cache.ordered ?? query.ordered(orderings)).all : nil
+            let keys: [ObjectKey]? = listKeys != nil || orderings.contains(where: { if case .distinct = $0 { true } else { false } })
+                ? try (cache.ordered ?? query.ordered(orderings, base: listKeys?())).all : nil
             return try query.aggregate(aggregate, path, keys: keys)
         }, empty: aggregate == .sum ? .int(0) : .null)
     }

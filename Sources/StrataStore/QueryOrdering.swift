@@ -278,20 +278,32 @@ package final class OrderedKeys {
 
 extension TableQuery {
     /// The matching keys after `orderings`, in order.
-    package func ordered(_ orderings: [QueryOrdering]) throws -> OrderedKeys {
+    package func ordered(_ orderings: [QueryOrdering], base: [ObjectKey]? = nil) throws -> OrderedKeys {
+        if let base {
+            // A list's objects, in list order: filter them here, then order as usual.
+            var matching: [ObjectKey] = []
+            if case .constant(true) = node {
+                matching = base
+            } else {
+                for key in base where try matches(key) { matching.append(key) }
+            }
+            return try order(matching, by: orderings, columns: nil)
+        }
         guard !orderings.isEmpty else { return OrderedKeys(keys: try keys()) }
         if orderings.count == 1, case .sort(let sortKeys) = orderings[0], sortKeys.count == 1,
            let fast = try scanWithSortEntries(sortKeys[0]) {
             return OrderedKeys(keys: fast.keys, entries: fast.entries)
         }
-        var keys: [ObjectKey]
-        var columns: [SortColumn]? = nil
         if case .sort(let sortKeys) = orderings[0], let fast = try scanWithSortColumns(sortKeys) {
-            keys = fast.keys
-            columns = fast.columns
-        } else {
-            keys = try self.keys()
+            return try order(fast.keys, by: orderings, columns: fast.columns)
         }
+        return try order(try self.keys(), by: orderings, columns: nil)
+    }
+
+    /// Applies `orderings` to `keys`; `columns` are the first sort's columns when already read.
+    private func order(_ keys: [ObjectKey], by orderings: [QueryOrdering], columns: [SortColumn]?) throws -> OrderedKeys {
+        var keys = keys
+        var columns = columns
         for (i, ordering) in orderings.enumerated() {
             let isLast = i == orderings.count - 1
             switch ordering {

@@ -47,6 +47,11 @@ import Testing
         Misuse(name: "update-without-primary-key",
                message: "'Dog' does not have a primary key and cannot be updated; add it with update: .error."),
         Misuse(name: "delete-unmanaged", message: "Cannot delete an unmanaged object; only objects added to a database can be deleted."),
+        // Queries.
+        Misuse(name: "query-non-persisted",
+               message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),
+        Misuse(name: "query-sum-of-string", message: "Invalid query: sum applies to numbers; 'Dog.name' is a string"),
+        Misuse(name: "query-sort-unknown", message: "Invalid query: 'Dog' has no property 'age'; its properties are: name"),
     ]
 
     @Test(arguments: misuses)

@@ -245,6 +245,90 @@ import StrataTestWorkloads
         #expect(active.first == nil)
     }
 
+    @Test func everyPropertyTypeCanBeQueried() throws {
+        let db = try Database(configuration: folder.configuration(objectTypes: [AllTypes.self]))
+        let ids = (0..<3).map { _ in ObjectId.generate() }
+        let uuids = [UUID(), UUID(), UUID()]
+        try db.write {
+            for i in 0..<3 {
+                let o = AllTypes()
+                o.id = ids[i]
+                o.bool = i == 1
+                o.int = i; o.int8 = Int8(i); o.int16 = Int16(i); o.int32 = Int32(i); o.int64 = Int64(i)
+                o.float = Float(i) + 0.5; o.double = Double(i) + 0.25
+                o.string = "s\(i)"; o.data = Data([UInt8(i)])
+                o.date = Date(timeIntervalSince1970: Double(i) * 1000)
+                o.uuid = uuids[i]; o.objectId = ids[i]; o.decimal = Decimal128(i) + Decimal128(0.5)
+                o.mood = [Mood.happy, .sad, .calm][i]; o.level = [Level.low, .mid, .high][i]
+                o.optInt = i == 0 ? nil : i
+                o.optString = i == 2 ? nil : "o\(i)"
+                o.optUUID = i == 1 ? uuids[0] : nil
+                o.optMood = i == 2 ? .calm : nil
+                o.ints.append(objectsIn: Array(0...i))
+                o.optStrings.append(objectsIn: i == 0 ? [nil] : ["a", nil])
+                o.dates.append(Date(timeIntervalSince1970: Double(i)))
+                db.add(o)
+            }
+        }
+        let all = db.objects(AllTypes.self)
+        func positions(_ r: Results<AllTypes>) -> [Int] { r.map(\.int) }
+        #expect(positions(all.where { $0.bool }) == [1])
+        #expect(positions(all.where { $0.int8 > 0 && $0.int16 < 2 }) == [1])
+        #expect(positions(all.where { $0.int32 >= 1 && $0.int64 != 2 }) == [1])
+        #expect(positions(all.where { $0.float > 1.0 }) == [1, 2])
+        #expect(positions(all.where { $0.double < 1.3 }) == [0, 1])
+        #expect(positions(all.where { $0.string == "s2" }) == [2])
+        #expect(positions(all.where { $0.data == Data([1]) }) == [1])
+        #expect(positions(all.where { $0.date >= Date(timeIntervalSince1970: 1000) }) == [1, 2])
+        #expect(positions(all.where { $0.uuid == uuids[2] }) == [2])
+        #expect(positions(all.where { $0.objectId == ids[0] }) == [0])
+        #expect(positions(all.where { $0.id == ids[1] }) == [1])
+        #expect(positions(all.where { $0.objectId > ids[0] }) == [1, 2])
+        #expect(positions(all.where { $0.decimal > Decimal128(1) }) == [1, 2])
+        #expect(positions(all.where { $0.mood == .sad }) == [1])
+        #expect(positions(all.where { $0.mood.in([.happy, .calm]) }) == [0, 2])
+        #expect(positions(all.where { $0.level > .low }) == [1, 2])
+        #expect(positions(all.where { $0.optInt == nil }) == [0])
+        #expect(positions(all.where { $0.optInt >= 1 }) == [1, 2])
+        #expect(positions(all.where { $0.optString != nil }) == [0, 1])
+        #expect(positions(all.where { $0.optUUID == uuids[0] }) == [1])
+        #expect(positions(all.where { $0.optMood == .calm }) == [2])
+        #expect(positions(all.where { $0.ints.count == 2 }) == [1])
+        #expect(positions(all.where { $0.ints.contains(2) }) == [2])
+        #expect(positions(all.where { $0.ints.sum >= 1 }) == [1, 2])
+        #expect(positions(all.where { $0.optStrings.contains(nil) }) == [0, 1, 2])
+        #expect(positions(all.where { $0.optStrings.contains("a") }) == [1, 2])
+        #expect(positions(all.where { $0.dates.contains(Date(timeIntervalSince1970: 2)) }) == [2])
+        #expect(positions(all.sorted(by: \.decimal, ascending: false)) == [2, 1, 0])
+        #expect(positions(all.sorted(by: \.uuid)) == (0..<3).sorted { uuids[$0].uuidString.lowercased() < uuids[$1].uuidString.lowercased() })
+        #expect(all.max(of: \.decimal) == Decimal128(2) + Decimal128(0.5))
+        #expect(all.sum(of: \.int8) == 3)
+        #expect(all.average(of: \.float) == Float(1.5))
+    }
+
+    @Test func listsOfObjectsCanBeQueriedInListOrder() throws {
+        let db = try seeded()
+        let owner = try #require(db.object(ofType: QOwner.self, forPrimaryKey: 8))
+        try db.write {
+            let extra = QPet()
+            extra.name = "aardvark"
+            extra.age = 3
+            owner.pets.insert(extra, at: 0)
+        }
+        #expect(owner.pets.map(\.name) == ["aardvark", "pet8-0", "pet8-1"])
+        let older = owner.pets.where { $0.age > 5 }
+        #expect(older.map(\.name) == ["pet8-0", "pet8-1"])
+        #expect(older.count == 2)
+        #expect(owner.pets.sorted(byKeyPath: "age", ascending: false).map(\.name) == ["pet8-1", "pet8-0", "aardvark"])
+        #expect(owner.pets.sorted(byKeyPath: "name").first?.name == "aardvark")
+        #expect(owner.pets.sum(ofProperty: "age") as Int == 3 + 8 + 9)
+        #expect(owner.pets.max(ofProperty: "age") as Int? == 9)
+        #expect(owner.pets.where { $0.name.starts(with: "pet") }.average(ofProperty: "age") as Double? == 8.5)
+        try db.write { owner.pets.remove(at: 1) }
+        #expect(older.map(\.name) == ["pet8-1"])  // live
+        #expect(owner.pets.distinct(by: ["age"]).count == 2)
+    }
+
     @Test func indexedEqualityExaminesOnlyTheMatches() throws {
         let db = try Database(configuration: folder.configuration(objectTypes: [QOwner.self, QPet.self]))
         try db.write {
