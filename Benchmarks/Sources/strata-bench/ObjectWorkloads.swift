@@ -153,13 +153,17 @@ final class ObjectBench {
     private var cachedData: ObjectDataset?
     private var cachedLarge: ObjectDataset?
     private var builtStores: [String: String] = [:]
-    /// Seconds spent building the large stores so far, which the runner leaves out of a
-    /// workload's time budget.
-    private(set) var buildSeconds = 0.0
+    private var largeBuildSeconds = 0.0
+    /// The members and stores of the query workloads (`QueryWorkloads.swift`).
+    let queries: QueryBench
+    /// Seconds spent building the large stores and the query stores so far, which the runner
+    /// leaves out of a workload's time budget.
+    var buildSeconds: Double { largeBuildSeconds + queries.buildSeconds }
 
     init(sizes: Sizes, base: String) {
         self.sizes = sizes
         self.base = base
+        queries = QueryBench(count: sizes.largeN, base: base)
     }
 
     /// N objects for the workloads that build their own store each run.
@@ -187,17 +191,18 @@ final class ObjectBench {
         try await store.insertAll(large.people)
         try await store.close()
         let seconds = Double(monotonicNanos() - start) / 1e9
-        buildSeconds += seconds
+        largeBuildSeconds += seconds
         logProgress("  built the \(large.people.count)-object \(E.name) store for open and peak-rss in "
             + "\(formatNumber(seconds)) s (untimed)")
         builtStores[E.name] = directory
         return directory
     }
 
-    /// Removes the large stores.
+    /// Removes the large stores and the query stores.
     func removeStores() {
         for directory in builtStores.values { removeDirectory(directory) }
         builtStores = [:]
+        queries.removeStores()
     }
 }
 

@@ -5,7 +5,8 @@ let usage = """
       --workloads  any of: \(Workload.allCases.map(\.rawValue).joined(separator: ",")) (default: all)
       --engines    any of: \(allEngines.joined(separator: ",")) (default: all built in)
       --scale      multiply the sizes by F (default 1): N = 100,000 pairs, objects and lookups;
-                   1,000 durable commits; L = 1,000,000 objects for open and peak-rss
+                   1,000 durable commits; L = 1,000,000 objects for open and peak-rss,
+                   and members for the query workloads (filter-*, sort-top100)
       --runs       runs per workload and engine; the median is reported (default 5)
       --dir        folder for the databases, on the disk to measure (default: a new folder
                    strata-bench-XXXXXX in the current directory, removed afterwards)
@@ -71,8 +72,12 @@ struct Options {
 /// Runs `workload` once for the engine named `engine` in `directory`; nil when the engine has
 /// nothing to measure for that workload (the floor exists only for durable commits; `lmdb`
 /// and, until its object engine exists, `strata` only for the kv workloads; `grdb` and `json`
-/// only for the object workloads).
+/// only for the object workloads, and `json` not for the query workloads).
 func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects: ObjectBench, directory: String) async throws -> Double? {
+    if workload.isQueryWorkload {
+        guard let type = QueryEngineCatalog.engine(named: engine) else { return nil }
+        return try await measureQueries(type, workload, bench: objects.queries)
+    }
     if workload.isObjectWorkload {
         guard let type = ObjectEngineCatalog.engine(named: engine) else { return nil }
         return try await measureObjects(type, workload, bench: objects, directory: directory)
@@ -153,6 +158,12 @@ func runBenchmarks(_ arguments: [String]) async throws {
         print("  grdb: \(GRDBObjectEngine.settings)")
         print("  sqlite: \(SQLiteObjectEngine.settings)")
         print("  json: \(JSONObjectEngine.settings)")
+        if options.workloads.contains(where: \.isQueryWorkload) {
+            print("queries: L = \(sizes.largeN) members (a Person plus team, an Int 0-99) in a store of their own, "
+                + "built once per engine; json: no query engine")
+            print("  grdb: \(GRDBQueryEngine.settings)")
+            print("  sqlite: \(SQLiteQueryEngine.settings)")
+        }
         if ObjectEngineCatalog.strata == nil, options.engines.contains(StrataEngineName) {
             print("  strata: no object engine yet; it runs the kv workloads only")
         }

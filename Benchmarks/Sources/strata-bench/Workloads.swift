@@ -125,10 +125,14 @@ enum Workload: String, CaseIterable {
     case durableCommit = "kv-durable-commit"
     case randomGet = "kv-random-get"
     case scan = "kv-scan"
-    // Object level: BENCHMARKS.md object workloads 1, 4, 5, 8, 9, 10 and 13.
+    // Object level: BENCHMARKS.md object workloads 1, 4, 5, 6, 7, 8, 9, 10 and 13.
     case bulkInsert = "bulk-insert"
     case objectScan = "scan"
     case pkLookup = "pk-lookup"
+    case filterOnePercent = "filter-1pct"
+    case filterHalf = "filter-50pct"
+    case filterIndexed = "filter-indexed"
+    case sortTop100 = "sort-top100"
     case updateAll = "update-all"
     case deleteAll = "delete-all"
     case open = "open"
@@ -138,6 +142,15 @@ enum Workload: String, CaseIterable {
         switch self {
         case .bulkPut, .durableCommit, .randomGet, .scan: return false
         case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory: return true
+        case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
+        }
+    }
+
+    /// The object workloads that read the store of `Member`s (`QueryWorkloads.swift`).
+    var isQueryWorkload: Bool {
+        switch self {
+        case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
+        default: return false
         }
     }
 
@@ -145,7 +158,7 @@ enum Workload: String, CaseIterable {
     var unit: String {
         switch self {
         case .scan, .objectScan: return "ns/op"
-        case .open: return "ms"
+        case .open, .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return "ms"
         case .peakMemory: return "bytes"
         default: return "ops/s"
         }
@@ -160,6 +173,10 @@ enum Workload: String, CaseIterable {
         case .bulkInsert: return "N objects inserted in one transaction (incl. its commit), objects/s"
         case .objectScan: return "all N objects visited reading name, age, score, ns per object"
         case .pkLookup: return "N random primary-key lookups reading age, in one read transaction, lookups/s"
+        case .filterOnePercent: return "count of the L members with age > 73 && active (1%), unindexed, ms"
+        case .filterHalf: return "count of the L members with age > 24 && active (50%), unindexed, ms"
+        case .filterIndexed: return "count of the L members with team == 42 (1%), through an index on team, ms"
+        case .sortTop100: return "the first 100 of the L members by descending score, every property read, ms"
         case .updateAll: return "age changed on all N objects, one by one, in one transaction, objects/s"
         case .deleteAll: return "all N objects deleted one by one in one transaction, objects/s"
         case .open: return "open an existing store of L objects and read one object by primary key, ms"
@@ -172,7 +189,7 @@ struct Sizes {
     let n: Int          // pairs for bulk put, random get, scan; gets performed; objects
     let commits: Int    // transactions for the durable workload
     let lookups: Int    // primary-key lookups
-    let largeN: Int     // objects in the stores `open` and `peak-rss` read
+    let largeN: Int     // objects in the stores `open` and `peak-rss` read; members the query workloads read
 
     init(scale: Double) {
         n = max(1, Int((100_000 * scale).rounded()))
