@@ -75,6 +75,7 @@ struct Options {
 func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects: ObjectBench, directory: String) async throws -> Double? {
     if workload.isObjectWorkload {
         guard let type = ObjectEngineCatalog.engine(named: engine) else { return nil }
+        if workload == .spaceGrowth && !(type is any SnapshotGrowthEngine.Type) { return nil }
         return try await measureObjects(type, workload, bench: objects, directory: directory)
     }
     let sizes = objects.sizes
