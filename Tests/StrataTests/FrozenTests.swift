@@ -127,11 +127,13 @@ actor Reporter {
 
     @Test func frozenDataIsReadFromManyTasksAtOnce() async throws {
         let folder = TemporaryFolder()
-        let (results, person, tags) = try {
+        let (results, person, tags, byAge) = try {
             let db = try Self.populated(folder)
             let people = db.objects(Person.self)
             let one = people.where { $0.id == 7 }.first!
-            return (Frozen(people), one.frozen, Frozen(one.tags))
+            // Sorted results sort lazily on first read: that too happens concurrently.
+            let sorted = people.sorted(byKeyPath: "dog.age", ascending: false)
+            return (Frozen(people), one.frozen, Frozen(one.tags), sorted.frozen)
         }()
         let expected = (1...50).reduce(0, +)
         let sums = await withTaskGroup(of: [Int].self) { group in
@@ -146,7 +148,8 @@ actor Reporter {
                         seen.append(sum)
                         seen.append(people.count * 1000 + people.where { $0.name == "p\((task + round) % 50 + 1)" }.count)
                         seen.append(person.value.dog!.age + person.tags.count + tags.value.count)
-                        seen.append(people[task * 3].id == task * 3 + 1 && !people[task].isInvalidated ? 1 : 0)
+                        seen.append(people[task * 3].id == task * 3 + 1 && !people[task].isInvalidated
+                                    && byAge.value[task].id == 50 - task && byAge.value.first?.id == 50 ? 1 : 0)
                     }
                     return seen
                 }
