@@ -231,7 +231,15 @@ actor Auditor {
     }
 
     func frozenAccounts() -> Frozen<Results<Account>> { db.objects(Account.self).frozen }
-    func refreshed() async -> UInt64 { _ = await db.asyncRefresh(); return db.version }
+
+    /// Waits, without asking, until auto-refresh has brought the instance to `version`.
+    func reach(_ version: UInt64) async -> UInt64 {
+        if db.version >= version { return db.version }
+        let (moves, continuation) = AsyncStream.makeStream(of: UInt64.self)
+        db.core.refreshHandlers.append { _, new in continuation.yield(new) }
+        for await reached in moves where reached >= version { break }
+        return db.version
+    }
 }
 
 @Suite(.timeLimit(.minutes(5))) struct FrozenStressTests {
@@ -273,11 +281,13 @@ actor Auditor {
             }
             try await group.waitForAll()
         }
-        // Every auditor reaches the final version, with the same total.
+        // Every auditor reaches the final version on its own, with the same total.
+        let finalConfig = config
+        let final = try onAnotherThread { try Database(configuration: finalConfig).version }
         for auditor in auditors {
-            _ = await auditor.refreshed()
+            #expect(await auditor.reach(final) == final)
             let last = await auditor.audit(rounds: 1, initial: initial)
-            #expect(last[0].1 == total)
+            #expect(last[0].0 == final && last[0].1 == total && last[0].2 == total)
         }
     }
 }
