@@ -20,10 +20,13 @@ final class TableContext {
 
     /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
     let frozenLock: RecursiveLock?
+    /// Whether `frozenLock` is set: a plain flag for the property-read path, which should not
+    /// touch the lock's reference count.
+    let isFrozen: Bool
 
     @inline(__always)
     func column(forKeyPath id: ObjectIdentifier) -> Int? {
-        if let frozenLock { return frozenLock.withLock { findColumn(forKeyPath: id) } }
+        if isFrozen { return frozenLock.unsafelyUnwrapped.withLock { findColumn(forKeyPath: id) } }
         return findColumn(forKeyPath: id)
     }
 
@@ -57,6 +60,7 @@ final class TableContext {
         self.session = core.session
         self.info = info
         self.frozenLock = core.frozenLock
+        self.isFrozen = core.frozenLock != nil
     }
 
     /// The public face of the instance.
