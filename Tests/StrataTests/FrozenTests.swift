@@ -68,6 +68,19 @@ actor Reporter {
         #expect(frozenDb.autorefresh == false)
     }
 
+    @Test func queriesOfAFrozenListKeepTheirVersion() throws {
+        let folder = TemporaryFolder()
+        let db = try Self.populated(folder, count: 4)
+        let person = db.object(ofType: Person.self, forPrimaryKey: 1)!
+        try db.write { person.friends.append(objectsIn: db.objects(Person.self).where { $0.id > 1 }) }
+        let frozenQuery = person.friends.where { $0.id >= 3 }.freeze()
+        let queryOfFrozen = person.friends.freeze().sorted(byKeyPath: "id", ascending: false)
+        try db.write { person.friends.removeAll() }
+        #expect(person.friends.where { $0.id >= 3 }.count == 0)
+        #expect(frozenQuery.isFrozen && frozenQuery.map(\.id) == [3, 4])
+        #expect(queryOfFrozen.isFrozen && queryOfFrozen.map(\.id) == [4, 3, 2])
+    }
+
     @Test func thawGivesTheLiveVersion() throws {
         let folder = TemporaryFolder()
         let db = try Self.populated(folder, count: 3)
@@ -131,6 +144,7 @@ actor Reporter {
             let db = try Self.populated(folder)
             let people = db.objects(Person.self)
             let one = people.where { $0.id == 7 }.first!
+            try db.write { one.friends.append(objectsIn: people.where { $0.id <= 5 }) }
             // Sorted results sort lazily on first read: that too happens concurrently.
             let sorted = people.sorted(byKeyPath: "dog.age", ascending: false)
             return (Frozen(people), one.frozen, Frozen(one.tags), sorted.frozen)
@@ -147,7 +161,8 @@ actor Reporter {
                         for p in people { sum += p.id; _ = p.name; _ = p.dog?.age; _ = p.tags.count }
                         seen.append(sum)
                         seen.append(people.count * 1000 + people.where { $0.name == "p\((task + round) % 50 + 1)" }.count)
-                        seen.append(person.value.dog!.age + person.tags.count + tags.value.count)
+                        seen.append(person.value.dog!.age + person.tags.count + tags.value.count
+                                    + person.value.friends.where { $0.id > 2 }.count * 100)
                         seen.append(people[task * 3].id == task * 3 + 1 && !people[task].isInvalidated
                                     && byAge.value[task].id == 50 - task && byAge.value.first?.id == 50 ? 1 : 0)
                     }
@@ -162,7 +177,7 @@ actor Reporter {
             for round in 0..<5 {
                 #expect(seen[round * 4] == expected)
                 #expect(seen[round * 4 + 1] == 50_001)
-                #expect(seen[round * 4 + 2] == 7 + 3 + 3)
+                #expect(seen[round * 4 + 2] == 7 + 3 + 3 + 300)
                 #expect(seen[round * 4 + 3] == 1)
             }
         }
