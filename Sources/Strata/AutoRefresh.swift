@@ -39,7 +39,13 @@ final class RefreshTarget: @unchecked Sendable {
     enum Schedule {
         case queue(DispatchQueue)
         case mainActor
-        case actor(any Actor)
+        /// Weak: the watcher must not keep an instance's actor (and through it the instance)
+        /// alive.
+        case actor(WeakActor)
+    }
+
+    struct WeakActor {
+        weak var actor: (any Actor)?
     }
 
     init(core: DatabaseCore, schedule: Schedule) {
@@ -57,7 +63,9 @@ final class RefreshTarget: @unchecked Sendable {
         switch schedule {
         case .queue(let queue): queue.async { self.fire() }
         case .mainActor: Task { @MainActor in self.fire() }
-        case .actor(let actor): Task { await Self.fire(self, on: actor) }
+        case .actor(let box):
+            guard let actor = box.actor else { return }
+            Task { await Self.fire(self, on: actor) }
         }
     }
 

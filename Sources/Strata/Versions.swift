@@ -13,7 +13,7 @@ extension DatabaseCore {
         switch confinement {
         case .queue(let queue, _): schedule = .queue(queue)
         case .mainActor: schedule = .mainActor
-        case .actor(let actor): schedule = .actor(actor)
+        case .actor(let actor): schedule = .actor(RefreshTarget.WeakActor(actor: actor))
         case .thread, .frozen: return
         }
         let target = RefreshTarget(core: self, schedule: schedule)
