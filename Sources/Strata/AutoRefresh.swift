@@ -32,9 +32,8 @@ final class RefreshTarget: @unchecked Sendable {
     private unowned(unsafe) var core: DatabaseCore?
     private let schedule: Schedule
     private let pending = Locked(false)
-    let id = ObjectIdentifier(Sentinel())
-
-    private final class Sentinel {}
+    /// Unique while the target is registered (the watcher holds it).
+    var id: ObjectIdentifier { ObjectIdentifier(self) }
 
     enum Schedule {
         case queue(DispatchQueue)

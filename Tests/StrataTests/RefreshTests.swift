@@ -99,6 +99,23 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, where condition: @Sendable (T)
         #expect(await follower.dogNames() == ["Fido", "Rex"])
     }
 
+    @Test func everyAutoRefreshingInstanceOfAFileFollows() async throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Dog.self])
+        var followers: [Follower] = []
+        var streams: [AsyncStream<UInt64>] = []
+        for _ in 0..<4 {
+            let follower = try await Follower(config)
+            followers.append(follower)
+            streams.append(await follower.moves())
+        }
+        let committed = try addDog("Rex", config)
+        for (follower, moves) in zip(followers, streams) {
+            #expect(await first(moves) { $0 >= committed } != nil)
+            #expect(await follower.dogNames() == ["Rex"])
+        }
+    }
+
     @Test @MainActor func aMainActorInstanceFollowsCommits() async throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Dog.self])
