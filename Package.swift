@@ -32,13 +32,15 @@ let package = Package(
         // A child process that makes one programming error per run, for the tests that check
         // the process stops with the documented message.
         .executableTarget(name: "StrataMisuseChild", dependencies: ["Strata"], swiftSettings: strictSettings),
+        // A child process that commits through Strata, for the cross-process refresh tests.
+        .executableTarget(name: "StrataCommitChild", dependencies: ["Strata"], swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests",
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataCommitChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
         // written for Swift 5.8 (`static var shared` on a global actor is an error in Swift 6),
         // so this target alone builds in Swift 5 mode. The same patterns in Swift 6 mode are in

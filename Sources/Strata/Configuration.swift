@@ -47,6 +47,15 @@ extension Database {
         /// reserved (not allocated) when the file opens, so that the mapping never moves;
         /// lower it where address space is scarce (many databases open at once, sanitizers).
         public var maximumFileSize: UInt64 = StorageOptions().maximumFileSize
+        /// The most versions of the file that snapshots may pin at once (nil or 0: no limit).
+        ///
+        /// Every instance pins the version it reads, and a frozen snapshot pins its version
+        /// until the last reference to it goes away; pages that a pinned version can reach are
+        /// not reused, so a forgotten snapshot makes the file grow with every commit. With a
+        /// limit, starting a write whose commit would leave more versions pinned (in every
+        /// process) than this throws `Database.Error` with code `.tooManyActiveVersions`
+        /// instead. RealmSwift's name and meaning.
+        public var maximumNumberOfActiveVersions: UInt?
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
@@ -115,6 +124,7 @@ extension Database.Configuration {
     func opensIdentically(to other: Database.Configuration) -> Bool {
         self == other && durability == other.durability && deleteIfMigrationNeeded == other.deleteIfMigrationNeeded
             && maximumFileSize == other.maximumFileSize
+            && maximumNumberOfActiveVersions == other.maximumNumberOfActiveVersions
             && objectTypes.map { $0.map(ObjectIdentifier.init) } == other.objectTypes.map { $0.map(ObjectIdentifier.init) }
     }
 }

@@ -9,6 +9,8 @@ enum Confinement {
     case queue(DispatchQueue, DispatchSpecificKey<UInt8>)
     case mainActor
     case actor(any Actor)
+    /// A frozen snapshot: usable from any thread, queue or actor.
+    case frozen
 
     /// Identifies the context for the instance cache.
     var cacheKey: String {
@@ -17,6 +19,7 @@ enum Confinement {
         case .queue(let queue, _): "queue:\(ObjectIdentifier(queue).hashValue)"
         case .mainActor: "main"
         case .actor(let actor): "actor:\(ObjectIdentifier(actor).hashValue)"
+        case .frozen: "frozen"
         }
     }
 
@@ -34,6 +37,7 @@ enum Confinement {
         case .queue(let queue, _): "the dispatch queue '\(queue.label)'"
         case .mainActor: "the main actor"
         case .actor(let actor): "the actor \(type(of: actor))"
+        case .frozen: "a frozen snapshot"
         }
     }
 
@@ -53,6 +57,8 @@ enum Confinement {
                 fail(operation())
             }
             actor.preconditionIsolated("Database accessed from outside the actor it is confined to (\(type(of: actor)))")
+        case .frozen:
+            return
         }
     }
 

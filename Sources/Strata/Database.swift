@@ -87,7 +87,7 @@ public struct Database {
     /// Whether the database holds no objects.
     public var isEmpty: Bool {
         core.verify("isEmpty")
-        return core.session.tables.allSatisfy { ((try? $0.count) ?? 0) == 0 }
+        return core.withReadLock { core.session.tables.allSatisfy { ((try? $0.count) ?? 0) == 0 } }
     }
 
     /// The version this instance reads.
@@ -278,7 +278,7 @@ public struct Database {
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         core.verify("objects(_:)")
         do {
-            return Results(database: self, context: try core.existingContext(for: type), predicate: nil)
+            return Results(database: self, context: try core.withReadLock { try core.existingContext(for: type) }, predicate: nil)
         } catch {
             fatalError("\(error)")
         }
@@ -287,6 +287,10 @@ public struct Database {
     /// The object of a type with this primary key, or nil.
     public func object<T: Object, Key>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
         core.verify("object(ofType:forPrimaryKey:)")
+        return core.withReadLock { lookUp(type, forPrimaryKey: key) }
+    }
+
+    private func lookUp<T: Object, Key>(_ type: T.Type, forPrimaryKey key: Key) -> T? {
         let context: TableContext?
         do { context = try core.existingContext(for: type) } catch { fatalError("\(error)") }
         guard let context else { return nil }
@@ -307,16 +311,12 @@ public struct Database {
 
     // MARK: Versions
 
-    /// Moves the instance to the newest version; returns whether anything changed.
-    @discardableResult
-    public func refresh() -> Bool {
-        core.verify("refresh()")
-        require(!isInWriteTransaction, "refresh() cannot be called inside a write transaction.")
-        return (try? core.session.refresh()) ?? false
-    }
+    // refresh(), asyncRefresh() and autorefresh are in Versions.swift; freeze() and thaw() in
+    // Freezing.swift.
 
-    /// Releases the instance's snapshot. Its objects and results become invalid; opening the
-    /// configuration again gives a fresh instance.
+    /// Releases the instance's snapshot (its pinned version). Its objects and results become
+    /// invalid; opening the configuration again gives a fresh instance. A frozen instance
+    /// ignores this: it releases its version when the last reference to it goes away.
     public func invalidate() {
         core.verify("invalidate()")
         core.invalidate()

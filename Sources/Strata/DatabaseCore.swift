@@ -16,23 +16,60 @@ final class DatabaseCore {
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
 
+    /// Set on a frozen instance: it reads one pinned version from any thread, and every read
+    /// path of its objects, results and lists holds this lock (its caches are not thread-safe).
+    /// Nil for live instances, whose reads stay lock-free. See Freezing.swift.
+    let frozenLock: RecursiveLock?
+    var isFrozen: Bool { frozenLock != nil }
+    /// Whether the instance follows new versions on its own (actor-, main-actor- and
+    /// queue-confined instances only). See AutoRefresh.swift.
+    var autorefresh = true
+    /// This instance's entry in the file's version watcher, when it auto-refreshes.
+    var refreshTarget: RefreshTarget?
+    /// The last frozen instance made from this one, reused while it reads the same version.
+    weak var frozenCopy: DatabaseCore?
+    /// Called by `didRefresh(from:to:)`; see there.
+    var refreshHandlers: [(UInt64, UInt64) -> Void] = []
+    /// For tests: called on the executor whenever an auto-refresh request arrives, with whether
+    /// the instance moved (it does not while `autorefresh` is off or a write is open).
+    var autoRefreshProbe: ((Bool) -> Void)?
+
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.
     let ownerThread: pthread_t?
 
-    private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle) throws(Database.Error) {
+    private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle,
+                 pinning live: StoreSession? = nil) throws(Database.Error) {
         self.configuration = configuration
         self.confinement = confinement
         if case .thread(let thread) = confinement { ownerThread = thread } else { ownerThread = nil }
         self.handle = handle
+        frozenLock = live == nil ? nil : RecursiveLock()
         do {
-            session = try handle.store.makeSession()
+            session = try live?.pinnedCopy() ?? handle.store.makeSession()
         } catch {
             throw Database.Error.wrap(error, path: configuration.path)
         }
     }
 
+    /// A frozen instance reading the version this (live) instance reads. Not in the instance
+    /// cache: it lives as long as something refers to it, and releases its version then.
+    func makeFrozenCopy() throws(Database.Error) -> DatabaseCore {
+        if let frozenCopy, frozenCopy.session.version == session.version { return frozenCopy }
+        StoreHandle.retain(handle)
+        let frozen: DatabaseCore
+        do {
+            frozen = try DatabaseCore(configuration: configuration, confinement: .frozen, handle: handle, pinning: session)
+        } catch {
+            StoreHandle.release(handle)
+            throw error
+        }
+        frozenCopy = frozen
+        return frozen
+    }
+
     deinit {
+        refreshTarget?.detach()
         session.close()
         StoreHandle.release(handle)
     }
@@ -57,7 +94,7 @@ final class DatabaseCore {
         if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
-            if !core.session.isInWriteTransaction { _ = try? core.session.refresh() }
+            if !core.session.isInWriteTransaction { core.refreshNow() }
             return core
         }
         let handle = try StoreHandle.acquire(configuration)
@@ -74,6 +111,7 @@ final class DatabaseCore {
             $0 = $0.filter { $0.value.token != nil }
             $0[key] = Weak(token: token)
         }
+        core.startAutoRefresh()
         return core
     }
 
@@ -92,6 +130,7 @@ final class DatabaseCore {
     }
 
     func verifyWrite(_ operation: @autoclosure () -> String) {
+        if isFrozen { frozenWrite(operation()) }
         verify(operation())
         require(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
     }
@@ -210,15 +249,21 @@ final class DatabaseCore {
     // MARK: Writes
 
     func beginWrite() throws(Database.Error) {
+        if isFrozen { frozenWrite("beginWrite()") }
         verify("beginWrite()")
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        let old = session.version
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        try didBeginWrite(from: old)
     }
 
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+        if isFrozen { frozenWrite("asyncWrite()") }
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        let old = session.version
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        try didBeginWrite(from: old)
     }
 
     private func readOnlyWrite() -> Database.Error {
@@ -259,9 +304,13 @@ final class DatabaseCore {
     }
 
     func invalidate() {
+        if isFrozen { return }  // a frozen instance releases its version when it goes away
         if session.isInWriteTransaction { session.rollback() }
         isInvalidated = true
         contexts.removeAll()
+        refreshTarget?.detach()
+        refreshTarget = nil
+        session.close()  // releases the pinned version
     }
 }
 
@@ -272,12 +321,15 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     let path: String
     let inMemory: Bool
     private var users = 0
+    /// Follows commits to the file for the auto-refreshing instances; started by the first.
+    let watcher: VersionWatcher
 
     private init(store: Store, key: String, path: String, inMemory: Bool) {
         self.store = store
         self.key = key
         self.path = path
         self.inMemory = inMemory
+        self.watcher = VersionWatcher(engine: store.engine)
     }
 
     private static let registry = Locked<[String: StoreHandle]>([:])
@@ -304,11 +356,17 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         }
     }
 
+    /// One more user of an open handle (a frozen instance of an open instance's file).
+    static func retain(_ handle: StoreHandle) {
+        registry.withLock { _ in handle.users += 1 }
+    }
+
     static func release(_ handle: StoreHandle) {
         registry.withLock { handles in
             handle.users -= 1
             guard handle.users == 0 else { return }
             handles[handle.key] = nil
+            handle.watcher.stop()
             handle.store.close()
             if handle.inMemory {
                 try? FileManager.default.removeItem(atPath: handle.path)

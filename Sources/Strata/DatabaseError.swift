@@ -11,6 +11,9 @@ extension Database {
             case fileFormatUpgradeRequired = 6, incompatibleLockFile = 8, addressSpaceExhausted = 9
             case schemaMismatch = 10, alreadyOpen = 12, invalidInput = 13, outOfDiskSpace = 14
             case unsupportedFileFormatVersion = 16, invalidDatabase = 20
+            /// A write would leave more versions pinned than the configuration's
+            /// `maximumNumberOfActiveVersions` allows.
+            case tooManyActiveVersions = 30
         }
 
         /// The kind of error.
@@ -45,6 +48,7 @@ extension Database {
         public static let invalidDatabase = Error(.invalidDatabase)
         public static let unsupportedFileFormatVersion = Error(.unsupportedFileFormatVersion)
         public static let alreadyOpen = Error(.alreadyOpen)
+        public static let tooManyActiveVersions = Error(.tooManyActiveVersions)
 
         static func wrap(_ error: any Swift.Error, path: String?) -> Error {
             if let error = error as? Error { return error }

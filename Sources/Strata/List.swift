@@ -15,8 +15,8 @@ public protocol CollectionValue {
 /// writes the database (writes inside a write transaction).
 public final class List<Element: CollectionValue>: RandomAccessCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    private let owner: Object?
-    private let column: Int
+    let owner: Object?
+    let column: Int
     /// The managed list's stored values, valid while the session's content serial is unchanged
     /// (it moves with every change to objects and every change of version).
     private var cachedValues: [StoreValue] = []
@@ -46,6 +46,12 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     }
 
     private func stored() -> [StoreValue] {
+        // A frozen list may be read from several threads: its cache is then under the lock.
+        if let lock = owner?._slot.pointee.table?.frozenLock { return lock.withLock { storedValues() } }
+        return storedValues()
+    }
+
+    private func storedValues() -> [StoreValue] {
         let (table, key) = location()
         let serial = owner.unsafelyUnwrapped._slot.pointee.table.unsafelyUnwrapped.session.contentSerial
         if serial == cachedSerial { return cachedValues }
@@ -211,7 +217,7 @@ extension List where Element: Object {
         guard let owner, let database = owner._database else {
             fatalError("Only lists of managed objects can be queried; add the object to a database first, or filter the list with Swift's filter(_:).")
         }
-        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
+        let context = database.core.withReadLock { (try? database.core.existingContext(for: Element.self)) ?? nil }
         return Results(database: database, context: context, predicate: nil, listKeys: { [self] in
             self.stored().compactMap { if case .link(let key) = $0 { key } else { nil } }
         })

@@ -88,11 +88,13 @@ open class Object: CustomStringConvertible {
     /// Whether the object was deleted, or its database invalidated. Reading or writing an
     /// invalidated object's properties is a programming error.
     public final var isInvalidated: Bool {
-        let slot = _slot.pointee
-        if slot.invalidated { return true }
-        guard let table = slot.table else { return false }
+        // Field by field: a frozen object's slot may be updated (under its lock) by another
+        // thread's read, so the slot is never copied whole.
+        if _slot.pointee.invalidated { return true }
+        guard let table = _slot.pointee.table else { return false }
         if table.database.isInvalidatedForObjects { return true }
-        return (try? table.table.contains(ObjectKey(slot.key))) != true
+        let key = ObjectKey(_slot.pointee.key)
+        return table.core.withReadLock { (try? table.table.contains(key)) != true }
     }
 
     /// Whether the object is managed by a database.
@@ -209,6 +211,7 @@ open class Object: CustomStringConvertible {
         guard let table = _slot.pointee.table else {
             fatalError("internal error: a managed accessor on an unmanaged object")
         }
+        if table.core.isFrozen { return _frozenLocation(column, table) }
         table.database.verify("reading an object's property")
         do {
             guard !_slot.pointee.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.pointee.key)) else {

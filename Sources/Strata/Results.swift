@@ -31,8 +31,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// so results made without one look for it again on each read: they stay live.
     var context: TableContext? {
         if let knownContext, !knownContext.table.isDropped { return knownContext }
-        return (try? database.core.existingContext(for: Element.self)) ?? nil
+        return database.core.withReadLock { (try? database.core.existingContext(for: Element.self)) ?? nil }
     }
+
+    // A frozen instance's results may be read from several threads at once: everything that
+    // reaches the store or the evaluation cache (including `OrderedKeys`, which sorts lazily)
+    // runs under its lock. Live instances take no lock (see DatabaseCore.withReadLock).
 
     /// What was last computed, valid while the session's content serial is unchanged.
     final class Evaluation {
@@ -66,6 +70,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     private func run<R>(_ operation: String, _ body: (TableContext, TableQuery) throws -> R, empty: R) -> R {
+        database.core.withReadLock { unlockedRun(operation, body, empty: empty) }
+    }
+
+    private func unlockedRun<R>(_ operation: String, _ body: (TableContext, TableQuery) throws -> R, empty: R) -> R {
         database.core.verify(operation)
         guard let context else { return empty }
         let query = query(context)
@@ -88,7 +96,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The matching objects' keys in the current version, in order.
     func keys() -> [ObjectKey] {
-        ordered("reading Results")?.1.all ?? []
+        database.core.withReadLock { ordered("reading Results")?.1.all ?? [] }
     }
 
     // MARK: Collection
@@ -119,6 +127,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var isEmpty: Bool { first == nil }
 
     public subscript(position: Int) -> Element {
+        database.core.withReadLock { element(at: position) }
+    }
+
+    private func element(at position: Int) -> Element {
         guard let (context, ordered) = ordered("reading Results") else {
             fatalError("Results index \(position) is out of bounds (count 0)")
         }
@@ -129,6 +141,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The first object, or nil. Without sorting, it reads only as far as the first match (or
     /// asks the index).
     public var first: Element? {
+        database.core.withReadLock { firstElement }
+    }
+
+    private var firstElement: Element? {
         if orderings.isEmpty && cache.ordered == nil && listKeys == nil {
             return run("reading Results", { context, query in
                 try query.keys(limit: 1).first.map { context.materialize(Element.self, key: $0) }
@@ -140,14 +156,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The last object, or nil.
     public var last: Element? {
-        guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
-        return context.materialize(Element.self, key: ordered.key(at: ordered.count - 1))
+        database.core.withReadLock {
+            guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
+            return context.materialize(Element.self, key: ordered.key(at: ordered.count - 1))
+        }
     }
 
     /// The position of `object` in the results, or nil.
     public func index(of object: Element) -> Int? {
         guard let table = object._slot.pointee.table, table === context else { return nil }
-        return ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.pointee.key))
+        return database.core.withReadLock { ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.pointee.key)) }
     }
 
     /// The position of the first object matching a condition, or nil.
@@ -159,6 +177,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The objects at `indexes`, in order, without reading the others.
     public func objects(at indexes: IndexSet) -> [Element] {
+        database.core.withReadLock { elements(at: indexes) }
+    }
+
+    private func elements(at indexes: IndexSet) -> [Element] {
         guard let (context, ordered) = ordered("Results.objects(at:)") else {
             require(indexes.isEmpty, "Results index out of bounds (count 0)")
             return []
@@ -181,10 +203,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// How the last evaluation went (package-internal, for tests).
-    var lastStatistics: QueryStatistics? { cache.query?.statistics }
+    var lastStatistics: QueryStatistics? { database.core.withReadLock { cache.query?.statistics } }
 
     /// Iterates over the objects of the version current when iteration starts.
     public func makeIterator() -> Iterator {
+        database.core.withReadLock { unlockedIterator() }
+    }
+
+    private func unlockedIterator() -> Iterator {
         guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
         if predicate == nil && orderings.isEmpty && listKeys == nil {
             database.core.verify("iterating Results")
@@ -251,7 +277,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private func validate(_ predicate: QueryPredicate) throws(QueryError) {
         guard let context else { return }
-        _ = try TableQuery(table: context.table, predicate: predicate)
+        let made = database.core.withReadLock { Result { () throws(QueryError) in try TableQuery(table: context.table, predicate: predicate) } }
+        _ = try made.get()
     }
 
     /// The results that also match the query built by `isIncluded`:
@@ -299,17 +326,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func ordering(_ step: QueryOrdering) -> Results<Element> {
         let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step], listKeys: listKeys)
         if let context {
-            do {
-                let query = try TableQuery(table: context.table, predicate: predicate)
-                switch step {
-                case .sort(let keys): for key in keys { try query.checkValuePath(key.path, purpose: "sort") }
-                case .distinct(let paths): for path in paths { try query.checkValuePath(path, purpose: "find distinct values") }
-                }
-            } catch {
-                fatalError("\(error)")
-            }
+            database.core.withReadLock { check(step, in: context) }
         }
         return results
+    }
+
+    private func check(_ step: QueryOrdering, in context: TableContext) {
+        do {
+            let query = try TableQuery(table: context.table, predicate: predicate)
+            switch step {
+            case .sort(let keys): for key in keys { try query.checkValuePath(key.path, purpose: "sort") }
+            case .distinct(let paths): for path in paths { try query.checkValuePath(path, purpose: "find distinct values") }
+            }
+        } catch {
+            fatalError("\(error)")
+        }
     }
 
     // MARK: Aggregates

@@ -18,14 +18,31 @@ final class TableContext {
 
     deinit { keyPathEntries.deallocate() }
 
+    /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
+    let frozenLock: RecursiveLock?
+    /// Whether `frozenLock` is set: a plain flag for the property-read path, which should not
+    /// touch the lock's reference count.
+    let isFrozen: Bool
+
     @inline(__always)
     func column(forKeyPath id: ObjectIdentifier) -> Int? {
+        if isFrozen { return frozenLock.unsafelyUnwrapped.withLock { findColumn(forKeyPath: id) } }
+        return findColumn(forKeyPath: id)
+    }
+
+    @inline(__always)
+    private func findColumn(forKeyPath id: ObjectIdentifier) -> Int? {
         let entries = keyPathEntries
         for index in 0..<keyPathCount where entries[index].keyPath == id { return entries[index].column }
         return nil
     }
 
     func remember(keyPath id: ObjectIdentifier, column: Int) {
+        if let frozenLock { return frozenLock.withLock { store(keyPath: id, column: column) } }
+        store(keyPath: id, column: column)
+    }
+
+    private func store(keyPath id: ObjectIdentifier, column: Int) {
         if keyPathCount == keyPathCapacity {
             let grown = UnsafeMutablePointer<(keyPath: ObjectIdentifier, column: Int)>.allocate(capacity: keyPathCapacity * 2)
             grown.moveInitialize(from: keyPathEntries, count: keyPathCount)
@@ -42,6 +59,8 @@ final class TableContext {
         self.table = table
         self.session = core.session
         self.info = info
+        self.frozenLock = core.frozenLock
+        self.isFrozen = core.frozenLock != nil
     }
 
     /// The public face of the instance.
@@ -64,7 +83,9 @@ final class TableContext {
             slot.pointee.cluster = cluster
             slot.pointee.row = row
             slot.pointee.generation = cluster.generation
-            slot.pointee.sessionGeneration = UnsafePointer(session.generationPointer)
+            // A frozen object's reads always take the locked path (`_relocate`), which the
+            // missing session generation forces.
+            if frozenLock == nil { slot.pointee.sessionGeneration = UnsafePointer(session.generationPointer) }
             slot.pointee.columns = UnsafePointer(cluster.columns)
         }
         return object
@@ -74,13 +95,22 @@ final class TableContext {
 extension Database {
     /// The managed object for `key` of type `type`, or nil when it does not exist.
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
-        guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
-        return context.materialize(type, key: key)
+        core.withReadLock {
+            guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+            return context.materialize(type, key: key)
+        }
     }
 
     /// Adds `object` if it is unmanaged and returns its key.
     func ensureManaged(_ object: Object) -> ObjectKey {
+        if core.isFrozen { core.frozenWrite("adding or linking an object") }
         if let table = object._slot.pointee.table {
+            if table.core.isFrozen && !core.isFrozen {
+                fatalError("""
+                    Cannot add or link a frozen '\(table.table.schema.name)' object to live data. Thaw both: call thaw() on \
+                    the object and on the list or object you add it to, and use the thawed ones in the write transaction.
+                    """)
+            }
             require(table.core === core, "Cannot link to an object managed by another Database instance; use create(_:value:update:) to copy it.")
             return ObjectKey(object._slot.pointee.key)
         }

@@ -25,6 +25,7 @@ final class Dog: Object {
 final class Person: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
+    @Persisted var dogs: List<Dog>
 }
 
 /// Keeps a database on its actor and hands it out to code that should not have it.
@@ -243,6 +244,62 @@ do {
         try database.write { database.add(Dog()) }
         misusing()
         _ = database.objects(Dog.self).sorted(byKeyPath: "age")
+
+    // Frozen data.
+    case "write-frozen":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        let frozen = dog.freeze()
+        try database.write {
+            misusing()
+            frozen.name = "Rex"
+        }
+
+    case "write-frozen-database":
+        let database = try Database(configuration: configuration)
+        let frozen = database.freeze()
+        misusing()
+        try frozen.write { }
+
+    case "refresh-frozen":
+        let database = try Database(configuration: configuration)
+        let frozen = database.freeze()
+        misusing()
+        frozen.refresh()
+
+    case "autorefresh-frozen":
+        let database = try Database(configuration: configuration)
+        let frozen = database.freeze()
+        misusing()
+        frozen.autorefresh = true
+
+    case "append-frozen-to-thawed":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            database.add(Person(value: ["id": 1]))
+            database.add(Dog(value: ["name": "Rex"]))
+        }
+        let frozen = database.freeze()
+        let frozenDog = frozen.objects(Dog.self)[0]
+        guard let person = frozen.objects(Person.self)[0].thaw() else { fail("thaw gave nil") }
+        try database.write {
+            misusing()
+            person.dogs.append(frozenDog)
+        }
+
+    case "append-to-frozen-list":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            database.add(Person(value: ["id": 1]))
+            database.add(Dog(value: ["name": "Rex"]))
+        }
+        let frozenPerson = database.objects(Person.self)[0].freeze()
+        let dog = database.objects(Dog.self)[0]
+        try database.write {
+            misusing()
+            frozenPerson.dogs.append(dog)
+        }
 
     default:
         fail("unknown case '\(misuse)'")

@@ -203,6 +203,23 @@ final class LockFile: @unchecked Sendable {
     }
 
 
+    /// Pins the slot to `txid`, a version another slot of this process already pins.
+    func pin(slot: Int, txid: UInt64) {
+        strata_atomic_store_u64(slotAddress(slot) + 8, txid)
+    }
+
+    /// The version of every pinned slot (in every process), sorted, with repeats.
+    func pins() -> [UInt64] {
+        var versions: [UInt64] = []
+        for slot in 0..<usedSlots {
+            let address = slotAddress(slot)
+            guard strata_atomic_load_u64(address) != 0 else { continue }
+            let txid = strata_atomic_load_u64(address + 8)
+            if txid != Self.unpinned { versions.append(txid) }
+        }
+        return versions.sorted()
+    }
+
     /// The versions pinned by live readers, sorted, without duplicates.
     /// Slots at or past this index have never been claimed.
     private var usedSlots: Int { min(slotCount, Int(strata_atomic_load_u64(mapping + 40))) }

@@ -425,6 +425,22 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
+    /// Starts a read transaction on the version `other` reads, which must still be open (its
+    /// pin keeps that version's pages from reuse while the new one pins it too). Frozen
+    /// snapshots use this to keep the version of the instance they were taken from.
+    public func beginRead(sameVersionAs other: ReadTransaction) throws -> ReadTransaction {
+        guard !other.isClosed else { throw StorageError.transactionClosed }
+        let serial = try beginTransaction()
+        do {
+            let slot = try lockFile.acquireSlot()
+            lockFile.pin(slot: slot, txid: other.version)
+            return ReadTransaction(engine: self, snapshot: other.snapshot, slot: slot, serial: serial)
+        } catch {
+            endTransaction()
+            throw error
+        }
+    }
+
     func releaseReader(slot: Int) {
         lockFile.releaseSlot(slot)
         endTransaction()

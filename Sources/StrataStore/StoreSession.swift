@@ -34,14 +34,31 @@ public final class StoreSession {
     private var trees: [String: Tree?] = [:]
     private var pendingSchema: Schema?
 
-    init(store: Store) throws(StoreError) {
+    /// A session reading the newest version, or `read`'s version when given.
+    init(store: Store, read given: ReadTransaction? = nil) throws(StoreError) {
         self.store = store
         for (position, object) in store.schema.objectSchemas.enumerated() {
             tables.append(TableAccess(session: self, position: position, schema: object))
             tableIndex[object.name] = position
         }
+        if let given { read = given; return }
         do { read = try store.engine.beginRead() } catch { throw StoreError.wrap(error) }
     }
+
+    /// A new session pinning the version this one reads (not its uncommitted changes), for a
+    /// frozen snapshot. It never moves; close it (or let it go) to release the version.
+    public func pinnedCopy() throws(StoreError) -> StoreSession {
+        guard let read else { throw .transactionEnded }
+        do {
+            return try StoreSession(store: store, read: try store.engine.beginRead(sameVersionAs: read))
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// The version this session's read transaction pins (during a write, the version the
+    /// write started from), or nil once closed.
+    public var pinnedVersion: UInt64? { read?.version }
 
     deinit {
         write?.rollback()

@@ -52,6 +52,14 @@ import Testing
                message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),
         Misuse(name: "query-sum-of-string", message: "Invalid query: sum applies to numbers; 'Dog.name' is a string"),
         Misuse(name: "query-sort-unknown", message: "Invalid query: 'Dog' has no property 'age'; its properties are: name"),
+        // Frozen data.
+        Misuse(name: "write-frozen", message: "Cannot modify frozen data: setting an object's property on a frozen database, object or collection."),
+        Misuse(name: "write-frozen-database", message: "Cannot modify frozen data: beginWrite() on a frozen database"),
+        Misuse(name: "refresh-frozen", message: "Cannot refresh a frozen database: frozen data never changes. Use thaw() to get a live database"),
+        Misuse(name: "autorefresh-frozen", message: "Auto-refresh cannot be enabled on a frozen database"),
+        Misuse(name: "append-frozen-to-thawed",
+               message: "Cannot add or link a frozen 'Dog' object to live data. Thaw both: call thaw() on the object and on the list or object you add it to"),
+        Misuse(name: "append-to-frozen-list", message: "Cannot modify frozen data: adding or linking an object on a frozen database"),
     ]
 
     @Test(arguments: misuses)

@@ -247,7 +247,7 @@ func measureObjects<E: ObjectEngine>(
     let data = bench.data
     let store = try await E(directory: directory)
     do {
-        let result = try await measureInFreshStore(store, workload, data: data)
+        let result = try await measureInFreshStore(store, workload, data: data, bench: bench)
         try await store.close()
         return result
     } catch {
@@ -256,7 +256,7 @@ func measureObjects<E: ObjectEngine>(
     }
 }
 
-private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Workload, data: ObjectDataset) async throws -> Double {
+private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Workload, data: ObjectDataset, bench: ObjectBench) async throws -> Double {
     let n = data.people.count
     func perSecond(_ count: Int, _ elapsed: UInt64) -> Double { Double(count) / (Double(max(elapsed, 1)) / 1e9) }
     func check(_ sums: ObjectScanSums, _ expected: ObjectScanSums, _ what: String) throws {
@@ -306,6 +306,10 @@ private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Worklo
         let elapsed = monotonicNanos() - start
         try check(try await store.scan(), ObjectScanSums(), "scan after delete-all")
         return perSecond(n, elapsed)
+
+    case .spaceGrowth:
+        guard let growing = store as? any SnapshotGrowthEngine else { throw BenchError("\(E.name) cannot hold a snapshot") }
+        return try await measureSpaceGrowth(growing, data: data, commits: 10 * bench.sizes.commits)
 
     default:
         throw BenchError("\(workload.rawValue) is not an object workload")

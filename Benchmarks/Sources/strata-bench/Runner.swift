@@ -80,6 +80,7 @@ func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects:
     }
     if workload.isObjectWorkload {
         guard let type = ObjectEngineCatalog.engine(named: engine) else { return nil }
+        if workload == .spaceGrowth && !(type is any SnapshotGrowthEngine.Type) { return nil }
         return try await measureObjects(type, workload, bench: objects, directory: directory)
     }
     let sizes = objects.sizes

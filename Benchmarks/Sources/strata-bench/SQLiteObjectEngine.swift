@@ -14,6 +14,8 @@ final class SQLiteObjectEngine: ObjectEngine {
     static let name = "sqlite"
     static let settings = "journal_mode=WAL, synchronous=FULL, SQLite's default page cache, prepared statements"
 
+    /// The database file (workload 12 opens its own connections to it: SQLiteSpaceGrowth.swift).
+    let path: String
     private let db: OpaquePointer
     private let begin: OpaquePointer
     private let commit: OpaquePointer
@@ -25,8 +27,9 @@ final class SQLiteObjectEngine: ObjectEngine {
 
     init(directory: String) async throws {
         var db: OpaquePointer?
+        path = directory + "/people.sqlite"
         let rc = sqlite3_open_v2(
-            directory + "/people.sqlite", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+            path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             sqlite3_close(db)
             throw BenchError("sqlite: open failed: \(String(cString: sqlite3_errstr(rc)))")

@@ -20,7 +20,7 @@ extension ObjectEngineCatalog {
 
 actor StrataObjectEngine: ObjectEngine {
     static let name = StrataEngineName
-    private var db: Database!
+    private(set) var db: Database!
 
     init(directory: String) async throws {
         let configuration = Database.Configuration(

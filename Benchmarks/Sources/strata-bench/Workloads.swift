@@ -137,11 +137,13 @@ enum Workload: String, CaseIterable {
     case deleteAll = "delete-all"
     case open = "open"
     case peakMemory = "peak-rss"
+    // Object level, workload 12 (SpaceGrowth.swift).
+    case spaceGrowth = "space-growth"
 
     var isObjectWorkload: Bool {
         switch self {
         case .bulkPut, .durableCommit, .randomGet, .scan: return false
-        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory: return true
+        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory, .spaceGrowth: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         }
     }
@@ -159,7 +161,7 @@ enum Workload: String, CaseIterable {
         switch self {
         case .scan, .objectScan: return "ns/op"
         case .open, .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return "ms"
-        case .peakMemory: return "bytes"
+        case .peakMemory, .spaceGrowth: return "bytes"
         default: return "ops/s"
         }
     }
@@ -181,6 +183,7 @@ enum Workload: String, CaseIterable {
         case .deleteAll: return "all N objects deleted one by one in one transaction, objects/s"
         case .open: return "open an existing store of L objects and read one object by primary key, ms"
         case .peakMemory: return "peak growth of anonymous memory while opening a store of L objects and scanning it, bytes"
+        case .spaceGrowth: return "file growth over 10·M one-object update commits of an N-object store while a snapshot from before them is held, bytes"
         }
     }
 }

@@ -1,0 +1,159 @@
+// Auto-refresh: actor-, main-actor- and queue-confined instances move to each new version on
+// their own executor soon after any commit, in this process or another, without polling.
+//
+// One watcher thread per open file (per `StoreHandle`) sleeps in the engine's wait for a new
+// version, which the committing process wakes through the lock file's futex. When it wakes, it
+// asks every registered instance's executor to refresh: `DispatchQueue.async` for a queue, a
+// main-actor task for the main actor, a task isolated to the actor for an actor. The refresh
+// itself runs there, in the instance's context, so it never races the instance's own use;
+// it is skipped while the instance is in a write transaction (a write always starts from the
+// newest version anyway, and its commit moves the instance on). Thread-confined instances have
+// no executor to call back on: they move when `refresh()` is called or a write begins.
+//
+// After an instance moves, `DatabaseCore.didRefresh(from:to:)` runs on its executor: the point
+// where change notifications are delivered.
+//
+// The watcher starts with the first auto-refreshing instance of the file and stops (its thread
+// joined) when the last instance of the file closes, before the file itself is closed.
+
+import Dispatch
+import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One auto-refreshing instance, as the watcher sees it.
+final class RefreshTarget: @unchecked Sendable {
+    // @unchecked: `core` is only read in `fire()` and cleared in `detach()`, and both run in the
+    // instance's own context (its queue or actor), which runs one thing at a time. `pending`
+    // is behind a lock because the watcher thread sets it.
+    private unowned(unsafe) var core: DatabaseCore?
+    private let schedule: Schedule
+    private let pending = Locked(false)
+    /// Unique while the target is registered (the watcher holds it).
+    var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    enum Schedule {
+        case queue(DispatchQueue)
+        case mainActor
+        /// Weak: the watcher must not keep an instance's actor (and through it the instance)
+        /// alive.
+        case actor(WeakActor)
+    }
+
+    struct WeakActor {
+        weak var actor: (any Actor)?
+    }
+
+    init(core: DatabaseCore, schedule: Schedule) {
+        self.core = core
+        self.schedule = schedule
+    }
+
+    /// Asks the instance's executor to refresh it, unless a request is already on its way.
+    func request() {
+        let first = pending.withLock { pending -> Bool in
+            defer { pending = true }
+            return !pending
+        }
+        guard first else { return }
+        switch schedule {
+        case .queue(let queue): queue.async { self.fire() }
+        case .mainActor: Task { @MainActor in self.fire() }
+        case .actor(let box):
+            guard let actor = box.actor else { return }
+            Task { await Self.fire(self, on: actor) }
+        }
+    }
+
+    private static func fire(_ target: RefreshTarget, on actor: isolated any Actor) { target.fire() }
+
+    private func fire() {
+        pending.withLock { $0 = false }
+        core?.autoRefresh()
+    }
+
+    /// Called by the instance (in its context) when it goes away or stops auto-refreshing.
+    func detach() {
+        core?.handle.watcher.unregister(self)
+        core = nil
+    }
+}
+
+/// The thread that follows one file's commits for its auto-refreshing instances.
+final class VersionWatcher: @unchecked Sendable {
+    // @unchecked: the mutable state is in `state`, behind a lock; `engine` is thread-safe.
+    private let engine: StorageEngine
+    private struct State {
+        var targets: [ObjectIdentifier: RefreshTarget] = [:]
+        var thread: pthread_t?
+        var stopping = false
+    }
+    private let state = Locked(State())
+
+    init(engine: StorageEngine) { self.engine = engine }
+
+    /// Adds an instance; starts the thread on the first.
+    func register(_ target: RefreshTarget) {
+        let start = state.withLock { state -> Bool in
+            state.targets[target.id] = target
+            return state.thread == nil && !state.stopping
+        }
+        if start { startThread() }
+    }
+
+    func unregister(_ target: RefreshTarget) {
+        state.withLock { _ = $0.targets.removeValue(forKey: target.id) }
+    }
+
+    private func startThread() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Glibc)
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            Unmanaged<VersionWatcher>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, box)
+        #else
+        var created: pthread_t?
+        let result = pthread_create(&created, nil, { context in
+            Unmanaged<VersionWatcher>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, box)
+        guard let thread = created else { Unmanaged<VersionWatcher>.fromOpaque(box).release(); return }
+        #endif
+        guard result == 0 else {
+            // Without a thread, instances still move on refresh() and at each write.
+            Unmanaged<VersionWatcher>.fromOpaque(box).release()
+            return
+        }
+        state.withLock { $0.thread = thread }
+    }
+
+    private func run() {
+        var seen: UInt64 = 0  // the first pass refreshes everyone once: nothing is missed
+        while true {
+            let newest = engine.waitForVersion(newerThan: seen, until: { self.state.withLock { $0.stopping } })
+            let targets = state.withLock { state -> [RefreshTarget]? in
+                state.stopping ? nil : Array(state.targets.values)
+            }
+            guard let targets else { return }
+            seen = newest
+            for target in targets { target.request() }
+        }
+    }
+
+    /// Stops the thread and waits for it to end. Called when the file's last instance closes,
+    /// before the engine is closed.
+    func stop() {
+        let thread = state.withLock { state -> pthread_t? in
+            state.stopping = true
+            return state.thread
+        }
+        guard let thread else { return }
+        engine.wakeVersionWaiters()
+        pthread_join(thread, nil)
+    }
+}
