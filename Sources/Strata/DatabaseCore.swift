@@ -70,10 +70,19 @@ final class DatabaseCore {
         }
         let token = Token(core)
         core.token = token
+        CurrentContext.register(confinement)
         cache.withLock {
             $0 = $0.filter { $0.value.token != nil }
             $0[key] = Weak(token: token)
         }
+        return core
+    }
+
+    /// The cached instance of `configuration` in `confinement`, which must be the caller's
+    /// context (a core is released in its own context, so only there is the lookup safe).
+    static func cached(_ configuration: Database.Configuration, _ confinement: Confinement) -> DatabaseCore? {
+        let key = configuration.identity + "|" + confinement.cacheKey
+        guard let core = cache.withLock({ $0[key]?.token?.core }), !core.isInvalidated else { return nil }
         return core
     }
 

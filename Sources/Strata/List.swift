@@ -15,8 +15,8 @@ public protocol CollectionValue {
 /// writes the database (writes inside a write transaction).
 public final class List<Element: CollectionValue>: RandomAccessCollection, CustomStringConvertible {
     private var storage: [Element] = []
-    private let owner: Object?
-    private let column: Int
+    let owner: Object?
+    let column: Int
     /// The managed list's stored values, valid while the session's content serial is unchanged
     /// (it moves with every change to objects and every change of version).
     private var cachedValues: [StoreValue] = []
