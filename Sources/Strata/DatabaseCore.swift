@@ -15,6 +15,8 @@ final class DatabaseCore {
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
+    /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
+    lazy var asyncWrites = AsyncWriteQueue(core: self)
 
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.
@@ -268,6 +270,7 @@ final class DatabaseCore {
     }
 
     func invalidate() {
+        asyncWrites.drain()
         if session.isInWriteTransaction { session.rollback() }
         isInvalidated = true
         contexts.removeAll()

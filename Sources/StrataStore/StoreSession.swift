@@ -194,6 +194,15 @@ public final class StoreSession {
         transactionChanged()
     }
 
+    /// Makes `transaction` the session's write transaction: one this session's engine began
+    /// elsewhere (an async write waits for the lock on a background task, then hands the
+    /// transaction to the session's context).
+    func adoptWrite(_ transaction: WriteTransaction) {
+        require(write == nil, "a write transaction is already open")
+        write = transaction
+        transactionChanged()
+    }
+
     func requireWrite() throws(StoreError) {
         guard write != nil else {
             fatalError("Cannot modify objects outside a write transaction: call write { } or beginWrite() first.")
