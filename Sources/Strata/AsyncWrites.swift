@@ -55,9 +55,12 @@ extension Database {
     /// keeps reading its current version until the commit is done; `onComplete` then runs on
     /// the instance's context, once the commit is durable, with nil or the error.
     ///
-    /// `allowGrouping` lets consecutive commits share one durable sync in RealmSwift. Strata
-    /// accepts it but does not group yet: every commit makes its own sync before its
-    /// completion runs (the same durability, without the throughput gain).
+    /// With `allowGrouping`, consecutive commits (from this and other instances of the file in
+    /// this process) share one durable sync: the commit is written and visible to other
+    /// instances at once, the write lock passes to the next writer, and `onComplete` runs only
+    /// once a sync has made it durable. As in RealmSwift, readers may see a grouped commit
+    /// shortly before it is durable; a power loss in that window loses it (never a commit whose
+    /// completion ran).
     ///
     /// Returns an id; `cancelAsyncWrite(_:)` with it drops `onComplete` (the commit still
     /// happens).
@@ -65,7 +68,7 @@ extension Database {
     public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: (((any Swift.Error)?) -> Void)? = nil) -> AsyncTransactionId {
         core.verify("commitAsyncWrite(allowGrouping:_:)")
         require(isInWriteTransaction, "commitAsyncWrite() was called outside a write transaction; call it inside beginAsyncWrite's block or after beginWrite().")
-        return core.asyncWrites.commit(onComplete)
+        return core.asyncWrites.commit(allowGrouping: allowGrouping, onComplete)
     }
 
     /// Cancels an async write operation:
@@ -168,7 +171,7 @@ final class AsyncWriteQueue {
 
     // MARK: Commit
 
-    func commit(_ onComplete: (((any Swift.Error)?) -> Void)?) -> AsyncTransactionId {
+    func commit(allowGrouping: Bool, _ onComplete: (((any Swift.Error)?) -> Void)?) -> AsyncTransactionId {
         let pending: PendingCommit
         do {
             pending = try core.session.prepareCommit()
@@ -191,7 +194,8 @@ final class AsyncWriteQueue {
         let settle = ContextBound(value: { [self] in self.settle(operation) })
         DispatchQueue.global(qos: .userInitiated).async {
             do {
-                try pending.perform()
+                try pending.perform(grouped: allowGrouping)
+                if allowGrouping { try pending.waitUntilDurable() }
                 cell.fill(.success(nil))
             } catch {
                 cell.fill(.failure(error))

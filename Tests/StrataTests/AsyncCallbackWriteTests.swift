@@ -242,6 +242,37 @@ actor CallbackWriter {
         #expect(!ran.value)
         #expect(await writer.count() == 0)
     }
+
+    @Test func groupedCommitsFromManyQueuesAllCompleteDurably() async throws {
+        let config = configuration
+        let writers = try (0..<8).map { _ in try QueueDatabase(config) }
+        let perWriter = 10
+        let completions = Shared(0)
+        let failures = Shared(0)
+        let done = Signal()
+        for (index, writer) in writers.enumerated() {
+            writer.async { db in
+                for n in 0..<perWriter {
+                    db.beginAsyncWrite {
+                        db.create(Person.self, value: ["id": index * 1000 + n, "name": "w\(index)"])
+                        db.commitAsyncWrite(allowGrouping: true)
+                    }
+                }
+                // The last write groups with the others; its completion counts the writer done.
+                db.beginAsyncWrite {
+                    db.create(Person.self, value: ["id": index * 1000 + perWriter, "name": "last"])
+                    db.commitAsyncWrite(allowGrouping: true) { error in
+                        if error != nil { failures.value += 1 }
+                        completions.value += 1
+                        if completions.value == writers.count { done.signal() }
+                    }
+                }
+            }
+        }
+        await done.wait()
+        #expect(failures.value == 0)
+        #expect(try count(config) == writers.count * (perWriter + 1))
+    }
 }
 
 let queueCheckKey = DispatchSpecificKey<Int>()
