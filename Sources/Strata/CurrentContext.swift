@@ -53,7 +53,10 @@ enum CurrentContext {
         if DatabaseCore.cached(configuration, thread) != nil { return thread }
         let known = actors.withLock { $0.values.compactMap(\.actor) }
         for actor in known where isCurrentExecutor(actor.unownedExecutor) { return .actor(actor) }
-        if Thread.isMainThread { return .mainActor }
+        if Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+            || isCurrentExecutor(MainActor.shared.unownedExecutor) {
+            return .mainActor
+        }
         let inTask = withUnsafeCurrentTask { $0 != nil }
         return inTask ? nil : .thread(pthread_self())
     }

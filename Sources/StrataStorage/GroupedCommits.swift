@@ -36,6 +36,8 @@ struct GroupState {
     var newest: UInt64
     /// The `syncedThrough` the newest commit carries.
     var newestCarried: UInt64
+    /// The newest grouped commit this engine made (0: none).
+    var newestGrouped: UInt64 = 0
 
     init(openedAt txid: UInt64) {
         durable = txid
@@ -52,6 +54,7 @@ struct GroupState {
     mutating func committed(_ txid: UInt64, carrying syncedThrough: UInt64, grouped: Bool) {
         newest = txid
         newestCarried = syncedThrough
+        if grouped { newestGrouped = txid }
         if !grouped {
             durable = txid
             floor = max(floor, syncedThrough)
@@ -66,9 +69,11 @@ struct GroupState {
         floor = max(floor, carried)
     }
 
-    /// The versions whose pages must not be reused yet.
+    /// The versions whose pages must not be reused yet. None once every grouped commit is at
+    /// or before the floor: then no state recovery may reach checks a grouped commit's pages,
+    /// and ordinary commits need no more than the readers' pins.
     var pins: [UInt64] {
-        guard newest > floor else { return [] }
+        guard newestGrouped > floor, newest > floor else { return [] }
         return Array(floor...newest)
     }
 }

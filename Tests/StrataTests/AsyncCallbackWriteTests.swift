@@ -74,6 +74,17 @@ actor CallbackWriter {
         }
     }
 
+    /// The task cancels itself inside the block: the block finishes, the commit happens (the
+    /// flag stays set through the commit too) and asyncWrite returns the block's value.
+    func cancelledInsideTheBlock() async throws -> (value: Int, cancelled: Bool) {
+        let value = try await db.asyncWrite {
+            withUnsafeCurrentTask { $0?.cancel() }
+            db.create(Person.self, value: ["id": 77, "name": "kept"])
+            return 77
+        }
+        return (value, Task.isCancelled)
+    }
+
     func cancelledWhileWaiting(ran: Shared<Bool>) async -> (any Error)? {
         do {
             try await db.asyncWrite { ran.value = true }
@@ -272,6 +283,14 @@ actor CallbackWriter {
         await done.wait()
         #expect(failures.value == 0)
         #expect(try count(config) == writers.count * (perWriter + 1))
+    }
+
+    @Test func asyncWriteCancelledInsideItsBlockStillCommits() async throws {
+        let writer = try await CallbackWriter(configuration)
+        let outcome = try await writer.cancelledInsideTheBlock()
+        #expect(outcome.value == 77 && outcome.cancelled)
+        #expect(await writer.count() == 1)
+        #expect(try count(configuration) == 1)
     }
 }
 

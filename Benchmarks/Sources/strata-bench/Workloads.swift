@@ -133,11 +133,15 @@ enum Workload: String, CaseIterable {
     case deleteAll = "delete-all"
     case open = "open"
     case peakMemory = "peak-rss"
+    // Object level: BENCHMARKS.md object workloads 2 and 3.
+    case objectDurableCommit = "durable-commit"
+    case groupedAsync = "grouped-async"
 
     var isObjectWorkload: Bool {
         switch self {
         case .bulkPut, .durableCommit, .randomGet, .scan: return false
-        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory: return true
+        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory,
+             .objectDurableCommit, .groupedAsync: return true
         }
     }
 
@@ -164,6 +168,8 @@ enum Workload: String, CaseIterable {
         case .deleteAll: return "all N objects deleted one by one in one transaction, objects/s"
         case .open: return "open an existing store of L objects and read one object by primary key, ms"
         case .peakMemory: return "peak growth of anonymous memory while opening a store of L objects and scanning it, bytes"
+        case .objectDurableCommit: return "N/100 one-object transactions, each committed durably (full sync), commits/s"
+        case .groupedAsync: return "N/10 one-object async writes from 8 concurrent writers, grouping allowed, each durable before it completes, objects/s"
         }
     }
 }
