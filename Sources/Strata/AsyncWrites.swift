@@ -1,8 +1,8 @@
 // RealmSwift's callback API for background writes: `writeAsync`, `beginAsyncWrite`,
 // `commitAsyncWrite`, `cancelAsyncWrite`, `isPerformingAsynchronousWriteOperations`.
 //
-// A begin waits for the write lock on a background task (blocking no thread of the instance's
-// context), then hands the transaction to the context, where the block runs. A commit prepares
+// A begin queues for the write lock with a callback (no thread or task waits), then hands the
+// transaction to the context, where the block runs. A commit prepares
 // the transaction on the context and writes and syncs it on a background thread; the
 // completion runs back on the context. The instance keeps reading its version meanwhile.
 // Each operation is settled exactly once: by its hop back to the context, or earlier by
@@ -157,13 +157,14 @@ final class AsyncWriteQueue {
         let store = core.session.store
         let cell = operation.cell
         let hop = hopper()
-        let settle = ContextBound(value: { [self] in self.settle(operation) })
-        Task.detached {
-            do {
-                cell.fill(.success(try await AcquiredWrite.acquire(store)))
-            } catch {
-                cell.fill(.failure(error))
-            }
+        // The closure keeps the instance alive until the operation settles.
+        let core: DatabaseCore = self.core
+        let settle = ContextBound(value: { [self, core] in
+            withExtendedLifetime(core) { self.settle(operation) }
+        })
+        // No thread or task waits for the lock: the releaser hands it over through the callback.
+        AcquiredWrite.acquire(store) { result in
+            cell.fill(result.map { $0 })
             hop(settle)
         }
         return operation.id
@@ -191,7 +192,10 @@ final class AsyncWriteQueue {
         operations.append(operation)
         let cell = operation.cell
         let hop = hopper()
-        let settle = ContextBound(value: { [self] in self.settle(operation) })
+        let core: DatabaseCore = self.core
+        let settle = ContextBound(value: { [self, core] in
+            withExtendedLifetime(core) { self.settle(operation) }
+        })
         DispatchQueue.global(qos: .userInitiated).async {
             do {
                 try pending.perform(grouped: allowGrouping)
@@ -259,7 +263,9 @@ final class AsyncWriteQueue {
         }
     }
 
-    /// Waits for every operation, in order, and settles it here (for `invalidate()`).
+    /// Waits for every operation, in order, and settles it here (for `invalidate()`, and
+    /// before a synchronous write, which would otherwise wait for a lock that a begin holds
+    /// while its hop waits for this context).
     func drain() {
         while let next = operations.first(where: { !$0.settling }) {
             _ = next.cell.take()

@@ -224,6 +224,7 @@ final class DatabaseCore {
         verify("beginWrite()")
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        if asyncWrites.isBusy { asyncWrites.drain() }
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 

@@ -476,6 +476,10 @@ public final class StorageEngine: @unchecked Sendable {
         return try makeWrite(serial: serial)
     }
 
+    func beginTransactionForCallback() throws -> UInt64 { try beginTransaction() }
+    func endTransactionForCallback() { endTransaction() }
+    func makeWriteForCallback(serial: UInt64) throws -> WriteTransaction { try makeWrite(serial: serial) }
+
     private func makeWrite(serial: UInt64) throws -> WriteTransaction {
         do {
             if let poisoned = state.withLock({ $0.poisoned }) { throw poisoned }

@@ -16,6 +16,14 @@ package final class AcquiredWrite: @unchecked Sendable {
         AcquiredWrite(try await store.engine.beginWrite())
     }
 
+    /// Calls `completion` with the write transaction of `store` once the lock is ours; nothing
+    /// waits meanwhile (no thread, no task).
+    package static func acquire(_ store: Store, then completion: @escaping @Sendable (Result<AcquiredWrite, any Error>) -> Void) {
+        store.engine.beginWrite { result in
+            completion(result.map { AcquiredWrite($0.transaction) })
+        }
+    }
+
     /// Releases the transaction unused, handing the lock on.
     package func release() {
         transaction?.rollback()

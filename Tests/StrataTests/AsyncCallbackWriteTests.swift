@@ -292,6 +292,23 @@ actor CallbackWriter {
         #expect(await writer.count() == 1)
         #expect(try count(configuration) == 1)
     }
+
+    @Test func aSynchronousWriteFinishesPendingAsyncWritesFirst() async throws {
+        let config = configuration
+        let instance = try QueueDatabase(config)
+        let ids: [Int] = try instance.sync { db in
+            db.beginAsyncWrite {
+                db.create(Person.self, value: ["id": 1, "name": "async"])
+                db.commitAsyncWrite()
+            }
+            // Without finishing the async write first, this would wait forever for the lock the
+            // async begin holds while its block waits for this queue.
+            try db.write { db.create(Person.self, value: ["id": 2, "name": "sync"]) }
+            #expect(!db.isPerformingAsynchronousWriteOperations)
+            return db.objects(Person.self).map(\.id)
+        }
+        #expect(ids == [1, 2])
+    }
 }
 
 let queueCheckKey = DispatchSpecificKey<Int>()
