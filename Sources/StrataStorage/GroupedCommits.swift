@@ -84,10 +84,11 @@ extension StorageEngine {
     /// one syncs, the others wait, and most then find their commit covered.
     public func synchronize(through txid: UInt64) throws {
         guard options.durability == .full else { return }
-        try syncGate.withLock { _ in
+        try syncGate.withLock { syncs in
             let (durable, target, carried) = state.withLock { ($0.group.durable, $0.latestMeta.txid, $0.latestMeta.syncedThrough) }
             if durable >= txid { return }
             try file.synchronize()
+            syncs += 1
             state.withLock { $0.group.synced(through: target, carrying: carried) }
         }
     }

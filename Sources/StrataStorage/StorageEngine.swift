@@ -63,8 +63,10 @@ public final class StorageEngine: @unchecked Sendable {
         }()
     }
     let state: Locked<State>
-    /// Serialises syncs of grouped commits (GroupedCommits.swift).
-    let syncGate = Locked(())
+    /// Serialises syncs of grouped commits (GroupedCommits.swift); counts them. (Not a
+    /// `Locked<Void>`: a zero-size value shares its address with the mutex pointer, and the
+    /// thread sanitizer then reports the pointer's load before locking as a race.)
+    let syncGate = Locked<UInt64>(0)
 
     // MARK: Opening
 
