@@ -192,6 +192,11 @@ public final class KeyPathRecorder {
 
     /// The property names `keyPath` passes through, e.g. `["owner", "name"]`.
     static func names<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> [String] {
+        names(partial: keyPath as PartialKeyPath<Root>)
+    }
+
+    /// The property names a partial key path passes through.
+    static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
         let recorder = KeyPathRecorder()
         let probe = Root()
         probe._slot.pointee.recorder = recorder

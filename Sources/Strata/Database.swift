@@ -258,7 +258,7 @@ public struct Database {
         core.verifyWrite("delete(_:)")
         guard let context = results.context else { return }
         do {
-            try core.session.delete(try results.keys(), from: context.table)
+            try core.session.delete(results.keys(), from: context.table)
         } catch {
             fatalError("delete failed: \(error)")
         }

@@ -201,3 +201,53 @@ extension List: _Persistable {
 extension List: _LinkTarget where Element: Object {
     public static var _strataLinkTarget: Object.Type { Element.self }
 }
+
+// MARK: Queries on lists of objects
+
+extension List where Element: Object {
+    /// The list's objects as live results, in list order: filter, sort and aggregate them like
+    /// any `Results`. Only managed lists can be queried.
+    func asResults() -> Results<Element> {
+        guard let owner, let database = owner._database else {
+            fatalError("Only lists of managed objects can be queried; add the object to a database first, or filter the list with Swift's filter(_:).")
+        }
+        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
+        return Results(database: database, context: context, predicate: nil, listKeys: { [self] in
+            self.stored().compactMap { if case .link(let key) = $0 { key } else { nil } }
+        })
+    }
+
+    /// The list's objects that match a query, in list order.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        asResults().where(isIncluded)
+    }
+
+    /// The list's objects sorted by a property or a path through to-one links.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        asResults().sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// The list's objects sorted by a property.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        asResults().sorted(by: keyPath, ascending: ascending)
+    }
+
+    /// The list's objects sorted by several keys.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        asResults().sorted(by: descriptors)
+    }
+
+    /// The list's objects with only the first of each distinct combination of values.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        asResults().distinct(by: keyPaths)
+    }
+
+    /// The smallest value of a property of the list's objects, ignoring nils.
+    public func min<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().min(ofProperty: property) }
+    /// The largest value of a property of the list's objects, ignoring nils.
+    public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().max(ofProperty: property) }
+    /// The sum of a property of the list's objects, ignoring nils.
+    public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T { asResults().sum(ofProperty: property) }
+    /// The average of a property of the list's objects, ignoring nils.
+    public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().average(ofProperty: property) }
+}

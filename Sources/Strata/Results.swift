@@ -1,20 +1,29 @@
+public import Foundation
 import StrataStore
 
-/// Live query results: the objects of one type that match a predicate, re-evaluated against
-/// the database instance's current version whenever they are read. Lazy: nothing is read
-/// until you ask for a count, an element or an iteration.
+/// Live query results: the objects of one type that match a predicate, in key order or sorted,
+/// re-evaluated against the database instance's current version whenever they are read. Lazy:
+/// nothing is read until you ask for a count, an element or an iteration, and asking for the
+/// first few objects of sorted results selects them without sorting everything.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let database: Database
     /// The type's table when the results were made; nil when the file had no table for the
     /// type yet.
     private let knownContext: TableContext?
     let predicate: QueryPredicate?
-    private let cache = KeyCache()
+    let orderings: [QueryOrdering]
+    /// For results made from a list (`list.where { }`, `list.sorted(…)`): the list's objects, in
+    /// list order, in the current version.
+    let listKeys: (() -> [ObjectKey])?
+    private let cache = Evaluation()
 
-    init(database: Database, context: TableContext?, predicate: QueryPredicate?) {
+    init(database: Database, context: TableContext?, predicate: QueryPredicate?, orderings: [QueryOrdering] = [],
+         listKeys: (() -> [ObjectKey])? = nil) {
         self.database = database
         self.knownContext = context
         self.predicate = predicate
+        self.orderings = orderings
+        self.listKeys = listKeys
     }
 
     /// The type's table, or nil while the file has none (the results are then empty). A type's
@@ -25,31 +34,61 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return (try? database.core.existingContext(for: Element.self)) ?? nil
     }
 
-    /// The keys last computed, valid while the session's content serial is unchanged.
-    final class KeyCache {
+    /// What was last computed, valid while the session's content serial is unchanged.
+    final class Evaluation {
+        var table: ObjectIdentifier?
+        var query: TableQuery?
         var contentSerial: UInt64 = 0
-        var keys: [ObjectKey] = []
+        var ordered: OrderedKeys?
+        var count: Int?
     }
 
-    /// The matching objects' keys in the current version.
-    func keys() throws -> [ObjectKey] {
-        guard let context else { return [] }
+    /// The compiled query for the current version (compiled again only when the table changes).
+    private func query(_ context: TableContext) -> TableQuery {
+        let table = context.table
         let session = context.session
-        if cache.contentSerial == session.contentSerial && cache.contentSerial != 0 { return cache.keys }
-        var keys: [ObjectKey] = []
-        if let predicate {
-            keys = try predicate.evaluate(in: context)
-        } else {
-            keys = try context.table.allKeys()
+        if cache.contentSerial != session.contentSerial || cache.contentSerial == 0 {
+            cache.ordered = nil
+            cache.count = nil
+            cache.contentSerial = session.contentSerial
         }
-        cache.keys = keys
-        cache.contentSerial = session.contentSerial
-        return keys
+        if let query = cache.query, cache.table == ObjectIdentifier(table) { return query }
+        do {
+            let query = try TableQuery(table: table, predicate: predicate)
+            cache.query = query
+            cache.table = ObjectIdentifier(table)
+            cache.ordered = nil
+            cache.count = nil
+            return query
+        } catch {
+            fatalError("\(error)")
+        }
     }
 
-    private func currentKeys() -> [ObjectKey] {
-        database.core.verify("reading Results")
-        do { return try keys() } catch { context?.fail(error) ?? fatalError("\(error)") }
+    private func run<R>(_ operation: String, _ body: (TableContext, TableQuery) throws -> R, empty: R) -> R {
+        database.core.verify(operation)
+        guard let context else { return empty }
+        let query = query(context)
+        do { return try body(context, query) } catch let error as QueryError {
+            fatalError("\(error)")
+        } catch {
+            context.fail(error)
+        }
+    }
+
+    /// The matching objects' keys in order (lazily sorted).
+    private func ordered(_ operation: String) -> (TableContext, OrderedKeys)? {
+        run(operation, { context, query in
+            if let ordered = cache.ordered { return (context, ordered) }
+            let ordered = try query.ordered(orderings, base: listKeys?())
+            cache.ordered = ordered
+            return (context, ordered)
+        }, empty: nil)
+    }
+
+    /// The matching objects' keys in the current version, in order.
+    func keys() -> [ObjectKey] {
+        ordered("reading Results")?.1.all ?? []
     }
 
     // MARK: Collection
@@ -59,44 +98,95 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The number of matching objects.
     public var count: Int {
-        guard let context else { return 0 }
-        if predicate == nil {
-            database.core.verify("Results.count")
-            do { return try context.table.count } catch { context.fail(error) }
-        }
-        return currentKeys().count
+        run("Results.count", { context, query in
+            if let count = cache.count { return count }
+            let count: Int
+            if listKeys != nil || orderings.contains(where: { if case .distinct = $0 { true } else { false } }) {
+                let ordered = try cache.ordered ?? query.ordered(orderings, base: listKeys?())
+                cache.ordered = ordered
+                count = ordered.count
+            } else if let ordered = cache.ordered {
+                count = ordered.count
+            } else {
+                count = try query.count()
+            }
+            cache.count = count
+            return count
+        }, empty: 0)
     }
+
+    /// Whether no object matches.
+    public var isEmpty: Bool { first == nil }
 
     public subscript(position: Int) -> Element {
-        let keys = currentKeys()
-        require(position >= 0 && position < keys.count, "Results index \(position) is out of bounds (count \(keys.count))")
-        return context!.materialize(Element.self, key: keys[position])
+        guard let (context, ordered) = ordered("reading Results") else {
+            fatalError("Results index \(position) is out of bounds (count 0)")
+        }
+        require(position >= 0 && position < ordered.count, "Results index \(position) is out of bounds (count \(ordered.count))")
+        return context.materialize(Element.self, key: ordered.key(at: position))
     }
 
-    /// The first object, or nil.
+    /// The first object, or nil. Without sorting, it reads only as far as the first match (or
+    /// asks the index).
     public var first: Element? {
-        let keys = currentKeys()
-        return keys.first.map { context!.materialize(Element.self, key: $0) }
+        if orderings.isEmpty && cache.ordered == nil && listKeys == nil {
+            return run("reading Results", { context, query in
+                try query.keys(limit: 1).first.map { context.materialize(Element.self, key: $0) }
+            }, empty: nil)
+        }
+        guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
+        return context.materialize(Element.self, key: ordered.key(at: 0))
     }
 
     /// The last object, or nil.
     public var last: Element? {
-        let keys = currentKeys()
-        return keys.last.map { context!.materialize(Element.self, key: $0) }
+        guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
+        return context.materialize(Element.self, key: ordered.key(at: ordered.count - 1))
     }
 
     /// The position of `object` in the results, or nil.
     public func index(of object: Element) -> Int? {
         guard let table = object._slot.pointee.table, table === context else { return nil }
-        return currentKeys().firstIndex(of: ObjectKey(object._slot.pointee.key))
+        return ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.pointee.key))
+    }
+
+    /// The position of the first object matching a condition, or nil.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        let matching = self.where(isIncluded)
+        guard let first = matching.first else { return nil }
+        return index(of: first)
+    }
+
+    /// The objects at `indexes`, in order, without reading the others.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        guard let (context, ordered) = ordered("Results.objects(at:)") else {
+            require(indexes.isEmpty, "Results index out of bounds (count 0)")
+            return []
+        }
+        return indexes.map { position in
+            require(position >= 0 && position < ordered.count, "Results index \(position) is out of bounds (count \(ordered.count))")
+            return context.materialize(Element.self, key: ordered.key(at: position))
+        }
     }
 
     public var description: String { "Results<\(Element.className())>(\(count) objects)" }
 
+    /// How the query runs: the index it uses, or how many clusters it scans, and how many
+    /// objects it examines one by one. For diagnostics and tests; the text may change.
+    public func explain() -> String {
+        run("Results.explain()", { _, query in
+            _ = try query.ordered(orderings, base: listKeys?())
+            return "\(Element.className()) where \(predicate?.description ?? "TRUEPREDICATE"): \(query.plan); \(query.statistics)"
+        }, empty: "\(Element.className()): no table yet")
+    }
+
+    /// How the last evaluation went (package-internal, for tests).
+    var lastStatistics: QueryStatistics? { cache.query?.statistics }
+
     /// Iterates over the objects of the version current when iteration starts.
     public func makeIterator() -> Iterator {
         guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
-        if predicate == nil {
+        if predicate == nil && orderings.isEmpty && listKeys == nil {
             database.core.verify("iterating Results")
             var clusters: [ClusterView] = []
             do {
@@ -106,7 +196,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             return Iterator(context: context, keys: [], clusters: clusters)
         }
-        return Iterator(context: context, keys: currentKeys(), clusters: [])
+        return Iterator(context: context, keys: keys(), clusters: [])
     }
 
     /// Iterates over results.
@@ -145,14 +235,196 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: Filtering
 
-    /// The results that also match the query built by `isIncluded`:
-    /// `todos.where { $0.owner == "Ann" && $0.done == false }`.
-    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        let query = isIncluded(Query<Element>(path: []))
-        guard let condition = query.predicate else {
-            fatalError("The where { } closure must return a comparison, e.g. $0.name == \"x\".")
+    /// Results that also match `predicate`, checked now against the type's properties.
+    func adding(_ condition: QueryPredicate) throws(QueryError) -> Results<Element> {
+        guard orderings.isEmpty else {
+            // A filter after a sort or distinct: filter first (the order and the distinct
+            // representatives are those of the filtered objects, as in Realm).
+            let combined = predicate.map { $0 && condition } ?? condition
+            try validate(combined)
+            return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
         }
-        let combined = predicate.map { QueryPredicate.and($0, condition) } ?? condition
-        return Results(database: database, context: context, predicate: combined)
+        let combined = predicate.map { $0 && condition } ?? condition
+        try validate(combined)
+        return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
+    }
+
+    private func validate(_ predicate: QueryPredicate) throws(QueryError) {
+        guard let context else { return }
+        _ = try TableQuery(table: context.table, predicate: predicate)
+    }
+
+    /// The results that also match the query built by `isIncluded`:
+    /// `todos.where { $0.owner == "Ann" && !$0.done }`.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        let query = isIncluded(Query<Element>())
+        do { return try adding(query.asPredicate) } catch { fatalError("\(error)") }
+    }
+
+    // MARK: Sorting and distinct
+
+    /// The results sorted by a property (or a key path through to-one links, `"owner.name"`).
+    /// Sorting is stable; nil sorts first in ascending order.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The results sorted by a property.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The results sorted by several keys: the first decides, the next break ties, and so on.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        let keys = descriptors.map { SortKey(path: $0.keyPath.split(separator: ".").map(String.init), ascending: $0.ascending) }
+        guard !keys.isEmpty else { return self }
+        return ordering(.sort(keys))
+    }
+
+    /// The results with only the first object of each distinct combination of values of
+    /// `keyPaths` (in the current order).
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        let paths = keyPaths.map { $0.split(separator: ".").map(String.init) }
+        guard !paths.isEmpty else { return self }
+        return ordering(.distinct(paths))
+    }
+
+    /// The results with only the first object of each distinct combination of values.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
+        let paths = keyPaths.map { KeyPathRecorder.names(partial: $0) }
+        guard !paths.isEmpty else { return self }
+        return ordering(.distinct(paths))
+    }
+
+    private func ordering(_ step: QueryOrdering) -> Results<Element> {
+        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step], listKeys: listKeys)
+        if let context {
+            do {
+                let query = try TableQuery(table: context.table, predicate: predicate)
+                switch step {
+                case .sort(let keys): for key in keys { try query.checkValuePath(key.path, purpose: "sort") }
+                case .distinct(let paths): for path in paths { try query.checkValuePath(path, purpose: "find distinct values") }
+                }
+            } catch {
+                fatalError("\(error)")
+            }
+        }
+        return results
+    }
+
+    // MARK: Aggregates
+
+    private func aggregate(_ aggregate: QueryAggregate, _ path: [String]) -> StoreValue {
+        run("Results aggregate", { _, query in
+            let keys: [ObjectKey]? = listKeys != nil || orderings.contains(where: { if case .distinct = $0 { true } else { false } })
+                ? try (cache.ordered ?? query.ordered(orderings, base: listKeys?())).all : nil
+            return try query.aggregate(aggregate, path, keys: keys)
+        }, empty: aggregate == .sum ? .int(0) : .null)
+    }
+
+    private func propertyPath(_ name: String) -> [String] { name.split(separator: ".").map(String.init) }
+
+    /// The smallest value of a number or date property, ignoring nils; nil when there is none.
+    public func min<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        AggregateValue.convert(aggregate(.min, propertyPath(property)))
+    }
+
+    /// The largest value of a number or date property, ignoring nils; nil when there is none.
+    public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        AggregateValue.convert(aggregate(.max, propertyPath(property)))
+    }
+
+    /// The sum of a number property, ignoring nils (0 when there are no objects).
+    public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T {
+        guard let value: T = AggregateValue.convert(aggregate(.sum, propertyPath(property))) ?? AggregateValue.convert(.int(0)) else {
+            fatalError("sum(ofProperty: \"\(property)\") cannot be returned as \(T.self)")
+        }
+        return value
+    }
+
+    /// The average of a number property, ignoring nils; nil when there is none.
+    public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        AggregateValue.convert(aggregate(.average, propertyPath(property)))
+    }
+
+    /// The smallest value of a property, ignoring nils.
+    public func min<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        AggregateValue.convert(aggregate(.min, KeyPathRecorder.names(keyPath)))
+    }
+    /// The smallest value of an optional property, ignoring nils.
+    public func min<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        AggregateValue.convert(aggregate(.min, KeyPathRecorder.names(keyPath)))
+    }
+
+    /// The largest value of a property, ignoring nils.
+    public func max<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        AggregateValue.convert(aggregate(.max, KeyPathRecorder.names(keyPath)))
+    }
+    /// The largest value of an optional property, ignoring nils.
+    public func max<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        AggregateValue.convert(aggregate(.max, KeyPathRecorder.names(keyPath)))
+    }
+
+    /// The sum of a property, ignoring nils.
+    public func sum<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T {
+        sum(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+
+    /// The average of a property, ignoring nils.
+    public func average<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        AggregateValue.convert(aggregate(.average, KeyPathRecorder.names(keyPath)))
+    }
+    /// The average of an optional property, ignoring nils.
+    public func average<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        AggregateValue.convert(aggregate(.average, KeyPathRecorder.names(keyPath)))
+    }
+}
+
+/// A sort key for `sorted(by:)`: a property name (or a path through to-one links) and a
+/// direction.
+public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The property (or path, `"owner.name"`) to sort by.
+    public let keyPath: String
+    /// Whether smaller values come first.
+    public let ascending: Bool
+
+    /// Sorts by a property name or path.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// Sorts by a property.
+    public init<Root: Object, V>(keyPath: KeyPath<Root, V>, ascending: Bool = true) {
+        self.keyPath = KeyPathRecorder.names(keyPath).joined(separator: ".")
+        self.ascending = ascending
+    }
+
+    /// An ascending sort by the property named by the literal.
+    public init(stringLiteral value: String) {
+        self.init(keyPath: value)
+    }
+
+    /// The same key in the other direction.
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+
+    public var description: String { "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))" }
+}
+
+/// Converting aggregate results to the type the caller asks for.
+enum AggregateValue {
+    static func convert<T: _PersistableInsideOptional>(_ value: StoreValue) -> T? {
+        if value.isNull { return nil }
+        switch (T._strataKind, value) {
+        case (.int, .double(let v)): return T._strataLoad(.int(Int64(v.rounded(.towardZero))), nil)
+        case (.int, .float(let v)): return T._strataLoad(.int(Int64(v.rounded(.towardZero))), nil)
+        case (.double, .int(let v)): return T._strataLoad(.double(Double(v)), nil)
+        case (.double, .float(let v)): return T._strataLoad(.double(Double(v)), nil)
+        case (.float, .double(let v)): return T._strataLoad(.float(Float(v)), nil)
+        case (.float, .int(let v)): return T._strataLoad(.float(Float(v)), nil)
+        case (.decimal128, .int(let v)): return T._strataLoad(.decimal128(Decimal128(v)), nil)
+        case (.decimal128, .double(let v)): return T._strataLoad(.decimal128(Decimal128(v)), nil)
+        default: return T._strataLoad(value, nil)
+        }
     }
 }

@@ -68,8 +68,11 @@ extension Results: ThreadConfined {
 
     /// The results' hand-over: their query.
     public var _handover: Handover {
-        Handover(fileIdentity: database.configuration.identity, version: database.version,
-                 target: .results(query: predicate as Any?), summary: "results of '\(Element.className())'")
+        require(listKeys == nil, "Results made from a List (list.where { }, list.sorted(...)) cannot be handed over: "
+                + "hand over the list (ThreadSafeReference(to: list)) and query it again in the destination.")
+        return Handover(fileIdentity: database.configuration.identity, version: database.version,
+                        target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings)),
+                        summary: "results of '\(Element.className())'")
     }
 
     /// The same query, live in `database`.
@@ -108,11 +111,18 @@ extension List {
     }
 }
 
+/// A Results' query as handed over: its condition and its sort order (immutable values).
+struct HandedOverQuery {
+    let predicate: QueryPredicate?
+    let orderings: [QueryOrdering]
+}
+
 extension Results {
     /// Rebuilds results from a hand-over's query (the value `_handover` stored opaquely).
     init(database: Database, handingOver query: Any?) {
         let context = (try? database.core.existingContext(for: Element.self)) ?? nil
-        self.init(database: database, context: context, predicate: query as? QueryPredicate)
+        let query = query as? HandedOverQuery
+        self.init(database: database, context: context, predicate: query?.predicate, orderings: query?.orderings ?? [])
     }
 }
 

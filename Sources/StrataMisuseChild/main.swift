@@ -18,6 +18,8 @@ import Strata
 
 final class Dog: Object {
     @Persisted var name = ""
+    /// Not persisted: queries cannot use it.
+    var nickname = ""
 }
 
 final class Person: Object {
@@ -245,6 +247,24 @@ do {
         let database = try Database(configuration: configuration)
         misusing()
         database.writeAsync { }
+
+    case "query-non-persisted":
+        let database = try Database(configuration: configuration)
+        misusing()
+        _ = database.objects(Dog.self).where { $0.nickname == "Rex" }
+
+    case "query-sum-of-string":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        misusing()
+        let total: Int = database.objects(Dog.self).sum(ofProperty: "name")
+        print(total)
+
+    case "query-sort-unknown":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        misusing()
+        _ = database.objects(Dog.self).sorted(byKeyPath: "age")
 
     default:
         fail("unknown case '\(misuse)'")

@@ -5,6 +5,7 @@
 // process would exclude each other.
 
 #if canImport(Glibc)
+import Dispatch
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -78,8 +79,18 @@ public final class StorageEngine: @unchecked Sendable {
     /// the same process returns the same engine.
     public static func open(path: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
         let key = canonicalPath(path)
+        // An engine found closing is kept alive until the lock is released, so that its last
+        // reference (and its deinit, which takes the registry lock) never goes away inside it.
+        var closing: StorageEngine?
+        defer { withExtendedLifetime(closing) {} }
         return try registry.withLock { registry in
-            if let engine = registry[key]?.engine, engine.retainOpen() { return engine }
+            if let engine = registry[key]?.engine {
+                if engine.retainOpen() { return engine }
+                // It is releasing its files right now: wait for that, or the new engine's
+                // locks would collide with the ones it still holds.
+                engine.released.wait()
+                closing = engine
+            }
             let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, registryKey: key)
             registry[key] = Weak(engine: engine)
             return engine
@@ -343,15 +354,23 @@ public final class StorageEngine: @unchecked Sendable {
             return true
         }
         guard proceed else { return }
+        lockFile.wakeWaiters()
+        lockFile.close()
+        file.close()
+        released.leave()
         if let registryKey {
             Self.registry.withLock { registry in
                 if registry[registryKey]?.engine === self || registry[registryKey]?.engine == nil { registry[registryKey] = nil }
             }
         }
-        lockFile.wakeWaiters()
-        lockFile.close()
-        file.close()
     }
+
+    /// Entered at init and left once the files are released (see `open`).
+    private let released: DispatchGroup = {
+        let group = DispatchGroup()
+        group.enter()
+        return group
+    }()
 
     deinit { release(force: true) }
 

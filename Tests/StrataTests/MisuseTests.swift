@@ -53,6 +53,11 @@ import Testing
         Misuse(name: "reference-in-write", message: "Cannot make a ThreadSafeReference inside a write transaction"),
         Misuse(name: "async-write-thread-confined",
                message: "Async writes need a context to call back on: use them on a database confined to a serial queue"),
+        // Queries.
+        Misuse(name: "query-non-persisted",
+               message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),
+        Misuse(name: "query-sum-of-string", message: "Invalid query: sum applies to numbers; 'Dog.name' is a string"),
+        Misuse(name: "query-sort-unknown", message: "Invalid query: 'Dog' has no property 'age'; its properties are: name"),
     ]
 
     @Test(arguments: misuses)

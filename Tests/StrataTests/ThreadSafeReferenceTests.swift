@@ -124,6 +124,20 @@ func seedWrapper(_ configuration: Database.Configuration, id: Int, name: String,
         #expect(await receiver.count(of: all) == 3)
     }
 
+    @Test func sortedResultsKeepTheirOrder() throws {
+        let config = configuration
+        let db = try Database(configuration: config)
+        try seed(db)
+        let sorted = db.objects(Person.self).where { $0.city == "Oslo" }.sorted(byKeyPath: "name", ascending: false)
+        let reference = ThreadSafeReference(to: sorted)
+        let queue = DispatchQueue(label: "sorted")
+        let names: [String] = try queue.sync {
+            let other = try Database(configuration: config, queue: queue)
+            return other.resolve(reference).map { $0.map(\.name) } ?? []
+        }
+        #expect(names == ["Cy", "Ann"])
+    }
+
     @Test func aListResolvesToTheSameObjectsList() throws {
         let config = configuration
         let db = try Database(configuration: config)

@@ -1,0 +1,162 @@
+import Foundation
+
+/// How a query ran: which index answered it (if any) and how many objects were examined one
+/// at a time. Column kernels read chunks, not objects, and are not counted.
+package struct QueryStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// `"primary key 'id'"` or `"index on 'owner'"` when an index produced the candidates.
+    package var index: String?
+    /// Objects whose values were read one by one (index candidates, general comparisons).
+    package var objectsExamined: Int
+    /// Clusters whose columns were scanned.
+    package var clustersScanned: Int
+
+    package var description: String {
+        var parts: [String] = []
+        parts.append(index.map { "used the \($0)" } ?? "scanned \(clustersScanned) clusters")
+        parts.append("examined \(objectsExamined) objects one by one")
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// A predicate compiled for one table of one session: counts, keys and aggregates, through an
+/// index when one answers the predicate.
+package final class TableQuery {
+    unowned(unsafe) let table: TableAccess
+    let node: QueryNode
+    let predicate: QueryPredicate?
+    private let evaluator: QueryEvaluator
+    /// An equality on an indexed property (or the primary key) that every match must satisfy,
+    /// and the rest of the predicate.
+    let indexed: (property: Int, value: StoreValue, rest: QueryNode)?
+    package private(set) var statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+
+    /// Compiles `predicate` (nil: every object) for `table`. Throws for unknown properties and
+    /// mismatched types.
+    package init(table: TableAccess, predicate: QueryPredicate?) throws(QueryError) {
+        self.table = table
+        self.predicate = predicate
+        var compiler = QueryCompiler(root: table)
+        node = try predicate.map { p throws(QueryError) in try compiler.compile(p) } ?? .constant(true)
+        evaluator = QueryEvaluator(node: node, table: table)
+        indexed = Self.indexPlan(node, table: table)
+    }
+
+    /// Whether `node` is (or is an AND with) `property == constant` on an indexed property.
+    private static func indexPlan(_ node: QueryNode, table: TableAccess) -> (property: Int, value: StoreValue, rest: QueryNode)? {
+        func equality(_ node: QueryNode) -> (Int, StoreValue)? {
+            let comparison: GeneralComparison
+            switch node {
+            case .kernel(let kernel): comparison = kernel.fallback
+            case .general(let general): comparison = general
+            default: return nil
+            }
+            guard comparison.op == .equal, comparison.options.isEmpty,
+                  case .path(let path) = comparison.lhs, case .root = path.origin, path.steps.count == 1, !path.isCollection,
+                  case .constant(let value) = comparison.rhs else { return nil }
+            let property = table.schema.properties[path.steps[0].property]
+            guard property.isIndexed || property.isPrimaryKey, property.kind.canBeIndexed || property.isPrimaryKey,
+                  !value.isNull, value.kind == property.kind else { return nil }
+            return (path.steps[0].property, value)
+        }
+        if let (property, value) = equality(node) { return (property, value, .constant(true)) }
+        if case .and(let parts) = node {
+            for (i, part) in parts.enumerated() {
+                if let (property, value) = equality(part) {
+                    var rest = parts
+                    rest.remove(at: i)
+                    return (property, value, rest.count == 1 ? rest[0] : .and(rest))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Whether an index answers the predicate.
+    var isIndexed: Bool { indexed != nil }
+
+    /// A description of the plan, e.g. `index on 'owner'` or `scan (owner == "Ann")`.
+    package var plan: String {
+        if let indexed {
+            let property = table.schema.properties[indexed.property]
+            return (property.isPrimaryKey ? "primary key '" : "index on '") + property.name + "'"
+        }
+        return "scan"
+    }
+
+    // MARK: Running
+
+    /// The matching keys from the index, confirmed against the rest of the predicate.
+    private func indexedKeys(limit: Int = .max) throws -> [ObjectKey] {
+        guard let indexed else { return [] }
+        let property = table.schema.properties[indexed.property]
+        statistics.index = (property.isPrimaryKey ? "primary key '" : "index on '") + property.name + "'"
+        let candidates = try table.find(indexed.value, inIndexOf: indexed.property).sorted()
+        statistics.objectsExamined += candidates.count
+        if case .constant(true) = indexed.rest { return Array(candidates.prefix(limit)) }
+        var keys: [ObjectKey] = []
+        for key in candidates {
+            guard let (cluster, row) = try table.locate(key) else { continue }
+            if try evaluator.general.matches(indexed.rest, .cluster(cluster, row, table)) {
+                keys.append(key)
+                if keys.count >= limit { break }
+            }
+        }
+        return keys
+    }
+
+    /// Calls `body` with each cluster and its match mask; stops when it returns false.
+    package func forEachMatchingCluster(_ body: (ClusterView, UnsafeMutablePointer<UInt64>) throws -> Bool) throws {
+        statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+        let before = evaluator.objectsTested
+        defer { statistics.objectsExamined += evaluator.objectsTested - before }
+        try table.forEachCluster { cluster in
+            statistics.clustersScanned += 1
+            let mask = try evaluator.evaluate(cluster)
+            return try body(cluster, mask)
+        }
+    }
+
+    /// The number of matching objects.
+    package func count() throws -> Int {
+        if case .constant(true) = node { return try table.count }
+        if indexed != nil {
+            statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+            return try indexedKeys().count
+        }
+        var total = 0
+        try forEachMatchingCluster { cluster, mask in
+            for w in 0..<maskWords(cluster.count) { total &+= mask[w].nonzeroBitCount }
+            return true
+        }
+        return total
+    }
+
+    /// The matching keys in key order.
+    package func keys(limit: Int = .max) throws -> [ObjectKey] {
+        if indexed != nil {
+            statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+            return try indexedKeys(limit: limit)
+        }
+        var keys: [ObjectKey] = []
+        if case .constant(true) = node, limit == .max { keys.reserveCapacity(try table.count) }
+        try forEachMatchingCluster { cluster, mask in
+            for w in 0..<maskWords(cluster.count) {
+                var bits = mask[w]
+                while bits != 0 {
+                    let bit = bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    keys.append(cluster.key(at: w &* 64 &+ bit))
+                    if keys.count >= limit { return false }
+                }
+            }
+            return true
+        }
+        return keys
+    }
+
+    /// Whether the object with `key` matches.
+    package func matches(_ key: ObjectKey) throws -> Bool {
+        guard let (cluster, row) = try table.locate(key) else { return false }
+        return try evaluator.matches(cluster, row: row)
+    }
+}
