@@ -8,13 +8,13 @@ import Foundation
 import Testing
 import StrataRealmCompat
 
-final class Email: Object {
+final class ThreadingEmail: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var subject = ""
     @Persisted var read = false
 }
 
-final class Contact: Object {
+final class ThreadingContact: Object {
     @Persisted var name = ""
 }
 
@@ -40,9 +40,9 @@ extension Realm {
 
 func renamedInBackground() async -> String { "Jane Doe Jr." }
 
-@MainActor func loadNameInBackground(@ThreadSafe contact: Contact?) async throws {
+@MainActor func loadNameInBackground(@ThreadSafe contact: ThreadingContact?, configuration: Realm.Configuration) async throws {
     let newName = await renamedInBackground()
-    let realm = try await Realm()
+    let realm = try await Realm(configuration: configuration)
     try realm.write { contact?.name = newName }
 }
 
@@ -68,9 +68,9 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
 
     @Test func passAReferenceToABackgroundQueue() async throws {
         let configuration = self.configuration
-        let reference: ThreadSafeReference<Contact> = try {
+        let reference: ThreadSafeReference<ThreadingContact> = try {
             let realm = try Realm(configuration: configuration, queue: nil)
-            let contact = Contact(value: ["name": "Jane Doe"])
+            let contact = ThreadingContact(value: ["name": "Jane Doe"])
             try realm.write { realm.add(contact) }
             return ThreadSafeReference(to: contact)
         }()
@@ -85,9 +85,9 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
 
     @Test func threadSafeVariableOnABackgroundQueue() async throws {
         let configuration = self.configuration
-        let wrapper: ThreadSafe<Contact> = try {
+        let wrapper: ThreadSafe<ThreadingContact> = try {
             let realm = try Realm(configuration: configuration, queue: nil)
-            let contact = Contact(value: ["name": "Jane Doe"])
+            let contact = ThreadingContact(value: ["name": "Jane Doe"])
             try realm.write { realm.add(contact) }
             @ThreadSafe var contactReference = contact
             return $contactReference
@@ -104,11 +104,10 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
     }
 
     @Test @MainActor func threadSafeFunctionParameter() async throws {
-        Realm.Configuration.defaultConfiguration = configuration
-        let realm = try await Realm()
-        let contact = Contact(value: ["name": "Jane Doe"])
+        let realm = try await Realm(configuration: configuration)
+        let contact = ThreadingContact(value: ["name": "Jane Doe"])
         try realm.write { realm.add(contact) }
-        try await loadNameInBackground(contact: contact)
+        try await loadNameInBackground(contact: contact, configuration: configuration)
         realm.refresh()
         #expect(contact.name == "Jane Doe Jr.")
     }
@@ -120,8 +119,8 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
             queue.async {
                 do {
                     let realm = try Realm(configuration: configuration, queue: queue)
-                    try realm.write { realm.add(Email(value: ["id": 1, "subject": "Hello"])) }
-                    continuation.resume(returning: realm.objects(Email.self).count)
+                    try realm.write { realm.add(ThreadingEmail(value: ["id": 1, "subject": "Hello"])) }
+                    continuation.resume(returning: realm.objects(ThreadingEmail.self).count)
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -134,9 +133,9 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
         let configuration = self.configuration
         let realm = try Realm(configuration: configuration, queue: nil)
         try realm.write {
-            for id in 0..<10 { realm.add(Email(value: ["id": id, "subject": "#\(id)", "read": id % 2 == 0])) }
+            for id in 0..<10 { realm.add(ThreadingEmail(value: ["id": id, "subject": "#\(id)", "read": id % 2 == 0])) }
         }
-        let readEmails = realm.objects(Email.self).where { $0.read == true }
+        let readEmails = realm.objects(ThreadingEmail.self).where { $0.read == true }
         let deleted: Int = try await withCheckedThrowingContinuation { continuation in
             nonisolated(unsafe) var count = 0  // written in the block, read after the commit, same queue
             realm.writeAsync(readEmails, errorHandler: { continuation.resume(throwing: $0) },
@@ -148,7 +147,7 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
         }
         #expect(deleted == 5)
         let check = try Realm(configuration: configuration, queue: nil)
-        #expect(check.objects(Email.self).count == 5)
+        #expect(check.objects(ThreadingEmail.self).count == 5)
     }
 
     @Test func realmWriteAsyncCallbackAPIOnAQueue() async throws {
@@ -159,9 +158,9 @@ func renamedInBackground() async -> String { "Jane Doe Jr." }
                 do {
                     let realm = try Realm(configuration: configuration, queue: queue)
                     let id: AsyncTransactionId = realm.writeAsync({
-                        realm.add(Email(value: ["id": 42, "subject": "async"]))
+                        realm.add(ThreadingEmail(value: ["id": 42, "subject": "async"]))
                     }, onComplete: { error in
-                        continuation.resume(returning: error == nil && realm.objects(Email.self).count == 1)
+                        continuation.resume(returning: error == nil && realm.objects(ThreadingEmail.self).count == 1)
                     })
                     _ = id
                 } catch {
