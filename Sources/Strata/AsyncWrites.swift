@@ -103,6 +103,9 @@ final class AsyncWriteQueue {
 
     init(core: DatabaseCore) { self.core = core }
 
+    /// Where grouped commits wait to be durable (see `commit`).
+    static let syncQueue = DispatchQueue(label: "strata.grouped-commit-sync")
+
     var isBusy: Bool { !operations.isEmpty }
 
     /// What a background task hands back: a write transaction, the outcome of a commit.
@@ -199,12 +202,28 @@ final class AsyncWriteQueue {
         DispatchQueue.global(qos: .userInitiated).async {
             do {
                 try pending.perform(grouped: allowGrouping)
-                if allowGrouping { try pending.waitUntilDurable() }
-                cell.fill(.success(nil))
             } catch {
                 cell.fill(.failure(error))
+                hop(settle)
+                return
             }
-            hop(settle)
+            guard allowGrouping else {
+                cell.fill(.success(nil))
+                hop(settle)
+                return
+            }
+            // Waiting for durability on one serial queue: the first waiter syncs everything
+            // written so far and the ones queued behind it find their commit covered, so a
+            // group needs one blocked thread, not one per commit.
+            AsyncWriteQueue.syncQueue.async {
+                do {
+                    try pending.waitUntilDurable()
+                    cell.fill(.success(nil))
+                } catch {
+                    cell.fill(.failure(error))
+                }
+                hop(settle)
+            }
         }
         return operation.id
     }
