@@ -204,3 +204,12 @@ uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length) {
     return strata_crc32c_software(crc, bytes, length);
 }
 #endif
+
+// The Swift concurrency runtime's entry point (swiftcall; an executor reference is passed as
+// its two words). Flags 0: answer without asserting (the plain entry point traps on "no" in
+// Swift 6 mode, as preconditionIsolated does).
+__attribute__((swiftcall)) extern bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_t implementation, uint64_t flags);
+
+bool strata_is_current_executor(const void *identity, uintptr_t implementation) {
+    return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0);
+}

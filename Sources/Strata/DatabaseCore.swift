@@ -15,6 +15,8 @@ final class DatabaseCore {
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
+    /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
+    lazy var asyncWrites = AsyncWriteQueue(core: self)
 
     /// Set on a frozen instance: it reads one pinned version from any thread, and every read
     /// path of its objects, results and lists holds this lock (its caches are not thread-safe).
@@ -107,11 +109,20 @@ final class DatabaseCore {
         }
         let token = Token(core)
         core.token = token
+        CurrentContext.register(confinement)
         cache.withLock {
             $0 = $0.filter { $0.value.token != nil }
             $0[key] = Weak(token: token)
         }
         core.startAutoRefresh()
+        return core
+    }
+
+    /// The cached instance of `configuration` in `confinement`, which must be the caller's
+    /// context (a core is released in its own context, so only there is the lookup safe).
+    static func cached(_ configuration: Database.Configuration, _ confinement: Confinement) -> DatabaseCore? {
+        let key = configuration.identity + "|" + confinement.cacheKey
+        guard let core = cache.withLock({ $0[key]?.token?.core }), !core.isInvalidated else { return nil }
         return core
     }
 
@@ -253,6 +264,7 @@ final class DatabaseCore {
         verify("beginWrite()")
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        if asyncWrites.isBusy { asyncWrites.drain() }
         let old = session.version
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         try didBeginWrite(from: old)
@@ -305,6 +317,7 @@ final class DatabaseCore {
 
     func invalidate() {
         if isFrozen { return }  // a frozen instance releases its version when it goes away
+        asyncWrites.drain()
         if session.isInWriteTransaction { session.rollback() }
         isInvalidated = true
         contexts.removeAll()

@@ -227,6 +227,28 @@ do {
             database.delete(Dog())
         }
 
+    case "resolve-twice":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Person(value: ["id": 1])) }
+        let reference = ThreadSafeReference(to: database.objects(Person.self)[0])
+        _ = database.resolve(reference)
+        misusing()
+        _ = database.resolve(reference)
+
+    case "reference-in-write":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            let person = Person(value: ["id": 1])
+            database.add(person)
+            misusing()
+            _ = ThreadSafeReference(to: person)
+        }
+
+    case "async-write-thread-confined":
+        let database = try Database(configuration: configuration)
+        misusing()
+        database.writeAsync { }
+
     case "query-non-persisted":
         let database = try Database(configuration: configuration)
         misusing()

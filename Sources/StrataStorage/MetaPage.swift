@@ -20,7 +20,9 @@
 //       88    8 nextToken: random, so stale pages can never pass for the next record
 //       96    4 nextPages: length of the free stretch announced at nextPage
 //      100    4 anchorSlot: the slot of the anchor this meta's chain hangs from
-//      104      reserved, zero, to 128
+//      104    8 syncedThrough: every commit up to this txid was synced before this one was
+//               written (grouped commits, GroupedCommits.swift; 0 in older files)
+//      112      reserved, zero, to 128
 //      128      chainCount × { page u64, txid u64 }: the records since the anchor, this one included
 //               listCount  × { page u64, crc32c u32, pages u32 }: what this commit wrote
 //
@@ -49,6 +51,7 @@ struct MetaPage: Equatable, Sendable {
     var nextToken: UInt64 = 0
     var nextPages: UInt32 = 0
     var anchorSlot: UInt32 = 1
+    var syncedThrough: UInt64 = 0
     var chain: [ChainRecord] = []
     var written: [WrittenRun]
 
@@ -67,6 +70,13 @@ struct MetaPage: Equatable, Sendable {
 
     /// The commit that wrote this meta did not sync (durability `.none`).
     static let flagUnsynced: UInt32 = 1
+    /// A grouped commit (see GroupedCommits.swift): written without a sync of its own; a later
+    /// sync (of the group, or of the next ungrouped commit) makes it durable. Until then a
+    /// power loss may leave it, and the grouped commits before it back to the last synced
+    /// one, incomplete.
+    static let flagGrouped: UInt32 = 2
+
+    var isGrouped: Bool { flags & Self.flagGrouped != 0 }
 
     static let signature: UInt32 = 0x4154_454D  // "META"
     static let headerSize = 128
@@ -75,6 +85,9 @@ struct MetaPage: Equatable, Sendable {
     /// allocated until then, so a short chain keeps free space in large stretches; an anchor
     /// costs the disk a second request, so a long one keeps commits at one request.
     static let chainLimit = 4
+    /// The chain length grouped commits may reach: each record of a group lists the chain, so
+    /// a group is at most this long before an anchor (and its sync) ends it.
+    static let groupChainLimit = chainCapacity - 1
 
     static func listCapacity(pageSize: Int) -> Int { (pageSize - headerSize) / 16 - chainCapacity }
 
@@ -96,6 +109,7 @@ struct MetaPage: Equatable, Sendable {
         page.storeBytes(of: nextToken, toByteOffset: 88, as: UInt64.self)
         page.storeBytes(of: nextPages, toByteOffset: 96, as: UInt32.self)
         page.storeBytes(of: anchorSlot, toByteOffset: 100, as: UInt32.self)
+        page.storeBytes(of: syncedThrough, toByteOffset: 104, as: UInt64.self)
         var at = Self.headerSize
         for record in chain {
             page.storeBytes(of: record.page, toByteOffset: at, as: UInt64.self)
@@ -135,6 +149,7 @@ struct MetaPage: Equatable, Sendable {
         meta.nextToken = page.loadUnaligned(fromByteOffset: 88, as: UInt64.self)
         meta.nextPages = page.loadUnaligned(fromByteOffset: 96, as: UInt32.self)
         meta.anchorSlot = page.loadUnaligned(fromByteOffset: 100, as: UInt32.self)
+        meta.syncedThrough = page.loadUnaligned(fromByteOffset: 104, as: UInt64.self)
         var at = headerSize
         meta.chain.reserveCapacity(chainCount)
         for _ in 0..<chainCount {

@@ -42,7 +42,7 @@ public final class StorageEngine: @unchecked Sendable {
     let maximumPages: UInt64
     private let registryKey: String?
 
-    private struct State {
+    struct State {
         var latestMeta: MetaPage
         var mappedBytes: UInt64
         var knownFileSize: UInt64
@@ -55,13 +55,19 @@ public final class StorageEngine: @unchecked Sendable {
         var poisoned: StorageError?
         /// The writer's arena, kept between write transactions (there is one writer at a time).
         var spareArena: Arena?
+        /// Grouped commits: see GroupedCommits.swift.
+        var group = GroupState(openedAt: 0)
         /// State of the generator for chain tokens (SplitMix64, seeded from the system).
         var tokenState: UInt64 = {
             var system = SystemRandomNumberGenerator()
             return system.next()
         }()
     }
-    private let state: Locked<State>
+    let state: Locked<State>
+    /// Serialises syncs of grouped commits (GroupedCommits.swift); counts them. (Not a
+    /// `Locked<Void>`: a zero-size value shares its address with the mutex pointer, and the
+    /// thread sanitizer then reports the pointer's load before locking as a race.)
+    let syncGate = Locked<UInt64>(0)
 
     // MARK: Opening
 
@@ -147,7 +153,9 @@ public final class StorageEngine: @unchecked Sendable {
             self.maximumPages = options.maximumFileSize / UInt64(pageSize)
             self.verifier = PageVerifier(maximumPages: maximumPages)
             self.writeLock = WriteLock(descriptor: lockFile.descriptor)
-            self.state = Locked(State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size))
+            var state = State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size)
+            state.group = GroupState(openedAt: meta.txid)
+            self.state = Locked(state)
         } catch {
             opened?.close()
             lockFile.close()
@@ -238,29 +246,51 @@ public final class StorageEngine: @unchecked Sendable {
                 current = record
             }
             var failures = 0
-            for meta in states.reversed() {
+            for (position, meta) in states.enumerated().reversed() {
+                let newest = position == states.count - 1
+                // Grouped commits (GroupedCommits.swift) may be incomplete, several at once; so
+                // may the newest commit, and a commit after grouped ones depends on them.
+                let followsGroup = position > 0 && states[position - 1].isGrouped
+                let mayFail = newest || meta.isGrouped
                 let needed = meta.pageCount * UInt64(pageSize)
                 if needed > size {
                     // Past the end: a lost extension of the unfinished newest commit (every page
-                    // past the end is one it wrote), or a file cut short.
-                    if failures > 0 || !coversTail(meta, from: filePages) {
+                    // past the end is one it wrote) or of unsynced grouped commits, or a file cut
+                    // short.
+                    let excused = meta.isGrouped || (newest && (coversTail(meta, from: filePages) || followsGroup))
+                    if !excused {
                         truncation = truncation ?? .truncated(expectedBytes: needed, actualBytes: size)
                         break
                     }
                     failures += 1
                     continue
                 }
-                if verifyWritten(meta, base: base, pageSize: pageSize) { return meta }
-                failures += 1
-                if failures > 1 {
+                if verifyWritten(meta, base: base, pageSize: pageSize)
+                    && groupBeforeIsComplete(states[..<position], after: meta.syncedThrough, base: base, pageSize: pageSize, fileSize: size) {
+                    return meta
+                }
+                if !mayFail {
                     throw StorageError.corrupted(page: meta.selfPage, reason: "the commits of versions \(meta.txid) and \(meta.txid + 1) both fail their checksums")
                 }
+                failures += 1
             }
             if let truncation { throw truncation }
             ceiling = anchor.txid
         }
         if let truncation { throw truncation }
         throw StorageError.corrupted(page: nil, reason: "the newest commits' pages fail their checksums")
+    }
+
+    /// Whether the grouped commits just before a state that were not yet synced when it was
+    /// written (the grouped tail of `earlier` after `syncedThrough`) all hold what they listed:
+    /// the state's tree may use their pages.
+    private static func groupBeforeIsComplete(_ earlier: ArraySlice<MetaPage>, after syncedThrough: UInt64,
+                                              base: UnsafeRawPointer, pageSize: Int, fileSize: UInt64) -> Bool {
+        for meta in earlier.reversed() {
+            guard meta.isGrouped, meta.txid > syncedThrough else { return true }
+            guard meta.pageCount * UInt64(pageSize) <= fileSize, verifyWritten(meta, base: base, pageSize: pageSize) else { return false }
+        }
+        return true
     }
 
     /// Whether the pages [from, pageCount) all belong to runs the meta lists.
@@ -483,6 +513,10 @@ public final class StorageEngine: @unchecked Sendable {
         return try makeWrite(serial: serial)
     }
 
+    func beginTransactionForCallback() throws -> UInt64 { try beginTransaction() }
+    func endTransactionForCallback() { endTransaction() }
+    func makeWriteForCallback(serial: UInt64) throws -> WriteTransaction { try makeWrite(serial: serial) }
+
     private func makeWrite(serial: UInt64) throws -> WriteTransaction {
         do {
             if let poisoned = state.withLock({ $0.poisoned }) { throw poisoned }
@@ -490,12 +524,13 @@ public final class StorageEngine: @unchecked Sendable {
             guard let meta = try meta(for: published) else {
                 throw StorageError.corrupted(page: lockFile.publishedMetaPage, reason: "published version \(published) has no valid meta")
             }
+            try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
-            let pinned = lockFile.pinnedVersions()
+            let pinned = groupPins(merging: lockFile.pinnedVersions())
             space.release(pinned: pinned)
             if space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
-                space.release(pinned: lockFile.pinnedVersions())
+                space.release(pinned: groupPins(merging: lockFile.pinnedVersions()))
             }
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
         } catch {
@@ -579,17 +614,26 @@ public final class StorageEngine: @unchecked Sendable {
 
     // MARK: Commit
 
-    func commitWrite(_ transaction: WriteTransaction) throws {
+    func commitWrite(_ transaction: WriteTransaction, grouped requested: Bool = false) throws {
         let failpoint = options.failpoint
         let base = transaction.snapshot.meta
         let durable = options.durability == .full
         let synced = base.flags & MetaPage.flagUnsynced == 0
-        let chainable = durable && synced && base.nextPage != 0 && base.chain.count < MetaPage.chainLimit
+        // Grouped commits chain records up to the meta's capacity: an anchor ends the group.
+        let chainLimit = requested ? MetaPage.groupChainLimit : MetaPage.chainLimit
+        let chainable = durable && synced && base.nextPage != 0 && base.chain.count < chainLimit
         var meta = try transaction.layOut(chain: chainable ? base : nil)
         let oneSync = durable && synced && transaction.dirty.count <= MetaPage.listCapacity(pageSize: pageSize)
         if oneSync || meta.isRecord {
             meta.written = transaction.dirty.map { MetaPage.WrittenRun(page: $0.page, checksum: $0.checksum, pages: UInt32($0.pages)) }
         }
+        // Only a commit that lists its pages can skip its sync (recovery checks them).
+        let grouped = requested && durable && (oneSync || meta.isRecord)
+        if grouped { meta.flags |= MetaPage.flagGrouped }
+        // An anchor overwrites the other slot, which may hold the way back to the last synced
+        // commit: make the commits before it durable first.
+        if durable && !meta.isRecord { try synchronizeBeforeAnchor() }
+        if durable { meta.syncedThrough = state.withLock { $0.group.durable } }
         try failpoint?(.beforeDataWrite)
         // The slot our chain does not hang from (where an anchor of ours would go).
         try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: durable)
@@ -619,7 +663,7 @@ public final class StorageEngine: @unchecked Sendable {
             try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
             try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
             try failpoint?(.afterMetaWrite)
-            if durable {
+            if durable && !grouped {
                 try failpoint?(.beforeFinalSync)
                 try file.synchronize()
                 try failpoint?(.afterFinalSync)
@@ -650,6 +694,7 @@ public final class StorageEngine: @unchecked Sendable {
         state.withLock { state in
             state.latestMeta = meta
             state.freeSpaceCache = (meta.txid, transaction.freeSpace, transaction.newFreeListPages)
+            if durable { state.group.committed(meta.txid, carrying: meta.syncedThrough, grouped: grouped) }
         }
         lockFile.publish(meta.txid, metaPage: meta.selfPage)
     }

@@ -13,6 +13,7 @@ final class WriteLock: Sendable {
     private enum Waiter {
         case thread(DispatchSemaphore)
         case task(CheckedContinuation<Void, any Error>)
+        case callback(@Sendable (Result<Void, any Error>) -> Void)
     }
     private struct State {
         var held = false
@@ -66,6 +67,35 @@ final class WriteLock: Sendable {
         }
     }
 
+    /// Calls `granted` once the caller holds the lock (or with the error that kept it from it),
+    /// without a thread or task waiting meanwhile: on the thread that releases the lock to it,
+    /// or (while another process holds it) on a dedicated dispatch thread.
+    func acquire(then granted: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let immediate = state.withLock { state -> Bool in
+            if !state.held { state.held = true; return true }
+            state.waiters.append(.callback(granted))
+            return false
+        }
+        if immediate { finishAcquiring(granted) }
+    }
+
+    /// The in-process lock is ours: take the lock across processes, then report.
+    private func finishAcquiring(_ granted: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        if (try? lockAcrossProcesses(wait: false)) == true {
+            granted(.success(()))
+            return
+        }
+        Self.blockingQueue.async {
+            do {
+                _ = try self.lockAcrossProcesses(wait: true)
+                granted(.success(()))
+            } catch {
+                self.handOff()
+                granted(.failure(error))
+            }
+        }
+    }
+
     /// Releases the lock and hands it to the next waiter in this process, if any.
     func release() {
         _ = strata_ofd_unlock(descriptor, LockFile.writeLockOffset, 1)
@@ -91,6 +121,7 @@ final class WriteLock: Sendable {
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()
+        case .callback(let granted): finishAcquiring(granted)
         case nil: break
         }
     }

@@ -91,10 +91,18 @@ public final class WriteTransaction: TransactionReading {
     /// write lock. On failure nothing is visible, the file stays at the previous version, and
     /// the transaction is closed.
     public func commit() throws {
+        try commit(grouped: false)
+    }
+
+    /// Commits as part of a group (see GroupedCommits.swift): with `grouped`, the changes are
+    /// written and visible when this returns, but not yet durable: call
+    /// `StorageEngine.synchronize(through:)` with `committingVersion` to wait until they are.
+    /// Later commits may start at once, and one sync makes a whole group durable.
+    public func commit(grouped: Bool) throws {
         guard isOpen else { throw StorageError.transactionClosed }
         defer { finish() }
         guard states.contains(where: { $0.changed || $0.dropped }) else { return }
-        try engine.commitWrite(self)
+        try engine.commitWrite(self, grouped: grouped)
     }
 
     /// Discards every change and releases the write lock.

@@ -211,6 +211,15 @@ public final class StoreSession {
         transactionChanged()
     }
 
+    /// Makes `transaction` the session's write transaction: one this session's engine began
+    /// elsewhere (an async write waits for the lock on a background task, then hands the
+    /// transaction to the session's context).
+    func adoptWrite(_ transaction: WriteTransaction) {
+        require(write == nil, "a write transaction is already open")
+        write = transaction
+        transactionChanged()
+    }
+
     func requireWrite() throws(StoreError) {
         guard write != nil else {
             fatalError("Cannot modify objects outside a write transaction: call write { } or beginWrite() first.")
@@ -270,7 +279,7 @@ public final class StoreSession {
             throw StoreError.wrap(error)
         }
         self.write = nil
-        let pending = PendingCommit(write: write, changes: changes, schema: pendingSchema)
+        let pending = PendingCommit(write: write, changes: changes, schema: pendingSchema, engine: store.engine)
         pendingSchema = nil
         transactionChanged()
         return pending
@@ -438,21 +447,35 @@ public final class PendingCommit: @unchecked Sendable {  // used by one thread a
     /// Whether `perform()` has returned (an acquiring load).
     public var isFinished: Bool { finished.load(ordering: .acquiring) }
 
-    init(write: WriteTransaction, changes: ChangeSet, schema: Schema?) {
+    private let engine: StorageEngine
+    /// The version the commit makes.
+    public let version: UInt64
+
+    init(write: WriteTransaction, changes: ChangeSet, schema: Schema?, engine: StorageEngine) {
         self.write = write
         self.changes = changes
         self.schema = schema
+        self.engine = engine
+        self.version = write.committingVersion
     }
 
-    /// Writes and syncs the commit (per the durability), then releases the write lock.
-    public func perform() throws(StoreError) {
+    /// Writes and syncs the commit (per the durability), then releases the write lock. With
+    /// `grouped`, the commit is written and visible but not synced when this returns (and the
+    /// lock is free for the next writer): `waitUntilDurable()` then shares a sync with the
+    /// other grouped commits waiting.
+    public func perform(grouped: Bool = false) throws(StoreError) {
         defer { finished.store(true, ordering: .releasing) }
         guard let write else { throw .transactionEnded }
         self.write = nil
         do {
-            try write.commit()
+            try write.commit(grouped: grouped)
         } catch {
             throw StoreError.wrap(error)
         }
+    }
+
+    /// Waits until the commit is durable (after a grouped `perform`).
+    public func waitUntilDurable() throws(StoreError) {
+        do { try engine.synchronize(through: version) } catch { throw StoreError.wrap(error) }
     }
 }

@@ -47,6 +47,12 @@ import Testing
         Misuse(name: "update-without-primary-key",
                message: "'Dog' does not have a primary key and cannot be updated; add it with update: .error."),
         Misuse(name: "delete-unmanaged", message: "Cannot delete an unmanaged object; only objects added to a database can be deleted."),
+        // Handing over and async writes.
+        Misuse(name: "resolve-twice",
+               message: "This ThreadSafeReference to a 'Person' object was already resolved. A reference can be resolved only once"),
+        Misuse(name: "reference-in-write", message: "Cannot make a ThreadSafeReference inside a write transaction"),
+        Misuse(name: "async-write-thread-confined",
+               message: "Async writes need a context to call back on: use them on a database confined to a serial queue"),
         // Queries.
         Misuse(name: "query-non-persisted",
                message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),

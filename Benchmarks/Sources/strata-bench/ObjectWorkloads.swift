@@ -84,6 +84,13 @@ final class ObjectDataset: Sendable {
     }
 
     func age(ofID id: Int) -> Int { people[id - 1].age }
+
+    /// What a scan of a store holding exactly `people` reads.
+    static func sums(of people: [Person]) -> ObjectScanSums {
+        var sums = ObjectScanSums()
+        for person in people { sums.add(name: person.name, age: person.age, score: person.score) }
+        return sums
+    }
 }
 
 // MARK: - Engines
@@ -114,7 +121,24 @@ protocol ObjectEngine: AnyObject {
     /// `delete-all`: deletes every object, one at a time, in one write transaction. `people`
     /// as for `incrementAllAges`.
     func deleteAll(_ people: [Person]) async throws
+    /// `durable-commit`: inserts each of `people` in a transaction of its own, each committed
+    /// durably before the next starts.
+    func insertEach(_ people: [Person]) async throws
+    /// `grouped-async`: inserts each of `people` in a transaction of its own, from `writers`
+    /// concurrent writers, letting the engine group commits; returns once every commit is
+    /// durable. Engines without grouped commits commit each durably (the default).
+    func insertGrouped(_ people: [Person], writers: Int) async throws
     func close() async throws
+}
+
+extension ObjectEngine {
+    func insertEach(_ people: [Person]) async throws {
+        for person in people { try await insertAll([person]) }
+    }
+
+    func insertGrouped(_ people: [Person], writers: Int) async throws {
+        try await insertEach(people)
+    }
 }
 
 /// The object engines, by name. The peers are listed here; Strata's object engine joins with
@@ -298,6 +322,22 @@ private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Worklo
         expected.ageSum += n
         try check(try await store.scan(), expected, "scan after update-all")
         return perSecond(n, elapsed)
+
+    case .objectDurableCommit:
+        let people = Array(data.people.prefix(max(1, n / 100)))
+        let start = monotonicNanos()
+        try await store.insertEach(people)
+        let elapsed = monotonicNanos() - start
+        try check(try await store.scan(), ObjectDataset.sums(of: people), "scan after durable-commit")
+        return perSecond(people.count, elapsed)
+
+    case .groupedAsync:
+        let people = Array(data.people.prefix(max(1, n / 10)))
+        let start = monotonicNanos()
+        try await store.insertGrouped(people, writers: 8)
+        let elapsed = monotonicNanos() - start
+        try check(try await store.scan(), ObjectDataset.sums(of: people), "scan after grouped-async")
+        return perSecond(people.count, elapsed)
 
     case .deleteAll:
         try await store.insertAll(data.people)

@@ -139,11 +139,15 @@ enum Workload: String, CaseIterable {
     case peakMemory = "peak-rss"
     // Object level, workload 12 (SpaceGrowth.swift).
     case spaceGrowth = "space-growth"
+    // Object level: BENCHMARKS.md object workloads 2 and 3.
+    case objectDurableCommit = "durable-commit"
+    case groupedAsync = "grouped-async"
 
     var isObjectWorkload: Bool {
         switch self {
         case .bulkPut, .durableCommit, .randomGet, .scan: return false
-        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory, .spaceGrowth: return true
+        case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory, .spaceGrowth,
+             .objectDurableCommit, .groupedAsync: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         }
     }
@@ -184,6 +188,8 @@ enum Workload: String, CaseIterable {
         case .open: return "open an existing store of L objects and read one object by primary key, ms"
         case .peakMemory: return "peak growth of anonymous memory while opening a store of L objects and scanning it, bytes"
         case .spaceGrowth: return "file growth over 10·M one-object update commits of an N-object store while a snapshot from before them is held, bytes"
+        case .objectDurableCommit: return "N/100 one-object transactions, each committed durably (full sync), commits/s"
+        case .groupedAsync: return "N/10 one-object async writes from 8 concurrent writers, grouping allowed, each durable before it completes, objects/s"
         }
     }
 }

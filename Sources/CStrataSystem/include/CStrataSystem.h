@@ -12,6 +12,7 @@
 #define CSTRATASYSTEM_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdatomic.h>
 
@@ -67,5 +68,9 @@ int strata_sync_data(int fd);
 
 /// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
 uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
+
+/// Whether the serial executor (identity, implementation) runs the caller: the question Swift's
+/// `preconditionIsolated` asks the concurrency runtime before it traps, asked without trapping.
+bool strata_is_current_executor(const void *identity, uintptr_t implementation);
 
 #endif

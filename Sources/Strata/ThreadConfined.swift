@@ -1,0 +1,141 @@
+// What can be handed to another thread or actor through a `ThreadSafeReference`: managed
+// objects, results and lists. The hand-over captures only Sendable facts (the file, the object
+// keys, the query) in the source context; the destination instance turns them back into live
+// values of its own.
+
+import StrataStore
+
+/// A value confined to one database instance's context that can cross to another context
+/// through `ThreadSafeReference` or `@ThreadSafe`: `Object`, `Results` and `List`.
+///
+/// You do not conform your own types to this protocol; its requirements are Strata's.
+public protocol ThreadConfined {
+    /// The database instance the value belongs to; nil while unmanaged.
+    var _confinedDatabase: Database? { get }
+    /// Captures what is needed to find the value again elsewhere. Strata calls it in the
+    /// value's own context.
+    var _handover: Handover { get }
+    /// Finds the value described by `handover` in `database`; nil when it no longer exists.
+    static func _resolve(_ handover: Handover, in database: Database) -> Self?
+}
+
+/// What a `ThreadSafeReference` carries: which file, which version, and how to find the value
+/// again (an object's key, a list's owner and property, or a query). Immutable and `Sendable`.
+/// Created by Strata; you never make one yourself.
+public struct Handover: Sendable {
+    enum Target: @unchecked Sendable {
+        // @unchecked: the metatypes are immutable and the query is an immutable value (the
+        // Results' own predicate, kept opaque so that this type need not know its shape).
+        case object(type: Object.Type, key: Int64)
+        case list(ownerType: Object.Type, ownerKey: Int64, column: Int)
+        case results(query: Any?)
+    }
+
+    /// The identity of the file (its path or in-memory identifier).
+    let fileIdentity: String
+    /// The version the source instance read when the reference was made.
+    let version: UInt64
+    let target: Target
+    /// A description of the source value, for messages.
+    let summary: String
+}
+
+extension Object: ThreadConfined {
+    /// The object's instance (`database`).
+    public var _confinedDatabase: Database? { database }
+
+    /// The object's hand-over: its class and key.
+    public var _handover: Handover {
+        guard let table = _slot.pointee.table else {
+            fatalError("Cannot make a ThreadSafeReference to an unmanaged object: it is not confined to any thread, so pass it directly (or add it to a database first).")
+        }
+        require(!isInvalidated, "Cannot make a ThreadSafeReference to a deleted or invalidated object; check isInvalidated first.")
+        let database = table.database
+        return Handover(fileIdentity: database.configuration.identity, version: database.version,
+                        target: .object(type: type(of: self), key: _slot.pointee.key), summary: "a '\(table.table.schema.name)' object")
+    }
+
+    /// The object with the hand-over's key in `database`, or nil if it was deleted.
+    public static func _resolve(_ handover: Handover, in database: Database) -> Self? {
+        guard case .object(let type, let key) = handover.target else { return nil }
+        return database.materialize(dynamic: type, key: ObjectKey(key)) as? Self
+    }
+}
+
+extension Results: ThreadConfined {
+    /// The results' instance.
+    public var _confinedDatabase: Database? { database }
+
+    /// The results' hand-over: their query.
+    public var _handover: Handover {
+        require(listKeys == nil, "Results made from a List (list.where { }, list.sorted(...)) cannot be handed over: "
+                + "hand over the list (ThreadSafeReference(to: list)) and query it again in the destination.")
+        return Handover(fileIdentity: database.configuration.identity, version: database.version,
+                        target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings)),
+                        summary: "results of '\(Element.className())'")
+    }
+
+    /// The same query, live in `database`.
+    public static func _resolve(_ handover: Handover, in database: Database) -> Results<Element>? {
+        guard case .results(let query) = handover.target else { return nil }
+        return Results(database: database, handingOver: query)
+    }
+}
+
+extension List: ThreadConfined {
+    /// The list's instance (`database`).
+    public var _confinedDatabase: Database? { database }
+
+    /// The list's hand-over: its owner and property.
+    public var _handover: Handover {
+        guard let (ownerType, ownerKey, column, database) = handoverSource else {
+            fatalError("Cannot make a ThreadSafeReference to an unmanaged list: it is not confined to any thread, so pass it directly.")
+        }
+        return Handover(fileIdentity: database.configuration.identity, version: database.version,
+                        target: .list(ownerType: ownerType, ownerKey: ownerKey, column: column), summary: "a list")
+    }
+
+    /// The same list of the same object in `database`, or nil if the object was deleted.
+    public static func _resolve(_ handover: Handover, in database: Database) -> List<Element>? {
+        guard case .list(let ownerType, let ownerKey, let column) = handover.target,
+              let owner = database.materialize(dynamic: ownerType, key: ObjectKey(ownerKey)) else { return nil }
+        return List(owner: owner, column: column)
+    }
+}
+
+extension List {
+    /// The owner's class and key, the property and the owner's instance; nil while unmanaged.
+    fileprivate var handoverSource: (Object.Type, Int64, Int, Database)? {
+        guard let owner, let table = owner._slot.pointee.table else { return nil }
+        return (type(of: owner), owner._slot.pointee.key, column, table.database)
+    }
+}
+
+/// A Results' query as handed over: its condition and its sort order (immutable values).
+struct HandedOverQuery {
+    let predicate: QueryPredicate?
+    let orderings: [QueryOrdering]
+}
+
+extension Results {
+    /// Rebuilds results from a hand-over's query (the value `_handover` stored opaquely).
+    init(database: Database, handingOver query: Any?) {
+        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
+        let query = query as? HandedOverQuery
+        self.init(database: database, context: context, predicate: query?.predicate, orderings: query?.orderings ?? [])
+    }
+}
+
+extension Database {
+    /// The managed object of class `type` (as stored, a subclass included) for `key`, or nil.
+    func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
+        guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+        // `type.init()` makes an instance of the dynamic class; the generic `materialize`
+        // makes its static type parameter's.
+        let object = type.init()
+        object._slot.pointee.table = context
+        object._slot.pointee.core = core
+        object._slot.pointee.key = key.rawValue
+        return object
+    }
+}
