@@ -312,7 +312,7 @@ public struct Database {
     public func refresh() -> Bool {
         core.verify("refresh()")
         require(!isInWriteTransaction, "refresh() cannot be called inside a write transaction.")
-        return (try? core.session.refresh()) ?? false
+        return core.refreshAndNotify()
     }
 
     /// Releases the instance's snapshot. Its objects and results become invalid; opening the

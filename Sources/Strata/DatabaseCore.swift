@@ -15,6 +15,8 @@ final class DatabaseCore {
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
     private(set) var isInvalidated = false
+    /// Change observers (Notifier.swift); nil until the first observation.
+    var notifier: Notifier?
 
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.
@@ -57,7 +59,7 @@ final class DatabaseCore {
         if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
-            if !core.session.isInWriteTransaction { _ = try? core.session.refresh() }
+            if !core.session.isInWriteTransaction { core.refreshAndNotify() }
             return core
         }
         let handle = try StoreHandle.acquire(configuration)
@@ -213,11 +215,13 @@ final class DatabaseCore {
         verify("beginWrite()")
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        advanceBeforeWrite()
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        advanceBeforeWrite()
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
     }
 
@@ -229,13 +233,16 @@ final class DatabaseCore {
     func commitWrite() throws(Database.Error) {
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
+        let old = session.version
         do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        didAdvance(from: old, to: session.version)
     }
 
     /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
     /// suspended meanwhile and the instance keeps reading the version it started from.
     func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         let pending: PendingCommit
+        let old = session.version
         do { pending = try session.prepareCommit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         let path = configuration.path
         let outcome: Database.Error? = await withCheckedContinuation { continuation in
@@ -250,6 +257,7 @@ final class DatabaseCore {
         }
         do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
+        if !session.isInWriteTransaction { didAdvance(from: old, to: session.version) }
     }
 
     func cancelWrite() {

@@ -244,6 +244,43 @@ do {
         misusing()
         _ = database.objects(Dog.self).sorted(byKeyPath: "age")
 
+    // Notifications.
+    case "observe-in-write":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        database.beginWrite()
+        misusing()
+        _ = database.objects(Dog.self).observe { _ in }
+
+    case "observe-read-only":
+        do {
+            let database = try Database(configuration: configuration)
+            try database.write { database.add(Dog()) }
+        }
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let database = try Database(configuration: readOnly)
+        misusing()
+        _ = database.objects(Dog.self).observe { _ in }
+
+    case "observe-outside-actor":
+        let keeper = Keeper()
+        try await keeper.open(configuration)
+        try await keeper.addPerson()
+        let person = keeper.person!
+        misusing()
+        _ = person.observe { (_: ObjectChange<Person>) in }
+
+    case "observe-unmanaged":
+        misusing()
+        _ = Dog().observe { (_: ObjectChange<Dog>) in }
+
+    case "observe-bad-key-path":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        misusing()
+        _ = database.objects(Dog.self).observe(keyPaths: ["name.first"]) { _ in }
+
     default:
         fail("unknown case '\(misuse)'")
     }

@@ -52,6 +52,15 @@ import Testing
                message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),
         Misuse(name: "query-sum-of-string", message: "Invalid query: sum applies to numbers; 'Dog.name' is a string"),
         Misuse(name: "query-sort-unknown", message: "Invalid query: 'Dog' has no property 'age'; its properties are: name"),
+        // Notifications.
+        Misuse(name: "observe-in-write",
+               message: "Results.observe(keyPaths:on:_:) cannot be called inside a write transaction: register observers before beginWrite()"),
+        Misuse(name: "observe-read-only",
+               message: "Results.observe(keyPaths:on:_:): a read-only database never changes, so it cannot be observed"),
+        Misuse(name: "observe-outside-actor", message: wrongActor),
+        Misuse(name: "observe-unmanaged", message: "Only managed objects can be observed: add the object to a database first."),
+        Misuse(name: "observe-bad-key-path",
+               message: "Cannot observe key path 'name.first': 'Dog.name' is not a link, so the path cannot go on past it."),
     ]
 
     @Test(arguments: misuses)

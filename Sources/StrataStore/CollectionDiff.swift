@@ -1,0 +1,106 @@
+// The index changes between two versions of an ordered collection: what a collection
+// notification reports. Pure, so that it can be computed anywhere and tested on its own.
+
+/// How an ordered collection changed between two versions, as index sets.
+///
+/// Apply it to the old contents in this order to get the new contents: remove the elements at
+/// `deletions` (indices into the old contents, highest first), insert the new elements at
+/// `insertions` (indices into the new contents, lowest first), then refresh the elements at
+/// `modifications` (indices into the new contents). An element that moved is reported as a
+/// deletion and an insertion; the longest run of elements that kept their relative order stays
+/// in place, so moves are reported for as few elements as possible.
+public struct CollectionDiff: Sendable, Equatable {
+    /// Indices into the old contents of the elements that left, ascending.
+    public var deletions: [Int]
+    /// Indices into the new contents of the elements that arrived (or moved), ascending.
+    public var insertions: [Int]
+    /// Indices into the new contents of the elements that stayed in place and changed, ascending.
+    public var modifications: [Int]
+
+    public init(deletions: [Int] = [], insertions: [Int] = [], modifications: [Int] = []) {
+        self.deletions = deletions
+        self.insertions = insertions
+        self.modifications = modifications
+    }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
+
+    /// The changes from `old` to `new`. Elements are matched by value; an element that occurs
+    /// more than once (an object twice in a list) is matched occurrence by occurrence.
+    /// `isModified` says whether an element present in both changed.
+    public static func between<Element: Hashable>(_ old: [Element], _ new: [Element],
+                                                  isModified: (Element) -> Bool) -> CollectionDiff {
+        if old == new {
+            var diff = CollectionDiff()
+            for (index, element) in new.enumerated() where isModified(element) { diff.modifications.append(index) }
+            return diff
+        }
+        // Where each occurrence of an element sits in the new contents.
+        var positions: [Element: [Int]] = [:]
+        positions.reserveCapacity(new.count)
+        for (index, element) in new.enumerated() { positions[element, default: []].append(index) }
+        var used: [Element: Int] = [:]
+        // For each old index, the new index of the same occurrence (or -1 when it left).
+        var matched = [Int](repeating: -1, count: old.count)
+        for (index, element) in old.enumerated() {
+            guard let candidates = positions[element] else { continue }
+            let occurrence = used[element, default: 0]
+            if occurrence < candidates.count {
+                matched[index] = candidates[occurrence]
+                used[element] = occurrence + 1
+            }
+        }
+        // The matched elements that keep their relative order: a longest increasing
+        // subsequence of their new indices. The others moved.
+        let kept = longestIncreasingSubsequence(matched.filter { $0 >= 0 })
+        var stays = [Bool](repeating: false, count: new.count)
+        for index in kept { stays[index] = true }
+        var diff = CollectionDiff()
+        for (index, target) in matched.enumerated() where target < 0 || !stays[target] { diff.deletions.append(index) }
+        for index in new.indices {
+            if !stays[index] {
+                diff.insertions.append(index)
+            } else if isModified(new[index]) {
+                diff.modifications.append(index)
+            }
+        }
+        return diff
+    }
+
+    /// The values of a longest strictly increasing subsequence of `values` (patience sorting,
+    /// O(n log n)).
+    static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+        guard !values.isEmpty else { return [] }
+        var tails: [Int] = []          // index into `values` of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: [Int] = []
+        result.reserveCapacity(tails.count)
+        var cursor = tails[tails.count - 1]
+        while cursor >= 0 {
+            result.append(values[cursor])
+            cursor = previous[cursor]
+        }
+        return result.reversed()
+    }
+
+    /// Applies the changes to `old`, taking inserted and modified elements from `new`: the
+    /// result equals `new` when the diff is right. For tests and for consumers that mirror a
+    /// collection.
+    public func applied<Element>(to old: [Element], from new: [Element]) -> [Element] {
+        var result = old
+        for index in deletions.reversed() { result.remove(at: index) }
+        for index in insertions { result.insert(new[index], at: index) }
+        for index in modifications { result[index] = new[index] }
+        return result
+    }
+}
