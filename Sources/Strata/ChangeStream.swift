@@ -1,81 +1,115 @@
 // Changes as an `AsyncSequence`: `for await change in results.changes { … }`.
 //
-// The sequence is an observation whose callback feeds a buffer; iterating it on the
-// database's actor (or thread) receives the live objects and collections the callbacks would
-// have. The observation ends when the iterating task is cancelled or the sequence and its
-// iterators are gone.
+// The sequence pulls: a lightweight observer only signals that the instance moved on, and the
+// iterator computes the change when the consumer asks for the next one — from what the consumer
+// last received to the instance's version at that moment. So a consumer that falls behind gets
+// one change covering several commits, and the live collection or object in a change always
+// shows the version the indices were computed for (no buffered, stale index sets).
 //
-// Design note for a Sendable-snapshot flavour: once instances can be frozen, a
-// `changes(frozen: true)`-style variant maps each change to frozen values in the callback
-// (before it enters the buffer), so the elements are Sendable and the same `ChangeStream`
-// carries them across actors; nothing here depends on the elements being live.
+// Design note for a Sendable-snapshot flavour: once instances can be frozen, a variant maps
+// each computed change to frozen values in `next()` before returning it, so the elements are
+// Sendable and can be handed to other actors; the pulling design does not change.
+
+import StrataStore
 
 /// An asynchronous sequence of changes to an object, a collection or a database. Iterate it
 /// in the context of the database instance it came from (the caller's actor, or the instance's
-/// thread); it ends when the iterating task is cancelled.
+/// thread); it ends when the iterating task is cancelled, after an object's deletion, and after
+/// a list's object is deleted. Iterate each sequence once.
 public struct ChangeStream<Change>: AsyncSequence {
     public typealias Element = Change
     public typealias Failure = Never
 
-    private let stream: AsyncStream<Handover>
-    private let registration: Registration
+    private let source: Source
 
-    /// A change on its way from the callback to the iterator. Both run in the database
-    /// instance's context (the iterator checks), so the value never crosses contexts even though
-    /// the buffer between them could carry it anywhere.
-    struct Handover: @unchecked Sendable {
-        let change: Change
-    }
-
-    /// Ends the observation when the last copy of the sequence and its iterators is gone, and
-    /// checks that iteration happens in the instance's context.
-    final class Registration {
-        let token: NotificationToken
+    /// The observation behind a sequence: the signal, the observer that computes changes, and
+    /// the change that observer last produced.
+    final class Source {
         let core: DatabaseCore
-        init(_ token: NotificationToken, core: DatabaseCore) {
-            self.token = token
+        let observer: ChangeObserver
+        let ticks: AsyncStream<Void>
+        let token: NotificationToken
+        var initial: Change?
+        var produced: Change?
+        var finished = false
+
+        init(core: DatabaseCore, initial: Change?, make: (_ deliver: @escaping (Change) -> Void) -> ChangeObserver) {
             self.core = core
+            self.initial = initial
+            var output: ((Change) -> Void)?
+            let observer = make { output?($0) }
+            self.observer = observer
+            let (ticks, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            self.ticks = ticks
+            let signal = SignalObserver(version: core.session.version) { continuation.yield() }
+            core.observers.add(signal)
+            let token = NotificationToken(signal)
+            continuation.onTermination = { [weak token] _ in token?.invalidate() }
+            self.token = token
+            output = { [unowned self] in self.produced = $0 }
         }
+
         deinit { token.invalidate() }
+
+        /// The change from what the consumer last received to the instance's version, if any.
+        func pull() -> Change? {
+            core.verify("iterating a ChangeStream")
+            let pass = NotificationPass(core: core)
+            guard observer.version != pass.version, !core.session.isInWriteTransaction else { return nil }
+            let changes = observer.version < pass.version ? pass.changes(since: observer.version) : nil
+            let delivery = observer.prepare(changes, in: pass)
+            observer.version = pass.version
+            produced = nil
+            delivery?.update()
+            delivery?.notify()
+            if !observer.state.isActive { finished = true }
+            return produced
+        }
     }
 
-    /// A change to hand to the iterator.
-    struct Sink {
-        let continuation: AsyncStream<Handover>.Continuation
-        func yield(_ change: Change) { continuation.yield(Handover(change: change)) }
-        func finish() { continuation.finish() }
-    }
-
-    /// Starts an observation through `observe`, which registers a callback and returns its
-    /// token (in the instance's context).
-    init(core: DatabaseCore, _ observe: (_ sink: Sink) -> NotificationToken) {
-        let (stream, continuation) = AsyncStream<Handover>.makeStream(bufferingPolicy: .unbounded)
-        let token = observe(Sink(continuation: continuation))
-        continuation.onTermination = { [weak token] _ in token?.invalidate() }
-        self.stream = stream
-        self.registration = Registration(token, core: core)
+    init(core: DatabaseCore, initial: Change? = nil, _ make: (_ deliver: @escaping (Change) -> Void) -> ChangeObserver) {
+        source = Source(core: core, initial: initial, make: make)
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator(), registration: registration)
+        Iterator(source: source, ticks: source.ticks.makeAsyncIterator())
     }
 
     /// Iterates the changes, in the caller's isolation.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Handover>.Iterator
-        let registration: Registration
+        let source: Source
+        var ticks: AsyncStream<Void>.Iterator
 
-        /// The next change, received in the caller's isolation; nil once the task is cancelled.
+        /// The next change, computed in the caller's isolation when asked for; nil once the
+        /// task is cancelled or the observed object is gone.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Change? {
-            guard let handover = await base.next(isolation: actor) else { return nil }
-            registration.core.verify("iterating a ChangeStream")
-            return handover.change
+            if let initial = source.initial {
+                source.initial = nil
+                return initial
+            }
+            while !source.finished {
+                guard await ticks.next(isolation: actor) != nil, !Task.isCancelled else { return nil }
+                if let change = source.pull() { return change }
+            }
+            return nil
         }
 
-        /// The next change (use `for await`, which passes the caller's isolation).
+        /// The next change (`for await` passes the caller's isolation to `next(isolation:)`).
         public mutating func next() async -> Change? {
             await next(isolation: nil)
         }
+    }
+}
+
+/// Signals that the instance moved to a newer version.
+final class SignalObserver: ChangeObserver {
+    let signal: () -> Void
+    init(version: UInt64, signal: @escaping () -> Void) {
+        self.signal = signal
+        super.init(version: version)
+    }
+    override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
+        Delivery(update: {}, notify: signal)
     }
 }
 
@@ -87,7 +121,11 @@ extension Results {
 
     /// The changes to the properties `keyPaths` name (see `observe(keyPaths:on:_:)`).
     public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<Results<Element>>> {
-        ChangeStream(core: database.core) { sink in observe(keyPaths: keyPaths) { sink.yield($0) } }
+        database.core.verifyObservable("Results.changes")
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        return ChangeStream(core: database.core, initial: .initial(self)) { deliver in
+            ResultsObserver(results: self, keyPaths: paths, callback: deliver)
+        }
     }
 }
 
@@ -98,16 +136,14 @@ extension List {
 
     /// The changes to the properties `keyPaths` name in the list's objects.
     public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<List<Element>>> {
-        ChangeStream(core: listCore()) { sink in observe(keyPaths: keyPaths) { sink.yield($0) } }
-    }
-}
-
-extension List {
-    fileprivate func listCore() -> DatabaseCore {
-        guard let core = observationSource?.owner._slot.pointee.core else {
+        guard let (owner, column) = observationSource, let context = owner._slot.pointee.table else {
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
-        return core
+        context.core.verifyObservable("List.changes")
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
+            ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.pointee.key), column: column, keyPaths: paths, callback: deliver)
+        }
     }
 }
 
@@ -115,7 +151,10 @@ extension Database {
     /// The instance's version changes as an asynchronous sequence of `.didChange`. Start it in
     /// the instance's context.
     public var changes: ChangeStream<Notification> {
-        ChangeStream(core: core) { sink in observe { notification, _ in sink.yield(notification) } }
+        core.verifyObservable("Database.changes")
+        return ChangeStream(core: core) { deliver in
+            DatabaseObserver(core: core) { notification, _ in deliver(notification) }
+        }
     }
 }
 
@@ -132,14 +171,15 @@ extension ObjectChangesObservable {
 
     /// The changes to the properties `keyPaths` name (see `observe(keyPaths:on:_:)`).
     public func changes(keyPaths: [String]?) -> ChangeStream<ObjectChange<Self>> {
-        guard let core = _slot.pointee.core else {
+        guard let context = _slot.pointee.table else {
             fatalError("Only managed objects can be observed: add the object to a database first.")
         }
-        return ChangeStream(core: core) { sink in
-            observeObject(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: nil) { (change: ObjectChange<Self>) in
-                sink.yield(change)
-                if case .deleted = change { sink.finish() }
-            }
+        context.core.verifyObservable("Object.changes")
+        let observed = keyPaths.map { ObservedProperties.named($0.map { $0.split(separator: ".").map(String.init) }, in: context.table,
+                                                              session: context.session, type: context.table.schema.name) }
+            ?? ObservedProperties.all(of: context.table)
+        return ChangeStream(core: context.core) { deliver in
+            ObjectObserver(object: self, context: context, observed: observed, callback: deliver)
         }
     }
 }
