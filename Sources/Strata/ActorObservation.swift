@@ -43,14 +43,14 @@ extension Object {
         let configuration = context.core.configuration
         let key = ObjectKey(_slot.pointee.key)
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(T.self, key: key, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        return await Self.register(T.self, dynamicType: type(of: self), key: key, configuration: configuration, keyPaths: keyPaths, on: actor, block)
     }
 
-    private static func register<A: Actor, T: Object>(_ type: T.Type, key: ObjectKey, configuration: Database.Configuration,
+    private static func register<A: Actor, T: Object>(_ type: T.Type, dynamicType: Object.Type, key: ObjectKey, configuration: Database.Configuration,
                                                       keyPaths: [[String]]?, on actor: isolated A,
                                                       _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let object = database.materialize(T.self, key: key) else {
+              let object = database.materialize(dynamicType, key: key) as? T else {
             return NotificationToken()
         }
         return object.observeObject(keyPaths: keyPaths, queue: nil) { (change: ObjectChange<T>) in

@@ -354,7 +354,7 @@ import StrataTestWorkloads
         var writer: NotificationToken?
         writer = results.observe { change in
             if case .update(let results, _, _, _) = change, results.count == 1 {
-                try? db.write { db.create(Note.self, value: ["id": 0]) }
+                _ = try? db.write { db.create(Note.self, value: ["id": 0]) }
             }
         }
         let reader = results.observe { change in
