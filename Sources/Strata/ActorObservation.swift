@@ -5,6 +5,21 @@
 
 import StrataStore
 
+extension Database {
+    /// The managed object of the class `type` (known only at run time) for `key`, or nil.
+    func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
+        guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+        // `type.init()` makes an instance of the run-time class (a generic `T()` would make
+        // one of the static type).
+        let object = type.init()
+        let slot = object._slot
+        slot.pointee.table = context
+        slot.pointee.core = core
+        slot.pointee.key = key.rawValue
+        return object
+    }
+}
+
 /// A list's place, to find the list again in another instance.
 struct ListAddress: Sendable {
     let ownerType: Object.Type
@@ -50,7 +65,7 @@ extension Object {
                                                       keyPaths: [[String]]?, on actor: isolated A,
                                                       _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let object = database.materialize(dynamicType, key: key) as? T else {
+              let object = database.materialize(dynamic: dynamicType, key: key) as? T else {
             return NotificationToken()
         }
         return object.observeObject(keyPaths: keyPaths, queue: nil) { (change: ObjectChange<T>) in
@@ -128,7 +143,7 @@ extension List {
                                            keyPaths: [[String]]?, on actor: isolated A,
                                            _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let owner = database.materialize(address.ownerType, key: address.ownerKey) else {
+              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
             return NotificationToken()
         }
         let list = List<Element>(owner: owner, column: address.column)

@@ -48,11 +48,18 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         guard let context = results.context else { return nil }
         let observed = observedProperties(context)
         if let changes, results.listKeys == nil, !observed.touches(changes) { return nil }
+        // Observers of the same query that last reported the same version had the same
+        // contents then, so they share the new contents and the diff.
+        let identity = results.listKeys == nil
+            ? QueryIdentity(table: ObjectIdentifier(context.table), predicate: results.predicate, orderings: results.orderings) : nil
+        let shared = identity.map { DiffIdentity(query: $0, from: version, keyPaths: keyPaths) }
+        if let shared, let (newKeys, diff) = pass.diffs[shared] {
+            return diff.isEmpty ? nil : delivery(newKeys, diff)
+        }
         let newKeys: [ObjectKey]
-        if results.listKeys == nil {
-            let identity = QueryIdentity(table: ObjectIdentifier(context.table), predicate: results.predicate, orderings: results.orderings)
-            if let shared = pass.keysByQuery[identity] {
-                newKeys = shared
+        if let identity {
+            if let cached = pass.keysByQuery[identity] {
+                newKeys = cached
             } else {
                 newKeys = results.keys()
                 pass.keysByQuery[identity] = newKeys
@@ -60,12 +67,24 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         } else {
             newKeys = results.keys()
         }
-        let diff = CollectionDiff.between(keys, newKeys) { key in
-            guard let changes else { return true }
-            return observed.isModified(key, in: changes)
+        let diff: CollectionDiff
+        if let changes, observed.linksNothing {
+            // Only the objects the log names can have changed.
+            let modified = changes.tables[context.table.tableID]?.modified ?? [:]
+            diff = CollectionDiff.between(keys, newKeys, modified: Set(modified.keys.filter { observed.isModified($0, in: changes) }))
+        } else {
+            diff = CollectionDiff.between(keys, newKeys) { key in
+                guard let changes else { return true }
+                return observed.isModified(key, in: changes)
+            }
         }
+        if let shared { pass.diffs[shared] = (newKeys, diff) }
         guard !diff.isEmpty else { return nil }
-        return Delivery(update: { [self] in keys = newKeys }, notify: { [self] in
+        return delivery(newKeys, diff)
+    }
+
+    private func delivery(_ newKeys: [ObjectKey], _ diff: CollectionDiff) -> Delivery {
+        Delivery(update: { [self] in keys = newKeys }, notify: { [self] in
             callback(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
         })
     }

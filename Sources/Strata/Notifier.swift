@@ -41,6 +41,8 @@ final class NotificationPass {
     private var logs: [UInt64: ChangeSet?] = [:]
     /// Ordered keys by query (table, predicate, orderings), for observers of equal queries.
     var keysByQuery: [QueryIdentity: [ObjectKey]] = [:]
+    /// New contents and diff by query, starting version and key paths.
+    var diffs: [DiffIdentity: ([ObjectKey], CollectionDiff)] = [:]
 
     init(core: DatabaseCore) {
         self.core = core
@@ -61,6 +63,13 @@ struct QueryIdentity: Hashable {
     let table: ObjectIdentifier
     let predicate: QueryPredicate?
     let orderings: [QueryOrdering]
+}
+
+/// Identifies the change of a query's contents from one version, as some key paths see it.
+struct DiffIdentity: Hashable {
+    let query: QueryIdentity
+    let from: UInt64
+    let keyPaths: [[String]]?
 }
 
 /// The observers of one database instance.

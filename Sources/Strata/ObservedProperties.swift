@@ -63,6 +63,9 @@ final class ObservedProperties {
         return changed
     }
 
+    /// Whether the tree watches no linked objects (so only objects the log names can change).
+    var linksNothing: Bool { links.isEmpty }
+
     /// Whether any watched property of `key` changed.
     func isModified(_ key: ObjectKey, in changes: ChangeSet) -> Bool {
         let mask = changes.tables[table.tableID]?.modified[key] ?? 0

@@ -68,6 +68,26 @@ public struct CollectionDiff: Sendable, Equatable {
         return diff
     }
 
+    /// The changes from `old` to `new`, where `modified` holds the elements present in both
+    /// that changed. Cheaper than the closure form when few elements changed: unchanged
+    /// contents cost one comparison of the arrays and one search per modified element.
+    public static func between<Element: Hashable>(_ old: [Element], _ new: [Element], modified: Set<Element>) -> CollectionDiff {
+        if modified.isEmpty { return old == new ? CollectionDiff() : between(old, new) { _ in false } }
+        if modified.count <= 16, old == new {
+            var diff = CollectionDiff()
+            for element in modified {
+                var start = new.startIndex
+                while let index = new[start...].firstIndex(of: element) {
+                    diff.modifications.append(index)
+                    start = index + 1
+                }
+            }
+            diff.modifications.sort()
+            return diff
+        }
+        return between(old, new) { modified.contains($0) }
+    }
+
     /// The values of a longest strictly increasing subsequence of `values` (patience sorting,
     /// O(n log n)).
     static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {

@@ -61,6 +61,9 @@ import StrataTestWorkloads
             let inserted = Set(diff.insertions)
             let expected = new.indices.filter { !inserted.contains($0) && modified.contains(new[$0]) }
             #expect(diff.modifications == expected)
+            #expect(CollectionDiff.between(old, new, modified: modified) == diff)
+            let few = Set(modified.prefix(3))
+            #expect(CollectionDiff.between(old, new, modified: few) == CollectionDiff.between(old, new) { few.contains($0) })
         }
     }
 }
