@@ -3,6 +3,7 @@
 // process died and read the message it printed.
 //
 //   StrataMisuseChild CASE DIR     set up a database in DIR, print "misusing", make the mistake
+//   StrataMisuseChild commit-parcel DIR   add a Parcel in DIR/parcels.strata (cross-process test)
 //
 // If the mistake does not stop the process, the child prints "survived" and exits 0, which the
 // parent reports as a missing check. Setup failures print "error: ..." to stderr and exit 1.
@@ -25,6 +26,11 @@ final class Dog: Object {
 final class Person: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
+}
+
+/// For the cross-process notification test.
+final class Parcel: Object {
+    @Persisted var label = ""
 }
 
 /// Keeps a database on its actor and hands it out to code that should not have it.
@@ -243,6 +249,14 @@ do {
         try database.write { database.add(Dog()) }
         misusing()
         _ = database.objects(Dog.self).sorted(byKeyPath: "age")
+
+    // Not a misuse: another process's commit, for the cross-process notification test. It ends
+    // normally (printing "survived").
+    case "commit-parcel":
+        let parcels = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("parcels.strata"),
+                                             objectTypes: [Parcel.self])
+        let database = try Database(configuration: parcels)
+        try database.write { database.add(Parcel(value: ["label": "from another process"])) }
 
     // Notifications.
     case "observe-in-write":
