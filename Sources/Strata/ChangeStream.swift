@@ -43,7 +43,7 @@ public struct ChangeStream<Change>: AsyncSequence {
             self.ticks = ticks
             let signal = SignalObserver(version: core.session.version) { continuation.yield() }
             core.observers.add(signal)
-            let token = NotificationToken(signal)
+            let token = NotificationToken(signal, core: core)
             continuation.onTermination = { [weak token] _ in token?.invalidate() }
             self.token = token
             output = { [unowned self] in self.produced = $0 }

@@ -124,7 +124,7 @@ extension Results {
         }
         let observer = ResultsObserver(results: self, keyPaths: keyPaths, callback: block)
         core.observers.add(observer)
-        let token = NotificationToken(observer)
+        let token = NotificationToken(observer, core: core)
         block(.initial(self))
         return token
     }
@@ -213,7 +213,7 @@ extension List {
         let observer = ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.pointee.key), column: column,
                                     keyPaths: keyPaths, callback: block)
         core.observers.add(observer)
-        let token = NotificationToken(observer)
+        let token = NotificationToken(observer, core: core)
         block(.initial(self))
         return token
     }

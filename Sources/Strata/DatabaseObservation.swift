@@ -19,7 +19,7 @@ extension Database {
         core.verifyObservable("Database.observe(_:)")
         let observer = DatabaseObserver(core: core, callback: block)
         core.observers.add(observer)
-        return NotificationToken(observer)
+        return NotificationToken(observer, core: core)
     }
 
     /// Runs `block` in a write transaction and commits it, like `write(_:)`, without calling

@@ -1,3 +1,4 @@
+import Dispatch
 import StrataStorage
 
 /// Keeps a change observation alive. Notifications stop when you call `invalidate()` or when
@@ -9,14 +10,18 @@ public final class NotificationToken: Sendable {
     /// The registration, dropped on `invalidate()`. The observer it holds is used only in the
     /// observed database instance's context; here it is only kept alive or released.
     private let observer: Locked<ObserverReference?>
+    /// Where the observer is released: in its instance's context, which the observer may be
+    /// the last to keep alive (an instance is opened and closed in its own context only).
+    private let home: ReleaseContext
 
-    init(_ observer: ChangeObserver?) {
+    init(_ observer: ChangeObserver?, core: DatabaseCore?) {
         self.observer = Locked(observer.map(ObserverReference.init))
+        self.home = core.map { ReleaseContext($0.confinement) } ?? .here
     }
 
     /// A token for an observation that never started (for example, the task was cancelled).
     /// Its `invalidate()` returns false.
-    public convenience init() { self.init(nil) }
+    public convenience init() { self.init(nil, core: nil) }
 
     /// Stops the notifications. Returns whether the token was still active. A callback already
     /// running finishes; no later one starts.
@@ -28,10 +33,11 @@ public final class NotificationToken: Sendable {
         }
         guard let dropped else { return false }
         dropped.observer.state.stop()
+        home.release(dropped)
         return true
     }
 
-    deinit { observer.withLock { $0?.observer.state.stop() } }
+    deinit { invalidate() }
 
     /// The observer, for `write(withoutNotifying:)` (used in the observer's own context).
     var registeredObserver: ChangeObserver? { observer.withLock { $0?.observer } }
@@ -42,6 +48,44 @@ public final class NotificationToken: Sendable {
 /// reference around is safe.
 struct ObserverReference: @unchecked Sendable {
     let observer: ChangeObserver
+}
+
+/// Where a dropped observer is released.
+enum ReleaseContext: Sendable {
+    case here
+    case queue(DispatchQueue)
+    case actor(any Actor)
+
+    init(_ confinement: Confinement) {
+        switch confinement {
+        // A thread has no way to be handed work; the observer goes where the token goes.
+        case .thread: self = .here
+        case .queue(let queue, _): self = .queue(queue)
+        case .mainActor: self = .actor(MainActor.shared)
+        case .actor(let actor): self = .actor(actor)
+        }
+    }
+
+    func release(_ reference: ObserverReference) {
+        switch self {
+        case .here:
+            return
+        case .queue(let queue):
+            let box = ReleaseBox(reference)
+            queue.async { box.empty() }
+        case .actor(let actor):
+            let box = ReleaseBox(reference)
+            Task { await ReleaseBox.empty(box, on: actor) }
+        }
+    }
+}
+
+/// Carries an observer to its context to be released there.
+final class ReleaseBox: @unchecked Sendable {  // emptied once, in the observer's context
+    private var reference: ObserverReference?
+    init(_ reference: ObserverReference) { self.reference = reference }
+    func empty() { reference = nil }
+    static func empty(_ box: ReleaseBox, on actor: isolated any Actor) { box.empty() }
 }
 
 /// Whether an observation is still wanted, readable from any thread.

@@ -132,7 +132,7 @@ extension Object {
             ?? ObservedProperties.all(of: context.table)
         let observer = ObjectObserver(object: typed, context: context, observed: observed, callback: block)
         core.observers.add(observer)
-        return NotificationToken(observer)
+        return NotificationToken(observer, core: core)
     }
 }
 
