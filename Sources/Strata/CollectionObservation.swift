@@ -57,7 +57,17 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
             return diff.isEmpty ? nil : delivery(newKeys, diff)
         }
         let newKeys: [ObjectKey]
-        if let identity {
+        if let changes, results.predicate == nil, results.orderings.isEmpty, results.listKeys == nil {
+            // All objects in key order: new keys are always higher than the existing ones, so
+            // the log alone gives the new contents, without reading the table.
+            let tableChanges = changes.tables[context.table.tableID] ?? TableChanges()
+            if tableChanges.deleted.isEmpty && tableChanges.inserted.isEmpty {
+                newKeys = keys
+            } else {
+                let deleted = Set(tableChanges.deleted)
+                newKeys = keys.filter { !deleted.contains($0) } + tableChanges.inserted.sorted()
+            }
+        } else if let identity {
             if let cached = pass.keysByQuery[identity] {
                 newKeys = cached
             } else {

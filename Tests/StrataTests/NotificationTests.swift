@@ -234,9 +234,11 @@ import StrataTestWorkloads
         let book = db.object(ofType: Notebook.self, forPrimaryKey: 1)!
         let sorted = db.objects(Note.self).where { $0.rank < 70 }.sorted(by: [SortDescriptor(keyPath: "rank"), SortDescriptor(keyPath: "id")])
         let distinct = db.objects(Note.self).distinct(by: ["rank"])
+        let all = db.objects(Note.self)
         var views: [(name: String, keys: () -> [Int], observe: (@escaping ([Int], [Int], [Int]) -> Void) -> NotificationToken)] = [
             ("sorted", { sorted.map(\.id) }, { block in sorted.observe { if let i = indices($0) { block(i.0, i.1, i.2) } } }),
             ("distinct", { distinct.map(\.id) }, { block in distinct.observe { if let i = indices($0) { block(i.0, i.1, i.2) } } }),
+            ("all", { all.map(\.id) }, { block in all.observe { if let i = indices($0) { block(i.0, i.1, i.2) } } }),
             ("list", { book.notes.map(\.id) }, { block in book.notes.observe { if let i = indices($0) { block(i.0, i.1, i.2) } } }),
         ]
         var tokens: [NotificationToken] = []
