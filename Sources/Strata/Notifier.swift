@@ -88,7 +88,11 @@ final class Notifier {
     var hasObservers: Bool { entries.contains { $0.observer?.state.isActive == true } }
 
     func add(_ observer: ChangeObserver) {
-        entries.removeAll { $0.observer == nil || $0.observer?.state.isActive == false }
+        // Ended observations are dropped in each pass; here only now and then, so that
+        // registering many observers stays linear.
+        if entries.count >= 64 && entries.count.nonzeroBitCount == 1 {
+            entries.removeAll { $0.observer == nil || $0.observer?.state.isActive == false }
+        }
         entries.append(Entry(observer: observer))
     }
 

@@ -17,6 +17,7 @@ public struct CollectionDiff: Sendable, Equatable {
     /// Indices into the new contents of the elements that stayed in place and changed, ascending.
     public var modifications: [Int]
 
+    @inlinable
     public init(deletions: [Int] = [], insertions: [Int] = [], modifications: [Int] = []) {
         self.deletions = deletions
         self.insertions = insertions
@@ -71,6 +72,7 @@ public struct CollectionDiff: Sendable, Equatable {
     /// The changes from `old` to `new`, where `modified` holds the elements present in both
     /// that changed. Cheaper than the closure form when few elements changed: unchanged
     /// contents cost one comparison of the arrays and one search per modified element.
+    @inlinable  // specialized where called: the scans are the cost at large sizes
     public static func between<Element: Hashable>(_ old: [Element], _ new: [Element], modified: Set<Element>) -> CollectionDiff {
         if modified.isEmpty { return old == new ? CollectionDiff() : between(old, new) { _ in false } }
         if modified.count <= 16, old == new {
