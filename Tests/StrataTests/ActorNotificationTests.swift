@@ -70,7 +70,7 @@ actor NoteKeeper {
             case .update(let results, _, let insertions, _):
                 // Both commits arrive as one change, computed for what the results show now.
                 log.append("update \(results.map(\.id)) +\(insertions)")
-                try db.write { db.object(ofType: Note.self, forPrimaryKey: 10)?.title = "x" }
+                try await db.asyncWrite { db.object(ofType: Note.self, forPrimaryKey: 10)?.title = "x" }
                 if log.count == 3 { return log }
             case .error: return log
             }
@@ -135,7 +135,7 @@ actor Watcher {
         let keeper = try await NoteKeeper(configuration)
         // The keeper's own commits reach its stream without a refresh.
         let results = try await keeper.streamNotes()
-        #expect(results == ["initial 0", "update [10, 11] +[0, 1]", "update [10, 11] +[]"])
+        #expect(results == ["initial 0", "update [10, 11] +[0, 1]", "update [10, 11] +[]"], "\(results)")
     }
 
     @Test func listObservedOnAnotherActor() async throws {
