@@ -17,7 +17,9 @@ import StrataStore
 /// thread); it ends when the iterating task is cancelled, after an object's deletion, and after
 /// a list's object is deleted. Iterate each sequence once.
 public struct ChangeStream<Change>: AsyncSequence {
+    /// A change: `CollectionChange`, `ObjectChange` or `Database.Notification`.
     public typealias Element = Change
+    /// Iteration does not fail; it ends.
     public typealias Failure = Never
 
     private let source: Source
@@ -71,6 +73,7 @@ public struct ChangeStream<Change>: AsyncSequence {
         source = Source(core: core, initial: initial, make: make)
     }
 
+    /// An iterator over the changes; iterate in the database instance's context.
     public func makeAsyncIterator() -> Iterator {
         Iterator(source: source, ticks: source.ticks.makeAsyncIterator())
     }

@@ -17,6 +17,7 @@ public struct CollectionDiff: Sendable, Equatable {
     /// Indices into the new contents of the elements that stayed in place and changed, ascending.
     public var modifications: [Int]
 
+    /// A diff with the given index lists (each ascending).
     @inlinable
     public init(deletions: [Int] = [], insertions: [Int] = [], modifications: [Int] = []) {
         self.deletions = deletions

@@ -138,6 +138,13 @@ actor Watcher {
         #expect(results == ["initial 0", "update [10, 11] +[0, 1]", "update [10, 11] +[]"], "\(results)")
     }
 
+    @Test func objectListAndDatabaseStreams() async throws {
+        let keeper = try await NoteKeeper(configuration)
+        let log = try await keeper.objectListAndDatabaseStreams()
+        #expect(log == ["object b [\"title\"] a", "list initial 1", "list ~[0]", "database didChange", "object deleted", "object stream ended"],
+                "\(log)")
+    }
+
     @Test func listObservedOnAnotherActor() async throws {
         let keeper = try await NoteKeeper(configuration)
         let watcher = try await Watcher(configuration)
@@ -175,6 +182,29 @@ actor Watcher {
 }
 
 extension NoteKeeper {
+    /// An object's and the database's change streams, and a list's, fed by this actor's commits.
+    func objectListAndDatabaseStreams() async throws -> [String] {
+        try db.write { db.create(Notebook.self, value: ["id": 7, "notes": [["id": 70, "title": "a"]]]) }
+        let note = db.object(ofType: Note.self, forPrimaryKey: 70)!
+        let book = db.object(ofType: Notebook.self, forPrimaryKey: 7)!
+        var log: [String] = []
+        var objectChanges = note.changes(keyPaths: ["title"]).makeAsyncIterator()
+        var listChanges = book.notes.changes.makeAsyncIterator()
+        var databaseChanges = db.changes.makeAsyncIterator()
+        try db.write { note.rank = 1 }           // not observed by the object stream
+        try db.write { note.title = "b" }
+        if case .change(let object, let properties)? = await objectChanges.next(isolation: self) {
+            log.append("object \(object.title) \(properties.map(\.name)) \(properties.first?.oldValue as? String ?? "-")")
+        }
+        if case .initial(let list)? = await listChanges.next(isolation: self) { log.append("list initial \(list.count)") }
+        if case .update(_, _, _, let modifications)? = await listChanges.next(isolation: self) { log.append("list ~\(modifications)") }
+        if let notification = await databaseChanges.next(isolation: self) { log.append("database \(notification)") }
+        try db.write { db.delete(note) }
+        if case .deleted? = await objectChanges.next(isolation: self) { log.append("object deleted") }
+        if await objectChanges.next(isolation: self) == nil { log.append("object stream ended") }
+        return log
+    }
+
     func addBook() throws {
         try db.write { db.create(Notebook.self, value: ["id": 1, "notes": [["id": 100]]]) }
     }
