@@ -27,6 +27,7 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
     let callback: (CollectionChange<Results<Element>>) -> Void
     private var keys: [ObjectKey]
     private var observed: ObservedProperties?
+    private var cachedMask: (table: TableAccess, mask: UInt64?)?
 
     init(results: Results<Element>, keyPaths: [[String]]?, callback: @escaping (CollectionChange<Results<Element>>) -> Void) {
         self.results = results
@@ -67,6 +68,10 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
                 let deleted = Set(tableChanges.deleted)
                 newKeys = keys.filter { !deleted.contains($0) } + tableChanges.inserted.sorted()
             }
+        } else if let changes, let identity, let mask = readMask(context), unchanged(changes, table: context.table, mask: mask) {
+            // Nothing the query reads changed, and no object came or went: same contents.
+            pass.keysByQuery[identity] = keys
+            newKeys = keys
         } else if let identity {
             if let cached = pass.keysByQuery[identity] {
                 newKeys = cached
@@ -91,6 +96,32 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         if let shared { pass.diffs[shared] = (newKeys, diff) }
         guard !diff.isEmpty else { return nil }
         return delivery(newKeys, diff)
+    }
+
+    /// The mask bits of the properties the query reads (nil when it reads through links).
+    private func readMask(_ context: TableContext) -> UInt64? {
+        if let cachedMask, cachedMask.table === context.table { return cachedMask.mask }
+        var names: Set<String>? = results.predicate.map { $0.ownPropertyNames } ?? []
+        for ordering in results.orderings {
+            guard let more = ordering.ownPropertyNames else { names = nil; break }
+            names?.formUnion(more)
+        }
+        let mask = names.flatMap { names -> UInt64? in
+            var mask: UInt64 = 0
+            for name in names {
+                guard let index = context.table.schema.propertyIndex(named: name) else { return nil }
+                mask |= TableChanges.bit(index)
+            }
+            return mask
+        }
+        cachedMask = (context.table, mask)
+        return mask
+    }
+
+    private func unchanged(_ changes: ChangeSet, table: TableAccess, mask: UInt64) -> Bool {
+        guard let tableChanges = changes.tables[table.tableID] else { return true }
+        guard tableChanges.inserted.isEmpty, tableChanges.deleted.isEmpty else { return false }
+        return tableChanges.modified.values.allSatisfy { $0 & mask == 0 }
     }
 
     private func delivery(_ newKeys: [ObjectKey], _ diff: CollectionDiff) -> Delivery {
