@@ -31,42 +31,67 @@ public struct CollectionDiff: Sendable, Equatable {
     /// The changes from `old` to `new`. Elements are matched by value; an element that occurs
     /// more than once (an object twice in a list) is matched occurrence by occurrence.
     /// `isModified` says whether an element present in both changed.
+    @inlinable  // specialized where called: the unspecialized hashing and comparing dominate at large sizes
     public static func between<Element: Hashable>(_ old: [Element], _ new: [Element],
                                                   isModified: (Element) -> Bool) -> CollectionDiff {
+        var diff = CollectionDiff()
         if old == new {
-            var diff = CollectionDiff()
             for (index, element) in new.enumerated() where isModified(element) { diff.modifications.append(index) }
             return diff
         }
-        // Where each occurrence of an element sits in the new contents.
-        var positions: [Element: [Int]] = [:]
-        positions.reserveCapacity(new.count)
-        for (index, element) in new.enumerated() { positions[element, default: []].append(index) }
+        // The common prefix and suffix stay in place; only the middle needs matching.
+        let limit = Swift.min(old.count, new.count)
+        var prefix = 0
+        while prefix < limit && old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < limit - prefix && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        let oldEnd = old.count - suffix, newEnd = new.count - suffix
+        // Where each occurrence of a middle element sits in the new contents.
+        var first: [Element: Int] = [:]
+        first.reserveCapacity(newEnd - prefix)
+        var more: [Element: [Int]] = [:]     // later occurrences, only for repeated elements
+        for index in prefix..<newEnd {
+            let element = new[index]
+            if first[element] == nil { first[element] = index } else { more[element, default: []].append(index) }
+        }
         var used: [Element: Int] = [:]
-        // For each old index, the new index of the same occurrence (or -1 when it left).
-        var matched = [Int](repeating: -1, count: old.count)
-        for (index, element) in old.enumerated() {
-            guard let candidates = positions[element] else { continue }
-            let occurrence = used[element, default: 0]
-            if occurrence < candidates.count {
-                matched[index] = candidates[occurrence]
-                used[element] = occurrence + 1
+        // For each middle old index, the new index of the same occurrence (or -1 when it left).
+        var matched = [Int](repeating: -1, count: oldEnd - prefix)
+        for index in prefix..<oldEnd {
+            let element = old[index]
+            guard let position = first[element] else { continue }
+            if more.isEmpty {
+                first[element] = nil
+                matched[index - prefix] = position
+                continue
             }
+            let occurrence = used[element, default: 0]
+            if occurrence == 0 {
+                matched[index - prefix] = position
+            } else if let later = more[element], occurrence - 1 < later.count {
+                matched[index - prefix] = later[occurrence - 1]
+            } else {
+                continue
+            }
+            used[element] = occurrence + 1
         }
         // The matched elements that keep their relative order: a longest increasing
         // subsequence of their new indices. The others moved.
         let kept = longestIncreasingSubsequence(matched.filter { $0 >= 0 })
-        var stays = [Bool](repeating: false, count: new.count)
-        for index in kept { stays[index] = true }
-        var diff = CollectionDiff()
-        for (index, target) in matched.enumerated() where target < 0 || !stays[target] { diff.deletions.append(index) }
-        for index in new.indices {
-            if !stays[index] {
+        var stays = [Bool](repeating: false, count: newEnd - prefix)
+        for index in kept { stays[index - prefix] = true }
+        for (offset, target) in matched.enumerated() where target < 0 || !stays[target - prefix] {
+            diff.deletions.append(prefix + offset)
+        }
+        for index in 0..<prefix where isModified(new[index]) { diff.modifications.append(index) }
+        for index in prefix..<newEnd {
+            if !stays[index - prefix] {
                 diff.insertions.append(index)
             } else if isModified(new[index]) {
                 diff.modifications.append(index)
             }
         }
+        for index in newEnd..<new.count where isModified(new[index]) { diff.modifications.append(index) }
         return diff
     }
 
@@ -93,6 +118,7 @@ public struct CollectionDiff: Sendable, Equatable {
 
     /// The values of a longest strictly increasing subsequence of `values` (patience sorting,
     /// O(n log n)).
+    @inlinable
     static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
         guard !values.isEmpty else { return [] }
         var tails: [Int] = []          // index into `values` of the smallest tail of each length

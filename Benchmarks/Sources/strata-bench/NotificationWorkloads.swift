@@ -51,11 +51,13 @@ actor NotificationObserver {
         db = try await Database(configuration: configuration, actor: self)
     }
 
-    func observe(count: Int) {
-        let results = db.objects(BenchItem.self)
+    func observe(count: Int, filtered: Bool = false) {
+        let all = db.objects(BenchItem.self)
+        let results = filtered ? all.where { $0.value >= 0 }.sorted(byKeyPath: "value") : all
         for _ in 0..<count {
             tokens.append(results.observe { [unowned self] change in
-                if case .update(_, _, _, let modifications) = change, !modifications.isEmpty {
+                if case .update(_, let deletions, let insertions, let modifications) = change,
+                   !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
                     self.deliveries += 1
                     self.delivered = ContinuousClock.now
                 }
@@ -107,13 +109,13 @@ func runNotificationBenchmark(_ arguments: [String]) async throws {
         return String(format: "median %8.1f µs   p99 %8.1f µs", median, p99)
     }
 
-    for observers in [1, 1000] {
-        let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: folder).appendingPathComponent("latency-\(observers).strata"),
+    for (observers, filtered) in [(1, false), (1000, false), (1, true)] {
+        let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: folder).appendingPathComponent("latency-\(observers)-\(filtered).strata"),
                                                    objectTypes: [BenchItem.self])
         let writer = try await NotificationWriter(configuration)
         try await writer.fill(objects)
         let observer = try await NotificationObserver(configuration)
-        await observer.observe(count: observers)
+        await observer.observe(count: observers, filtered: filtered)
         var latencies: [Double] = []
         var rng = SystemRandomNumberGenerator()
         for sample in 0..<(samples + 10) {
@@ -124,7 +126,8 @@ func runNotificationBenchmark(_ arguments: [String]) async throws {
         let expected = (samples + 10) * observers
         let got = await observer.deliveries
         guard got == expected else { throw BenchError("\(got) deliveries, expected \(expected)") }
-        print("  latency, commit on one actor → Results change on another, \(observers) observer(s): \(summary(latencies))")
+        let what = filtered ? "filtered and sorted by the changed property" : "all objects"
+        print("  latency, commit on one actor → Results change on another, \(observers) observer(s), \(what): \(summary(latencies))")
         await observer.stop()
     }
 
