@@ -1,5 +1,6 @@
 import Dispatch
 import StrataStorage
+import Synchronization
 
 /// Keeps a change observation alive. Notifications stop when you call `invalidate()` or when
 /// the token is released, so keep it (in a property, usually) for as long as you want them.
@@ -90,7 +91,8 @@ final class ReleaseBox: @unchecked Sendable {  // emptied once, in the observer'
 
 /// Whether an observation is still wanted, readable from any thread.
 final class ObservationState: Sendable {
-    private let active = Locked(true)
-    var isActive: Bool { active.withLock { $0 } }
-    func stop() { active.withLock { $0 = false } }
+    /// Read for every observer in every delivery pass, so an atomic rather than a lock.
+    private let active = Atomic<Bool>(true)
+    var isActive: Bool { active.load(ordering: .acquiring) }
+    func stop() { active.store(false, ordering: .releasing) }
 }
