@@ -35,6 +35,8 @@ final class DatabaseCore {
     /// For tests: called on the executor whenever an auto-refresh request arrives, with whether
     /// the instance moved (it does not while `autorefresh` is off or a write is open).
     var autoRefreshProbe: ((Bool) -> Void)?
+    /// Change observers (Notifier.swift); nil until the first observation.
+    var notifier: Notifier?
 
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.
@@ -265,6 +267,7 @@ final class DatabaseCore {
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
         if asyncWrites.isBusy { asyncWrites.drain() }
+        advanceBeforeWrite()
         let old = session.version
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         try didBeginWrite(from: old)
@@ -273,6 +276,7 @@ final class DatabaseCore {
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         if isFrozen { frozenWrite("asyncWrite()") }
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        advanceBeforeWrite()
         let old = session.version
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
         try didBeginWrite(from: old)
@@ -286,13 +290,16 @@ final class DatabaseCore {
     func commitWrite() throws(Database.Error) {
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
+        let old = session.version
         do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        didAdvance(from: old, to: session.version)
     }
 
     /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
     /// suspended meanwhile and the instance keeps reading the version it started from.
     func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         let pending: PendingCommit
+        let old = session.version
         do { pending = try session.prepareCommit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         let path = configuration.path
         let outcome: Database.Error? = await withCheckedContinuation { continuation in
@@ -307,6 +314,7 @@ final class DatabaseCore {
         }
         do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
+        if !session.isInWriteTransaction { didAdvance(from: old, to: session.version) }
     }
 
     func cancelWrite() {

@@ -16,3 +16,7 @@ public typealias ObjectSchema = StrataStore.ObjectSchema
 public typealias Property = StrataStore.PropertySchema
 /// The ways property values are stored.
 public typealias PropertyType = StrataStore.PropertyKind
+
+/// Why a query could not be built: a malformed string predicate, an unknown property, a value
+/// of the wrong type. Thrown by `FilterPredicate` and `Results.filter(_:)`.
+public typealias QueryError = StrataStore.QueryError

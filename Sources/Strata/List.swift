@@ -33,6 +33,9 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         self.column = column
     }
 
+    /// The managed list's object and property column (for observers).
+    var observationSource: (owner: Object, column: Int)? { owner.map { ($0, column) } }
+
     /// Whether the list belongs to a managed object.
     public var isManaged: Bool { owner != nil }
 

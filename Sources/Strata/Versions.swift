@@ -49,6 +49,10 @@ extension DatabaseCore {
     /// read the database but must not refresh it.
     func didRefresh(from old: UInt64, to new: UInt64) {
         for handler in refreshHandlers { handler(old, new) }
+        // Notifications never run inside a write transaction: a move made by beginWrite is
+        // reported with the transaction's own commit (the notifier diffs from what each
+        // observer last saw).
+        if !session.isInWriteTransaction { didAdvance(from: old, to: new) }
     }
 
     /// After a write transaction began: enforces the limit on pinned versions, then reports

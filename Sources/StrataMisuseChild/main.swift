@@ -3,6 +3,7 @@
 // process died and read the message it printed.
 //
 //   StrataMisuseChild CASE DIR     set up a database in DIR, print "misusing", make the mistake
+//   StrataMisuseChild commit-parcel DIR   add a Parcel in DIR/parcels.strata (cross-process test)
 //
 // If the mistake does not stop the process, the child prints "survived" and exits 0, which the
 // parent reports as a missing check. Setup failures print "error: ..." to stderr and exit 1.
@@ -26,6 +27,11 @@ final class Person: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
     @Persisted var dogs: List<Dog>
+}
+
+/// For the cross-process notification test.
+final class Parcel: Object {
+    @Persisted var label = ""
 }
 
 /// Keeps a database on its actor and hands it out to code that should not have it.
@@ -322,6 +328,50 @@ do {
             misusing()
             frozenPerson.dogs.append(dog)
         }
+    // Not a misuse: another process's commit, for the cross-process notification test. It ends
+    // normally (printing "survived").
+    case "commit-parcel":
+        let parcels = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("parcels.strata"),
+                                             objectTypes: [Parcel.self])
+        let database = try Database(configuration: parcels)
+        try database.write { database.add(Parcel(value: ["label": "from another process"])) }
+
+    // Notifications.
+    case "observe-in-write":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        database.beginWrite()
+        misusing()
+        _ = database.objects(Dog.self).observe { _ in }
+
+    case "observe-read-only":
+        do {
+            let database = try Database(configuration: configuration)
+            try database.write { database.add(Dog()) }
+        }
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let database = try Database(configuration: readOnly)
+        misusing()
+        _ = database.objects(Dog.self).observe { _ in }
+
+    case "observe-outside-actor":
+        let keeper = Keeper()
+        try await keeper.open(configuration)
+        try await keeper.addPerson()
+        let person = keeper.person!
+        misusing()
+        _ = person.observe { (_: ObjectChange<Person>) in }
+
+    case "observe-unmanaged":
+        misusing()
+        _ = Dog().observe { (_: ObjectChange<Dog>) in }
+
+    case "observe-bad-key-path":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        misusing()
+        _ = database.objects(Dog.self).observe(keyPaths: ["name.first"]) { _ in }
 
     default:
         fail("unknown case '\(misuse)'")

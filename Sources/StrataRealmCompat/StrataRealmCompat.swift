@@ -39,3 +39,8 @@ extension List {
     /// RealmSwift's name for `database`.
     public var realm: Realm? { database }
 }
+
+// MARK: Notifications
+
+/// RealmSwift's name for what a collection notification reports.
+public typealias RealmCollectionChange = CollectionChange

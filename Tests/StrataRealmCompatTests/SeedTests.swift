@@ -59,3 +59,24 @@ enum SeedLog {
         #expect(realm.objects(Todo.self).where { $0.owner == "Pippin" }.first?.name == "Pledge fealty and service to Gondor")
     }
 }
+
+extension SeedTests {
+    @Test func observeCollectionOnAnotherActor() async throws {
+        _ = SeedLog.anyActor.take()
+        try await observeCollectionOnActor()
+        let lines = SeedLog.anyActor.take()
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("initial") == true)
+        #expect(lines.last == "An object was deleted: [0]")
+    }
+
+    @Test func observeObjectOnAnotherActor() async throws {
+        _ = SeedLog.anyActor.take()
+        try await observeObjectOnActor()
+        let lines = SeedLog.anyActor.take()
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("Property 'name' of object") == true)
+        #expect(lines.first?.hasSuffix("changed to 'Scour the Shire and beyond'") == true)
+        #expect(lines.last == "The object was deleted.")
+    }
+}

@@ -66,6 +66,15 @@ import Testing
         Misuse(name: "append-frozen-to-thawed",
                message: "Cannot add or link a frozen 'Dog' object to live data. Thaw both: call thaw() on the object and on the list or object you add it to"),
         Misuse(name: "append-to-frozen-list", message: "Cannot modify frozen data: adding or linking an object on a frozen database"),
+        // Notifications.
+        Misuse(name: "observe-in-write",
+               message: "Results.observe(keyPaths:on:_:) cannot be called inside a write transaction: register observers before beginWrite()"),
+        Misuse(name: "observe-read-only",
+               message: "Results.observe(keyPaths:on:_:): a read-only database never changes, so it cannot be observed"),
+        Misuse(name: "observe-outside-actor", message: wrongActor),
+        Misuse(name: "observe-unmanaged", message: "Only managed objects can be observed: add the object to a database first."),
+        Misuse(name: "observe-bad-key-path",
+               message: "Cannot observe key path 'name.first': 'Dog.name' is not a link, so the path cannot go on past it."),
     ]
 
     @Test(arguments: misuses)

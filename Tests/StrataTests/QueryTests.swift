@@ -381,3 +381,45 @@ import StrataTestWorkloads
         #expect(ids(sorted) == expected)
     }
 }
+
+/// The public string-predicate API on Results and lists.
+@Suite struct FilterStringTests {
+    let folder = TemporaryFolder()
+
+    @Test func filterStringsMatchTheDSL() throws {
+        let db = try QueryTests().seeded()
+        let owners = db.objects(QOwner.self)
+        func ids(_ r: Results<QOwner>) -> [Int] { r.map(\.id) }
+        #expect(ids(owners.filter("group == %@ AND active == true", 1)) == ids(owners.where { $0.group == 1 && $0.active }))
+        #expect(ids(owners.filter("name BEGINSWITH[c] %@", "d")) == [3])
+        #expect(ids(owners.filter("age == nil")) == [0, 3, 6, 9])
+        #expect(ids(owners.filter("ANY pets.age > %d", 8)) == [8])
+        #expect(ids(owners.filter("SUBQUERY(pets, $p, $p.age > 4).@count == 2")) == [5, 8])
+        #expect(ids(owners.filter("%K IN %@", "group", [0, 3])) == [0, 3, 4, 7, 8])
+        #expect(ids(owners.filter("score BETWEEN {3, 6}").sorted(byKeyPath: "id", ascending: false)) == [4, 3, 2])
+        #expect(owners.index(matching: "name == %@", "Gus") == 6)
+        let owner = try #require(db.object(ofType: QOwner.self, forPrimaryKey: 8))
+        #expect(owner.pets.filter("age > 8").map(\.name) == ["pet8-1"])
+    }
+
+    @Test func malformedPredicatesAreTypedErrors() throws {
+        let db = try QueryTests().seeded()
+        let owners = db.objects(QOwner.self)
+        do {
+            _ = try owners.filter(FilterPredicate("name == 'unterminated"))
+            Issue.record("an unterminated string was accepted")
+        } catch {
+            #expect(error.kind == .syntax)
+            #expect(error.position != nil)
+        }
+        do {
+            _ = try owners.filter(FilterPredicate("nope > %@", 3))
+            Issue.record("an unknown property was accepted")
+        } catch {
+            #expect(error.kind == .unknownProperty)
+            #expect(error.message.contains("nope"))
+        }
+        #expect(throws: QueryError.self) { try FilterPredicate("age > %d", "three") }
+        #expect(throws: QueryError.self) { try FilterPredicate("(age > 3") }
+    }
+}

@@ -1,7 +1,12 @@
 import Foundation
 
 do {
-    try await runBenchmarks(Array(CommandLine.arguments.dropFirst()))
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "notifications" {
+        try await runNotificationBenchmark(Array(arguments.dropFirst()))
+    } else {
+        try await runBenchmarks(arguments)
+    }
 } catch {
     FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
     exit(1)

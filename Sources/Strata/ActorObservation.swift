@@ -1,0 +1,141 @@
+// `observe(keyPaths:on: actor)`: observations delivered on another actor. The object or
+// collection is looked up again in a database instance of that actor (objects by object key,
+// which is stable within a file; queries by their predicate and orderings), and observed
+// there; each callback gets that actor's copy.
+
+import StrataStore
+
+// `Database.materialize(dynamic:key:)` (ThreadConfined.swift) makes the actor's copy.
+
+/// A list's place, to find the list again in another instance.
+struct ListAddress: Sendable {
+    let ownerType: Object.Type
+    let ownerKey: ObjectKey
+    let column: Int
+}
+
+extension Object {
+    /// Calls `block` on `actor` after each commit that changes this object, with that actor's
+    /// copy of the object. Registration is complete when this returns. See
+    /// `observe(keyPaths:on:_:)` for what counts as a change.
+    ///
+    /// The actor's database instance delivers when it moves to a version with the change: after
+    /// its own commits and when it refreshes. If the task is already cancelled, or the object
+    /// no longer exists there, the returned token is inactive (`invalidate()` returns false).
+    public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
+                                             _isolation: isolated (any Actor)? = #isolation,
+                                             _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
+        await observeObject(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, on: actor, block)
+    }
+
+    /// Like `observe(keyPaths:on:_isolation:_:)`, with key paths (`\.name`).
+    public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
+                                             _isolation: isolated (any Actor)? = #isolation,
+                                             _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
+        await observeObject(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0) }, on: actor, block)
+    }
+
+    private func observeObject<A: Actor, T: Object>(keyPaths: [[String]]?, on actor: A,
+                                                    _isolation: isolated (any Actor)? = #isolation,
+                                                    _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
+        guard let context = _slot.pointee.table else {
+            fatalError("Only managed objects can be observed: add the object to a database first.")
+        }
+        context.core.verifyObservable("observe(keyPaths:on:_:)")
+        let configuration = context.core.configuration
+        let key = ObjectKey(_slot.pointee.key)
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(T.self, dynamicType: type(of: self), key: key, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+    }
+
+    private static func register<A: Actor, T: Object>(_ type: T.Type, dynamicType: Object.Type, key: ObjectKey, configuration: Database.Configuration,
+                                                      keyPaths: [[String]]?, on actor: isolated A,
+                                                      _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+              let object = database.materialize(dynamic: dynamicType, key: key) as? T else {
+            return NotificationToken()
+        }
+        return object.observeObject(keyPaths: keyPaths, queue: nil) { (change: ObjectChange<T>) in
+            block(actor, change)
+        }
+    }
+}
+
+extension Results {
+    /// Calls `block` on `actor` with the results now (`.initial`) and after each commit that
+    /// changes them, each time with that actor's copy of the results. Registration is complete
+    /// when this returns. See `observe(keyPaths:on:_:)` for what is reported.
+    ///
+    /// Results made from a list (`list.where { }`) cannot be observed on another actor yet;
+    /// observe them where they were made.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
+        await observeResults(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, on: actor, block)
+    }
+
+    /// Like `observe(keyPaths:on:_isolation:_:)`, with key paths (`\.name`).
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
+        await observeResults(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0) }, on: actor, block)
+    }
+
+    private func observeResults<A: Actor>(keyPaths: [[String]]?, on actor: A,
+                                          _isolation: isolated (any Actor)? = #isolation,
+                                          _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
+        database.core.verifyObservable("Results.observe(keyPaths:on:_:)")
+        require(listKeys == nil, "Results made from a list cannot be observed on another actor yet: observe the list (list.observe(on: actor)) or observe the results in their own context.")
+        let configuration = database.configuration
+        let predicate = predicate
+        let orderings = orderings
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(predicate: predicate, orderings: orderings, configuration: configuration, keyPaths: keyPaths,
+                                   on: actor, block)
+    }
+
+    private static func register<A: Actor>(predicate: QueryPredicate?, orderings: [QueryOrdering], configuration: Database.Configuration,
+                                           keyPaths: [[String]]?, on actor: isolated A,
+                                           _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor) else {
+            return NotificationToken()
+        }
+        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
+        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings)
+        return results.observeResults(keyPaths: keyPaths, queue: nil) { change in
+            block(actor, change)
+        }
+    }
+}
+
+extension List {
+    /// Calls `block` on `actor` with the list now (`.initial`) and after each commit that
+    /// changes it, each time with that actor's copy of the list. Registration is complete when
+    /// this returns. See `observe(keyPaths:on:_:)` for what is reported.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
+        guard let (owner, column) = observationSource, let context = owner._slot.pointee.table else {
+            fatalError("Only managed lists can be observed: add the list's object to a database first.")
+        }
+        context.core.verifyObservable("List.observe(keyPaths:on:_:)")
+        let configuration = context.core.configuration
+        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.pointee.key), column: column)
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
+    }
+
+    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration,
+                                           keyPaths: [[String]]?, on actor: isolated A,
+                                           _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
+            return NotificationToken()
+        }
+        let list = List<Element>(owner: owner, column: address.column)
+        return list.observeList(keyPaths: keyPaths, queue: nil) { change in
+            block(actor, change)
+        }
+    }
+}

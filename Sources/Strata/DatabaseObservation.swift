@@ -1,0 +1,66 @@
+import StrataStore
+
+extension Database {
+    /// What a database notification reports. RealmSwift calls it `Realm.Notification`.
+    public enum Notification: String, Sendable {
+        /// The instance moved to a newer version: after its own commits, `refresh()`, or a
+        /// refresh before a write transaction.
+        case didChange = "RLMRealmDidChangeNotification"
+        /// Another instance committed and this one has not refreshed yet (autorefresh off).
+        /// Not sent yet: it needs the commit watcher that autorefresh brings.
+        // TODO(autorefresh): send from the commit watcher when autorefresh is off.
+        case refreshRequired = "RLMRealmRefreshRequiredNotification"
+    }
+
+    /// Calls `block` each time this instance moves to a newer version, in its context. Keep
+    /// the returned token for as long as you want notifications. Not allowed inside a write
+    /// transaction, on a read-only instance, or from outside the instance's context.
+    public func observe(_ block: @escaping (_ notification: Notification, _ database: Database) -> Void) -> NotificationToken {
+        core.verifyObservable("Database.observe(_:)")
+        let observer = DatabaseObserver(core: core, callback: block)
+        core.observers.add(observer)
+        return NotificationToken(observer, core: core)
+    }
+
+    /// Runs `block` in a write transaction and commits it, like `write(_:)`, without calling
+    /// the observers of `tokens` for this commit (use it for changes the user interface made
+    /// itself and already shows). The tokens must come from observations on this instance.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
+        try core.beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.session.isInWriteTransaction { core.session.rollback() }
+            throw error
+        }
+        if core.session.isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+        return result
+    }
+
+    /// Commits the write transaction, like `commitWrite()`, without calling the observers of
+    /// `tokens` for this commit.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
+        let skipped = Set(tokens.compactMap { $0.registeredObserver.map(ObjectIdentifier.init) })
+        if !skipped.isEmpty { core.observers.skipping = skipped }
+        defer { core.notifier?.skipping = [] }
+        try core.commitWrite()
+    }
+}
+
+/// Watches the whole instance.
+final class DatabaseObserver: ChangeObserver {
+    unowned(unsafe) let core: DatabaseCore
+    let callback: (Database.Notification, Database) -> Void
+
+    init(core: DatabaseCore, callback: @escaping (Database.Notification, Database) -> Void) {
+        self.core = core
+        self.callback = callback
+        super.init(version: core.session.version)
+    }
+
+    override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
+        Delivery(update: {}, notify: { [self] in callback(.didChange, Database(core: core)) })
+    }
+}
