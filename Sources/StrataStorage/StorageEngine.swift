@@ -83,17 +83,27 @@ public final class StorageEngine: @unchecked Sendable {
         // reference (and its deinit, which takes the registry lock) never goes away inside it.
         var closing: StorageEngine?
         defer { withExtendedLifetime(closing) {} }
-        return try registry.withLock { registry in
-            if let engine = registry[key]?.engine {
-                if engine.retainOpen() { return engine }
-                // It is releasing its files right now: wait for that, or the new engine's
-                // locks would collide with the ones it still holds.
-                engine.released.wait()
-                closing = engine
+        while true {
+            let opened = try registry.withLock { registry -> StorageEngine? in
+                if let entry = registry[key] {
+                    if let engine = entry.engine {
+                        if engine.retainOpen() { return engine }
+                        // It is releasing its files right now: wait for that, or the new
+                        // engine's locks would collide with the ones it still holds.
+                        engine.released.wait()
+                        closing = engine
+                    } else {
+                        // Its last reference went away and its deinit is closing the files;
+                        // the entry goes when they are closed. Try again after that.
+                        return nil
+                    }
+                }
+                let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, registryKey: key)
+                registry[key] = Weak(engine: engine)
+                return engine
             }
-            let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, registryKey: key)
-            registry[key] = Weak(engine: engine)
-            return engine
+            if let opened { return opened }
+            sched_yield()
         }
     }
 
