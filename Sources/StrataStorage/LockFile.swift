@@ -114,7 +114,17 @@ final class LockFile: @unchecked Sendable {
             exclusive = false
         }
         // Announce that this process is alive.
-        let code = strata_ofd_lock(fd, Self.livenessOffset + Int64(processID), 1, 0)
+        // The byte is this process's own, so whoever holds it is transient: a description of
+        // this file that another thread of the process is closing, or one inherited by a child
+        // forked by another thread that has not reached exec yet (close-on-exec fds are
+        // shared until then). Wait for them, up to a few seconds.
+        var code = strata_ofd_lock(fd, Self.livenessOffset + Int64(processID), 1, 0)
+        var attempts = 0
+        while code == EAGAIN || code == EACCES, attempts < 5_000 {
+            usleep(1_000)
+            attempts += 1
+            code = strata_ofd_lock(fd, Self.livenessOffset + Int64(processID), 1, 0)
+        }
         if code != 0 {
             munmap(map, length); Glibc_close(fd)
             throw StorageError.ioFailure(operation: "liveness lock", code: code)
