@@ -6,9 +6,9 @@ extension Database {
         /// The instance moved to a newer version: after its own commits, `refresh()`, or a
         /// refresh before a write transaction.
         case didChange = "RLMRealmDidChangeNotification"
-        /// Another instance committed and this one has not refreshed yet (autorefresh off).
-        /// Not sent yet: it needs the commit watcher that autorefresh brings.
-        // TODO(autorefresh): send from the commit watcher when autorefresh is off.
+        /// Another instance (or process) committed and this one, with `autorefresh` off, has
+        /// not refreshed yet: call `refresh()` to see the change. Sent on the instance's
+        /// executor, so only to actor-, main-actor- and queue-confined instances.
         case refreshRequired = "RLMRealmRefreshRequiredNotification"
     }
 
@@ -50,6 +50,15 @@ extension Database {
 }
 
 /// Watches the whole instance.
+extension DatabaseCore {
+    /// A newer version was published while this instance does not auto-refresh: tell its
+    /// database observers (on its executor; see `autoRefresh()`).
+    func notifyRefreshRequired() {
+        guard let notifier, !session.isInWriteTransaction else { return }
+        for observer in notifier.databaseObservers { observer.callback(.refreshRequired, Database(core: self)) }
+    }
+}
+
 final class DatabaseObserver: ChangeObserver {
     unowned(unsafe) let core: DatabaseCore
     let callback: (Database.Notification, Database) -> Void

@@ -96,6 +96,11 @@ final class Notifier {
         entries.append(Entry(observer: observer))
     }
 
+    /// The active database observers (for `.refreshRequired`).
+    var databaseObservers: [DatabaseObserver] {
+        entries.compactMap { $0.observer as? DatabaseObserver }.filter { $0.state.isActive }
+    }
+
     /// Computes and delivers every observer's changes up to the instance's version.
     func deliver(_ core: DatabaseCore) {
         if delivering {

@@ -263,13 +263,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Results that also match `predicate`, checked now against the type's properties.
     func adding(_ condition: QueryPredicate) throws(QueryError) -> Results<Element> {
-        guard orderings.isEmpty else {
-            // A filter after a sort or distinct: filter first (the order and the distinct
-            // representatives are those of the filtered objects, as in Realm).
-            let combined = predicate.map { $0 && condition } ?? condition
-            try validate(combined)
-            return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
-        }
+        // A filter after a sort or distinct filters first: the order and the distinct
+        // representatives are those of the filtered objects, as in Realm.
         let combined = predicate.map { $0 && condition } ?? condition
         try validate(combined)
         return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)

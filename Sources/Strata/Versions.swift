@@ -24,6 +24,7 @@ extension DatabaseCore {
     /// Called on the instance's executor after another commit was published.
     func autoRefresh() {
         let moved = autorefresh && !isInvalidated && !isFrozen && !session.isInWriteTransaction && refreshNow()
+        if !autorefresh && !isInvalidated && !isFrozen { notifyRefreshRequired() }
         autoRefreshProbe?(moved)
     }
 

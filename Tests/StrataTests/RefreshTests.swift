@@ -37,6 +37,13 @@ actor Follower {
     func setAutorefresh(_ on: Bool) { db.autorefresh = on }
     func refreshAsync() async -> Bool { await db.asyncRefresh() }
     func activeVersions() -> Int { db.numberOfActiveVersions }
+
+    /// The database notifications this instance receives from now on.
+    func notifications() -> (AsyncStream<Database.Notification>, NotificationToken) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Database.Notification.self)
+        let token = db.observe { notification, _ in continuation.yield(notification) }
+        return (stream, token)
+    }
 }
 
 /// Adds a dog through a thread-confined instance of its own (opened and released here).
@@ -162,6 +169,19 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, where condition: @Sendable (T)
         #expect(await follower.refreshAsync() == true)
         #expect(await follower.dogNames() == ["Rex"])
         #expect(await follower.refreshAsync() == false)
+    }
+
+    @Test func withAutorefreshOffObserversHearThatARefreshIsRequired() async throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Dog.self])
+        let follower = try await Follower(config)
+        await follower.setAutorefresh(false)
+        let (notifications, token) = await follower.notifications()
+        _ = try addDog("Rex", config)
+        let first = await first(notifications) { _ in true }
+        #expect(first == .refreshRequired)
+        #expect(await follower.dogNames().isEmpty)
+        withExtendedLifetime(token) {}
     }
 
     @Test func asyncRefreshReturnsFalseWhenCancelled() async throws {
