@@ -55,8 +55,12 @@ extension Object {
               let object = database.materialize(dynamic: dynamicType, key: key) as? T else {
             return NotificationToken()
         }
-        return object.observeObject(keyPaths: keyPaths, queue: nil) { (change: ObjectChange<T>) in
-            block(actor, change)
+        return object.observeObject(keyPaths: keyPaths, queue: nil) { [weak actor] (change: ObjectChange<T>) in
+            guard let actor else { return }
+            // The instance delivers in its own context, which is this actor, and the change
+            // belongs to that instance: it stays in the actor's context.
+            let delivered = ContextBound(value: change)
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
         }
     }
 }
@@ -102,8 +106,13 @@ extension Results {
         }
         let context = (try? database.core.existingContext(for: Element.self)) ?? nil
         let results = Results(database: database, context: context, predicate: predicate, orderings: orderings)
-        return results.observeResults(keyPaths: keyPaths, queue: nil) { change in
-            block(actor, change)
+        return results.observeResults(keyPaths: keyPaths, queue: nil) { [weak actor] change in
+            // Weak: the actor may keep the token, and through it this observer.
+            guard let actor else { return }
+            // The instance delivers in its own context, which is this actor, and the change
+            // belongs to that instance: it stays in the actor's context.
+            let delivered = ContextBound(value: change)
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
         }
     }
 }
@@ -134,8 +143,13 @@ extension List {
             return NotificationToken()
         }
         let list = List<Element>(owner: owner, column: address.column)
-        return list.observeList(keyPaths: keyPaths, queue: nil) { change in
-            block(actor, change)
+        return list.observeList(keyPaths: keyPaths, queue: nil) { [weak actor] change in
+            // Weak: the actor may keep the token, and through it this observer.
+            guard let actor else { return }
+            // The instance delivers in its own context, which is this actor, and the change
+            // belongs to that instance: it stays in the actor's context.
+            let delivered = ContextBound(value: change)
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
         }
     }
 }

@@ -299,7 +299,12 @@ final class AsyncWriteQueue {
             return { work in queue.async { work.value() } }
         case .mainActor:
             return { work in Task { @MainActor in work.value() } }
-        case .actor(let actor):
+        case .actor(let box):
+            // Called in the actor's context, so the actor exists. The hop keeps it alive until
+            // this one operation settles (never longer: hops are made per operation).
+            guard let actor = box.actor else {
+                fatalError("An async write was started on a database whose actor (\(box.typeName)) no longer exists.")
+            }
             let bound = ContextBound(value: actor)
             return { work in Task { await runIsolated(to: bound.value, work) } }
         case .frozen:

@@ -40,11 +40,7 @@ final class RefreshTarget: @unchecked Sendable {
         case mainActor
         /// Weak: the watcher must not keep an instance's actor (and through it the instance)
         /// alive.
-        case actor(WeakActor)
-    }
-
-    struct WeakActor {
-        weak var actor: (any Actor)?
+        case actor(ConfinedActor)
     }
 
     init(core: DatabaseCore, schedule: Schedule) {
@@ -63,9 +59,17 @@ final class RefreshTarget: @unchecked Sendable {
         case .queue(let queue): queue.async { self.fire() }
         case .mainActor: Task { @MainActor in self.fire() }
         case .actor(let box):
-            guard let actor = box.actor else { return }
-            Task { await Self.fire(self, on: actor) }
+            // The actor is looked up inside the task, not here: this runs on the watcher
+            // thread, and if the reference taken here were the actor's last one, the actor's
+            // deinit (closing its instance, perhaps stopping this very watcher) would run on
+            // this thread. In the task it runs on the pool, holding nothing.
+            Task { await Self.fire(self, box) }
         }
+    }
+
+    private static func fire(_ target: RefreshTarget, _ box: ConfinedActor) async {
+        guard let actor = box.actor else { return }
+        await fire(target, on: actor)
     }
 
     private static func fire(_ target: RefreshTarget, on actor: isolated any Actor) { target.fire() }

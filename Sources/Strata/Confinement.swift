@@ -8,7 +8,8 @@ enum Confinement {
     case thread(pthread_t)
     case queue(DispatchQueue, DispatchSpecificKey<UInt8>)
     case mainActor
-    case actor(any Actor)
+    /// Held weakly (see `ConfinedActor`): an actor may store its own instance.
+    case actor(ConfinedActor)
     /// A frozen snapshot: usable from any thread, queue or actor.
     case frozen
 
@@ -18,15 +19,34 @@ enum Confinement {
         case .thread(let thread): "thread:\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(thread)))))"
         case .queue(let queue, _): "queue:\(ObjectIdentifier(queue).hashValue)"
         case .mainActor: "main"
-        case .actor(let actor): "actor:\(ObjectIdentifier(actor).hashValue)"
+        case .actor(let box): "actor:\(box.id.hashValue)"
         case .frozen: "frozen"
         }
     }
 
+    /// An actor confinement for `actor` (the main actor gets `.mainActor`).
+    static func isolated(to actor: any Actor) -> Confinement {
+        actor === MainActor.shared ? .mainActor : .actor(ConfinedActor(actor))
+    }
+
+    /// Whether an instance with this confinement serves a caller in `other`: the same thread,
+    /// queue or actor. An actor's identity alone is not enough once it may have been
+    /// deallocated and its address reused, so the live actor is compared.
+    func isSame(as other: Confinement) -> Bool {
+        switch (self, other) {
+        case (.actor(let mine), .actor(let theirs)):
+            guard let actor = mine.actor, let requested = theirs.actor else { return false }
+            return actor === requested
+        default:
+            return cacheKey == other.cacheKey
+        }
+    }
+
+    /// The actor the instance is isolated to, if it is isolated to one that still exists.
     var actor: (any Actor)? {
         switch self {
         case .mainActor: MainActor.shared
-        case .actor(let actor): actor
+        case .actor(let box): box.actor
         default: nil
         }
     }
@@ -36,7 +56,7 @@ enum Confinement {
         case .thread: "the thread that opened it"
         case .queue(let queue, _): "the dispatch queue '\(queue.label)'"
         case .mainActor: "the main actor"
-        case .actor(let actor): "the actor \(type(of: actor))"
+        case .actor(let box): "the actor \(box.typeName)"
         case .frozen: "a frozen snapshot"
         }
     }
@@ -51,12 +71,12 @@ enum Confinement {
             if DispatchQueue.getSpecific(key: key) == nil { fail(operation()) }
         case .mainActor:
             if DispatchQueue.getSpecific(key: mainQueueKey) == nil && !Thread.isMainThread { fail(operation()) }
-        case .actor(let actor):
+        case .actor(let box):
             if let isolation {
-                if isolation === actor { return }
+                if box.isSame(as: isolation) { return }
                 fail(operation())
             }
-            actor.preconditionIsolated("Database accessed from outside the actor it is confined to (\(type(of: actor)))")
+            box.verifyIsolated("Database accessed from outside the actor it is confined to (\(box.typeName))")
         case .frozen:
             return
         }

@@ -30,11 +30,21 @@ enum CurrentContext {
         switch confinement {
         case .queue(let queue, let key):
             queue.setSpecific(key: queueMark, value: QueueMark(queue, key))
-        case .actor(let actor):
-            actors.withLock { actors in
-                actors = actors.filter { $0.value.actor != nil }
-                actors[ObjectIdentifier(actor)] = WeakActor(actor: actor)
+        case .actor(let box):
+            guard let actor = box.actor else { return }
+            // The live actors seen while pruning are released after the lock: a release that
+            // is an actor's last runs its deinit, which must not run inside the lock.
+            let seen = actors.withLock { actors -> [any Actor] in
+                var alive: [any Actor] = []
+                actors = actors.filter { entry in
+                    guard let actor = entry.value.actor else { return false }
+                    alive.append(actor)
+                    return true
+                }
+                actors[box.id] = WeakActor(actor: actor)
+                return alive
             }
+            withExtendedLifetime(seen) {}
         default:
             break
         }
@@ -52,7 +62,7 @@ enum CurrentContext {
         let thread = Confinement.thread(pthread_self())
         if DatabaseCore.cached(configuration, thread) != nil { return thread }
         let known = actors.withLock { $0.values.compactMap(\.actor) }
-        for actor in known where isCurrentExecutor(actor.unownedExecutor) { return .actor(actor) }
+        for actor in known where isCurrentExecutor(actor.unownedExecutor) { return .isolated(to: actor) }
         if Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
             || isCurrentExecutor(MainActor.shared.unownedExecutor) {
             return .mainActor

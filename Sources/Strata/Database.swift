@@ -63,11 +63,7 @@ public struct Database {
     /// initializer, `try await Database(actor: self)`.
     public init(configuration: Configuration = .defaultConfiguration, actor: isolated any Actor) async throws {
         try Task.checkCancellation()
-        if actor === MainActor.shared {
-            core = try DatabaseCore.open(configuration, .mainActor)
-        } else {
-            core = try DatabaseCore.open(configuration, .actor(actor))
-        }
+        core = try DatabaseCore.open(configuration, .isolated(to: actor))
     }
 
     /// Opens a database isolated to the caller's actor.

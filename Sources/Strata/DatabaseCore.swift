@@ -95,7 +95,8 @@ final class DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
         // A core is released in its own context, so the core behind a live token for this
         // context's key cannot be mid-release here.
-        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated {
+        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated,
+           core.confinement.isSame(as: confinement) {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
             if !core.session.isInWriteTransaction { core.refreshNow() }
@@ -124,7 +125,7 @@ final class DatabaseCore {
     /// context (a core is released in its own context, so only there is the lookup safe).
     static func cached(_ configuration: Database.Configuration, _ confinement: Confinement) -> DatabaseCore? {
         let key = configuration.identity + "|" + confinement.cacheKey
-        guard let core = cache.withLock({ $0[key]?.token?.core }), !core.isInvalidated else { return nil }
+        guard let core = cache.withLock({ $0[key]?.token?.core }), !core.isInvalidated, core.confinement.isSame(as: confinement) else { return nil }
         return core
     }
 

@@ -55,15 +55,16 @@ struct ObserverReference: @unchecked Sendable {
 enum ReleaseContext: Sendable {
     case here
     case queue(DispatchQueue)
-    case actor(any Actor)
+    /// Weak, like the instance's own reference: an actor may keep its tokens.
+    case actor(ConfinedActor)
 
     init(_ confinement: Confinement) {
         switch confinement {
         // A thread has no way to be handed work; the observer goes where the token goes.
         case .thread, .frozen: self = .here
         case .queue(let queue, _): self = .queue(queue)
-        case .mainActor: self = .actor(MainActor.shared)
-        case .actor(let actor): self = .actor(actor)
+        case .mainActor: self = .actor(ConfinedActor(MainActor.shared))
+        case .actor(let box): self = .actor(box)
         }
     }
 
@@ -74,9 +75,15 @@ enum ReleaseContext: Sendable {
         case .queue(let queue):
             let box = ReleaseBox(reference)
             queue.async { box.empty() }
-        case .actor(let actor):
+        case .actor(let confined):
             let box = ReleaseBox(reference)
-            Task { await ReleaseBox.empty(box, on: actor) }
+            // Looked up in the task so that, if this is the actor's last reference, its deinit
+            // runs on the pool rather than wherever the token went away. An actor that is gone
+            // can no longer use the observer: it is released in the task then.
+            Task {
+                guard let actor = confined.actor else { return box.empty() }
+                await ReleaseBox.empty(box, on: actor)
+            }
         }
     }
 }

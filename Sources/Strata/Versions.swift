@@ -13,7 +13,7 @@ extension DatabaseCore {
         switch confinement {
         case .queue(let queue, _): schedule = .queue(queue)
         case .mainActor: schedule = .mainActor
-        case .actor(let actor): schedule = .actor(RefreshTarget.WeakActor(actor: actor))
+        case .actor(let box): schedule = .actor(box)
         case .thread, .frozen: return
         }
         let target = RefreshTarget(core: self, schedule: schedule)
@@ -104,7 +104,7 @@ extension DatabaseCore {
     func liveCore(isolation: (any Actor)?) -> DatabaseCore {
         let confinement: Confinement
         if let isolation {
-            confinement = isolation === MainActor.shared ? .mainActor : .actor(isolation)
+            confinement = .isolated(to: isolation)
         } else {
             confinement = .thread(pthread_self())
         }
