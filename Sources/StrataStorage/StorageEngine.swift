@@ -690,8 +690,14 @@ public final class StorageEngine: @unchecked Sendable {
                 // failed commit's meta, which anyone opening the file would adopt; then this
                 // engine's view (the previous version) is no longer the file's and it must stop.
                 // Otherwise (the meta write failed before completing) the engine stays usable.
-                if let shown = MetaPage.decode(self.base + Int(meta.selfPage) * pageSize, pageSize: pageSize, at: meta.selfPage),
-                   shown.txid == meta.txid {
+                // Read through the file, not the mapping: a record's page may lie past what is
+                // mapped (or past the end of the file, where the mapping would fault).
+                // If even that read fails, assume the worst.
+                var showsFailedCommit = true
+                if (try? file.read(into: UnsafeMutableRawBufferPointer(start: image, count: pageSize), at: location)) != nil {
+                    showsFailedCommit = MetaPage.decode(UnsafeRawPointer(image), pageSize: pageSize, at: meta.selfPage)?.txid == meta.txid
+                }
+                if showsFailedCommit {
                     state.withLock { $0.poisoned = .ioFailure(operation: "restoring the meta page after a failed commit; reopen the database", code: EIO) }
                 }
             }

@@ -122,6 +122,56 @@ import Testing
         }
     }
 
+    /// The same for a grouped commit after a grouped one: its meta is a record written to the
+    /// page its predecessor announced, which may lie past the end of the file (and past what
+    /// the engine has mapped) when the disk fills before it is written.
+    @Test func diskFullAtEveryPointOfAGroupedCommit() throws {
+        var fixture = try Fixture(large: false, grow: false)
+        // One grouped commit first, so that the next one can chain a record to it.
+        let lead: [ModelOperation] = [.createTree("lead"), .put(tree: "lead", key: [7], value: [1, 2, 3])]
+        do {
+            let engine = try fixture.open(fixture.disk)
+            defer { engine.close() }
+            let transaction = try engine.beginWrite()
+            try transaction.apply(lead)
+            try transaction.commit(grouped: true)
+            try engine.synchronize(through: engine.latestVersion)
+            fixture.model = fixture.model.applying(lead)
+            fixture.version = engine.latestVersion
+        }
+        // A small commit: its pages fit in free space, so nothing it writes before its record
+        // extends the file to cover the record's page.
+        let operations: [ModelOperation] = [.put(tree: "lead", key: [8], value: [4, 5])]
+        fixture.next = operations
+        let probe = fixture.disk.crashProcess()
+        let total: Int
+        do {
+            let engine = try fixture.open(probe)
+            defer { engine.close() }
+            let before = probe.bytesWritten
+            let transaction = try engine.beginWrite()
+            try transaction.apply(operations)
+            try transaction.commit(grouped: true)
+            total = probe.bytesWritten - before
+            #expect(engine.state.withLock { $0.latestMeta.isRecord }, "the probe commit chained a record")
+        }
+        var budgets = Set([0, 1, 511, 512, total - 4096 - 1, total - 4096, total - 4095, total - 5, total - 4, total - 1])
+        for step in stride(from: 0, to: total, by: max(total / 16, 1)) { budgets.insert(step) }
+        for budget in budgets.sorted() where budget >= 0 && budget < total {
+            let disk = fixture.disk.crashProcess()
+            let engine = try fixture.open(disk)
+            defer { engine.close() }
+            disk.failWrites(after: budget, code: ENOSPC)
+            Self.expectIOFailure(ENOSPC, "grouped, disk full after \(budget) of \(total) bytes") {
+                let transaction = try engine.beginWrite()
+                try transaction.apply(operations)
+                try transaction.commit(grouped: true)
+            }
+            try fixture.expectPreviousVersion(engine, on: disk, "grouped, disk full after \(budget) of \(total) bytes")
+            try fixture.expectRecovery(engine, on: disk, "grouped, disk full after \(budget) of \(total) bytes")
+        }
+    }
+
     @Test(arguments: [false, true])
     func diskFullWhenTheFileGrows(large: Bool) throws {
         var fixture = try Fixture(large: large)
