@@ -70,8 +70,8 @@ extension Results {
     /// changes them, each time with that actor's copy of the results. Registration is complete
     /// when this returns. See `observe(keyPaths:on:_:)` for what is reported.
     ///
-    /// Results made from a list (`list.where { }`) cannot be observed on another actor yet;
-    /// observe them where they were made.
+    /// Results made from a list (`list.where { }`) follow the same object's list in the actor's
+    /// instance (and show no objects once that object is deleted).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
@@ -89,23 +89,23 @@ extension Results {
                                           _isolation: isolated (any Actor)? = #isolation,
                                           _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
         database.core.verifyObservable("Results.observe(keyPaths:on:_:)")
-        require(listKeys == nil, "Results made from a list cannot be observed on another actor yet: observe the list (list.observe(on: actor)) or observe the results in their own context.")
         let configuration = database.configuration
-        let predicate = predicate
-        let orderings = orderings
+        let query = HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin)
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(predicate: predicate, orderings: orderings, configuration: configuration, keyPaths: keyPaths,
+        return await Self.register(query: query, configuration: configuration, keyPaths: keyPaths,
                                    on: actor, block)
     }
 
-    private static func register<A: Actor>(predicate: QueryPredicate?, orderings: [QueryOrdering], configuration: Database.Configuration,
+    private static func register<A: Actor>(query: HandedOverQuery, configuration: Database.Configuration,
                                            keyPaths: [[String]]?, on actor: isolated A,
                                            _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor) else {
             return NotificationToken()
         }
-        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
-        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings)
+        let handed = Results(database: database, handingOver: query)
+        // Results made from a list observe the same object's list in the actor's instance (no
+        // objects, and no changes, when that object no longer exists there).
+        let results = handed.listOrigin == nil ? handed : (handed.rebuiltFromList(in: database) ?? handed.emptyFromList(in: database))
         return results.observeResults(keyPaths: keyPaths, queue: nil) { [weak actor] change in
             // Weak: the actor may keep the token, and through it this observer.
             guard let actor else { return }

@@ -125,8 +125,12 @@ extension Database {
     /// The live version of `results` in this database.
     public func thaw<T: Object>(_ results: Results<T>) -> Results<T> {
         require(!core.isFrozen, "thaw(_:) must be called on a live database; this one is frozen.")
-        require(results.listKeys == nil, "Results queried from a list cannot be thawed: thaw() the list, and query the thawed list again.")
         core.verify("thaw(_:)")
+        // Results queried from a list: the same query over the same object's list here (no
+        // objects when this version does not have that object).
+        if results.listKeys != nil {
+            return results.rebuiltFromList(in: self) ?? results.emptyFromList(in: self)
+        }
         return results.rebased(on: self)
     }
 }
@@ -146,21 +150,26 @@ extension Results {
         database.core.verify("freeze()")
         let keys = listKeys()
         let context = frozen.core.withReadLock { (try? frozen.core.existingContext(for: Element.self)) ?? nil }
-        return Results(database: frozen, context: context, predicate: predicate, orderings: orderings, listKeys: { keys })
+        return Results(database: frozen, context: context, predicate: predicate, orderings: orderings, listKeys: { keys },
+                       listOrigin: listOrigin)
     }
 
     /// The live results in the caller's context (this thread, or the actor the caller is
     /// isolated to), at the newest version. Returns `self` when already live.
     public func thaw(_isolation isolation: isolated (any Actor)? = #isolation) -> Results<Element>? {
         guard isFrozen else { return self }
-        require(listKeys == nil, "Results queried from a frozen list cannot be thawed: thaw() the list, and query the thawed list again.")
-        return rebased(on: database.thaw(_isolation: isolation))
+        let live = database.thaw(_isolation: isolation)
+        // Results queried from a list: the same query over the live list of the same object,
+        // or nil when that object has been deleted since.
+        if listKeys != nil { return rebuiltFromList(in: live) }
+        return rebased(on: live)
     }
 
     /// The same query on another instance of the same file.
     func rebased(on target: Database) -> Results<Element> {
         let context = target.core.withReadLock { (try? target.core.existingContext(for: Element.self)) ?? nil }
-        return Results(database: target, context: context, predicate: predicate, orderings: orderings, listKeys: listKeys)
+        return Results(database: target, context: context, predicate: predicate, orderings: orderings, listKeys: listKeys,
+                       listOrigin: listOrigin)
     }
 }
 

@@ -223,7 +223,7 @@ extension List where Element: Object {
         let context = database.core.withReadLock { (try? database.core.existingContext(for: Element.self)) ?? nil }
         return Results(database: database, context: context, predicate: nil, listKeys: { [self] in
             self.stored().compactMap { if case .link(let key) = $0 { key } else { nil } }
-        })
+        }, listOrigin: ListOrigin(self))
     }
 
     /// The list's objects that match a query, in list order.

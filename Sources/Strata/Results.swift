@@ -15,15 +15,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// For results made from a list (`list.where { }`, `list.sorted(…)`): the list's objects, in
     /// list order, in the current version.
     let listKeys: (() -> [ObjectKey])?
+    /// For results made from a list: which list (its owner and property), so that the results
+    /// can be found again in another instance (hand-over, thaw, observing on another actor).
+    let listOrigin: ListOrigin?
     private let cache = Evaluation()
 
     init(database: Database, context: TableContext?, predicate: QueryPredicate?, orderings: [QueryOrdering] = [],
-         listKeys: (() -> [ObjectKey])? = nil) {
+         listKeys: (() -> [ObjectKey])? = nil, listOrigin: ListOrigin? = nil) {
         self.database = database
         self.knownContext = context
         self.predicate = predicate
         self.orderings = orderings
         self.listKeys = listKeys
+        self.listOrigin = listOrigin
     }
 
     /// The type's table, or nil while the file has none (the results are then empty). A type's
@@ -267,7 +271,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         // representatives are those of the filtered objects, as in Realm.
         let combined = predicate.map { $0 && condition } ?? condition
         try validate(combined)
-        return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys)
+        return Results(database: database, context: context, predicate: combined, orderings: orderings, listKeys: listKeys, listOrigin: listOrigin)
     }
 
     private func validate(_ predicate: QueryPredicate) throws(QueryError) {
@@ -319,7 +323,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     private func ordering(_ step: QueryOrdering) -> Results<Element> {
-        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step], listKeys: listKeys)
+        let results = Results(database: database, context: context, predicate: predicate, orderings: orderings + [step], listKeys: listKeys, listOrigin: listOrigin)
         if let context {
             database.core.withReadLock { check(step, in: context) }
         }

@@ -66,19 +66,20 @@ extension Results: ThreadConfined {
     /// The results' instance.
     public var _confinedDatabase: Database? { database }
 
-    /// The results' hand-over: their query.
+    /// The results' hand-over: their query (and, for results made from a list, which list).
     public var _handover: Handover {
-        require(listKeys == nil, "Results made from a List (list.where { }, list.sorted(...)) cannot be handed over: "
-                + "hand over the list (ThreadSafeReference(to: list)) and query it again in the destination.")
-        return Handover(fileIdentity: database.configuration.identity, version: database.version,
-                        target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings)),
-                        summary: "results of '\(Element.className())'")
+        Handover(fileIdentity: database.configuration.identity, version: database.version,
+                 target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin)),
+                 summary: listOrigin == nil ? "results of '\(Element.className())'" : "results of a list of '\(Element.className())'")
     }
 
-    /// The same query, live in `database`.
+    /// The same query, live in `database`; for results made from a list, over the same
+    /// object's list, or nil when that object no longer exists.
     public static func _resolve(_ handover: Handover, in database: Database) -> Results<Element>? {
         guard case .results(let query) = handover.target else { return nil }
-        return Results(database: database, handingOver: query)
+        let handed = Results(database: database, handingOver: query)
+        if handed.listOrigin != nil { return handed.rebuiltFromList(in: database) }
+        return handed
     }
 }
 
@@ -112,9 +113,10 @@ extension List {
 }
 
 /// A Results' query as handed over: its condition and its sort order (immutable values).
-struct HandedOverQuery {
+struct HandedOverQuery: Sendable {
     let predicate: QueryPredicate?
     let orderings: [QueryOrdering]
+    let listOrigin: ListOrigin?
 }
 
 extension Results {
@@ -122,7 +124,8 @@ extension Results {
     init(database: Database, handingOver query: Any?) {
         let context = (try? database.core.existingContext(for: Element.self)) ?? nil
         let query = query as? HandedOverQuery
-        self.init(database: database, context: context, predicate: query?.predicate, orderings: query?.orderings ?? [])
+        self.init(database: database, context: context, predicate: query?.predicate, orderings: query?.orderings ?? [],
+                  listOrigin: query?.listOrigin)
     }
 }
 
