@@ -100,7 +100,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The matching objects' keys in the current version, in order.
     func keys() -> [ObjectKey] {
-        database.core.withReadLock { ordered("reading Results")?.1.all ?? [] }
+        database.core.withReadLock {
+            guard let (context, ordered) = ordered("reading Results") else { return [] }
+            do { return try ordered.all() } catch { context.fail(error) }
+        }
+    }
+
+    /// The key at `position` of `ordered` (which may read the store to order more of it).
+    private func key(_ ordered: OrderedKeys, at position: Int, _ context: TableContext) -> ObjectKey {
+        do { return try ordered.key(at: position) } catch { context.fail(error) }
     }
 
     // MARK: Collection
@@ -139,7 +147,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             fatalError("Results index \(position) is out of bounds (count 0)")
         }
         require(position >= 0 && position < ordered.count, "Results index \(position) is out of bounds (count \(ordered.count))")
-        return context.materialize(Element.self, key: ordered.key(at: position))
+        return context.materialize(Element.self, key: key(ordered, at: position, context))
     }
 
     /// The first object, or nil. Without sorting, it reads only as far as the first match (or
@@ -155,21 +163,24 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }, empty: nil)
         }
         guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
-        return context.materialize(Element.self, key: ordered.key(at: 0))
+        return context.materialize(Element.self, key: key(ordered, at: 0, context))
     }
 
     /// The last object, or nil.
     public var last: Element? {
         database.core.withReadLock {
             guard let (context, ordered) = ordered("reading Results"), ordered.count > 0 else { return nil }
-            return context.materialize(Element.self, key: ordered.key(at: ordered.count - 1))
+            return context.materialize(Element.self, key: key(ordered, at: ordered.count - 1, context))
         }
     }
 
     /// The position of `object` in the results, or nil.
     public func index(of object: Element) -> Int? {
         guard let table = object._slot.pointee.table, table === context else { return nil }
-        return database.core.withReadLock { ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.pointee.key)) }
+        return database.core.withReadLock {
+            guard let (context, ordered) = ordered("Results.index(of:)") else { return nil }
+            do { return try ordered.position(of: ObjectKey(object._slot.pointee.key)) } catch { context.fail(error) }
+        }
     }
 
     /// The position of the first object matching a condition, or nil.
@@ -191,7 +202,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
         return indexes.map { position in
             require(position >= 0 && position < ordered.count, "Results index \(position) is out of bounds (count \(ordered.count))")
-            return context.materialize(Element.self, key: ordered.key(at: position))
+            return context.materialize(Element.self, key: key(ordered, at: position, context))
         }
     }
 
@@ -347,7 +358,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func aggregate(_ aggregate: QueryAggregate, _ path: [String]) -> StoreValue {
         run("Results aggregate", { _, query in
             let keys: [ObjectKey]? = listKeys != nil || orderings.contains(where: { if case .distinct = $0 { true } else { false } })
-                ? try (cache.ordered ?? query.ordered(orderings, base: listKeys?())).all : nil
+                ? try (cache.ordered ?? query.ordered(orderings, base: listKeys?())).all() : nil
             return try query.aggregate(aggregate, path, keys: keys)
         }, empty: aggregate == .sum ? .int(0) : .null)
     }

@@ -109,13 +109,15 @@ public final class Cursor {
     }
 
     /// Makes `level` (a leaf) current at `index`.
-    private func enterLeaf(_ level: Level, at index: Int) throws -> Bool {
+    private func enterLeaf(_ level: Level, at index: Int, settling: Bool = true) throws -> Bool {
         switch level {
         case .page(let view): leafPage = view; leafNode = nil; leafCount = view.count
         case .node(let node): leafNode = node; leafPage = nil; leafCount = node.count
         }
         leafIndex = index
-        return try settle()
+        if settling { return try settle() }
+        positioned = leafIndex >= 0 && leafIndex < leafCount
+        return positioned
     }
 
     /// Validates the current entry (resolving an overflow value once).
@@ -130,7 +132,7 @@ public final class Cursor {
     }
 
     /// Descends from `level` to a leaf, taking the first (or last) entry at each level.
-    private func descend(from start: Level, toLast: Bool) throws -> Bool {
+    private func descend(from start: Level, toLast: Bool, settling: Bool = true) throws -> Bool {
         var level = start
         while !level.isLeaf {
             guard level.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
@@ -140,7 +142,7 @@ public final class Cursor {
             branchIndices.append(index)
             level = try child(of: level, at: index)
         }
-        return try enterLeaf(level, at: toLast ? level.count - 1 : 0)
+        return try enterLeaf(level, at: toLast ? level.count - 1 : 0, settling: settling)
     }
 
     /// Moves to the first entry; false when the tree is empty.
@@ -203,24 +205,73 @@ public final class Cursor {
 
     /// Moves to the next entry; false (and off the tree) past the last one.
     public func next() throws -> Bool {
+        try step(settling: true)
+    }
+
+    @inline(__always)
+    private func step(settling: Bool) throws -> Bool {
         try checkCurrent()
         guard positioned else { return false }
         if leafIndex + 1 < leafCount {
             leafIndex += 1
-            return try settle()
+            return settling ? try settle() : true
         }
         // Climb to the nearest branch with a next child, then descend to its first leaf.
         while let level = branches.last {
             let index = branchIndices[branchIndices.count - 1] + 1
             if index < level.count {
                 branchIndices[branchIndices.count - 1] = index
-                return try descend(from: try child(of: level, at: index), toLast: false)
+                return try descend(from: try child(of: level, at: index), toLast: false, settling: settling)
             }
             branches.removeLast()
             branchIndices.removeLast()
         }
         positioned = false
         return false
+    }
+
+    /// Moves to the next entry like `next()`, but without resolving the entry's value: a scan
+    /// that reads only some values of the entries it passes (e.g. some columns of a cluster)
+    /// skips the overflow pages of the others. Read the value with `currentValue()`; `value`
+    /// is only for entries reached by the other moves.
+    public func nextKey() throws -> Bool {
+        try step(settling: false)
+    }
+
+    /// The length in bytes of the value at the cursor, without reading it (an overflow value's
+    /// length is recorded in its leaf). Only valid while the cursor stands on an entry.
+    public var currentValueLength: Int {
+        precondition(positioned, "Cursor.currentValueLength read while the cursor is not on an entry")
+        if let leafPage {
+            let field = leafPage.leafValueField(leafIndex).0
+            return Int(field & ~PageLayout.overflowFlag)
+        }
+        return leafNode.unsafelyUnwrapped.values[leafIndex].bytes.count
+    }
+
+    /// The value at the cursor, resolving (and checking) an overflow run if the move that
+    /// reached the entry did not: use after `nextKey()`. Throws for a damaged overflow reference.
+    public func currentValue() throws -> UnsafeRawBufferPointer {
+        precondition(positioned, "Cursor.currentValue() called while the cursor is not on an entry")
+        try checkCurrent()
+        if let leafPage { return try snapshot.leafValue(leafPage, leafIndex) }
+        return leafNode.unsafelyUnwrapped.values[leafIndex].bytes
+    }
+
+    /// Counts the entries from the first key ≥ `prefix` on whose keys start with `prefix` and
+    /// are `keyLength` bytes long (any length when nil), comparing raw key bytes only: no value
+    /// is read. Leaves the cursor on the first entry past them (or off the tree).
+    public func countEntries(withPrefix prefix: UnsafeRawBufferPointer, keyLength: Int? = nil) throws -> Int {
+        var positioned = try seek(to: prefix)
+        var count = 0
+        let n = prefix.count
+        while positioned {
+            let key = self.key
+            guard key.count >= n, compareBytes(UnsafeRawBufferPointer(rebasing: key[0..<n]), prefix) == 0 else { break }
+            if keyLength == nil || key.count == keyLength! { count &+= 1 }
+            positioned = try nextKey()
+        }
+        return count
     }
 
     /// Moves to the previous entry; false (and off the tree) before the first one.

@@ -33,9 +33,11 @@ final class DirtyCluster {
 /// A read view of one cluster in one version (or in the writer's current state): its keys and
 /// a view of every column's chunk. Valid while `generation` equals its session's.
 package final class ClusterView {
-    package let firstKey: Int64
-    package let keys: ChunkView
-    package let generation: UInt64
+    // Variables so that a column scan can reuse one view for every cluster it passes
+    // (`ColumnScan`); every other view is made once and never changed.
+    package internal(set) var firstKey: Int64
+    package internal(set) var keys: ChunkView
+    package internal(set) var generation: UInt64
     let dirty: DirtyCluster?
     /// One view per property, by property index (absent chunks read as defaults).
     package let columns: UnsafeMutablePointer<ChunkView>

@@ -105,6 +105,9 @@ enum IndexKey {
 
 /// Big-endian key builders for the store's trees.
 enum TreeKey {
+    /// Bytes in a cluster entry's key: first object key (8, big-endian) and column id (2).
+    static let clusterKeyLength = 10
+
     static func cluster(_ firstKey: Int64, column: UInt16) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(10)

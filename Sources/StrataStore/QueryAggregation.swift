@@ -34,7 +34,7 @@ extension TableQuery {
         var bestDouble: Double?
         let isInt = step.kind == .int
         let wantsMin = aggregate == .min
-        try forEachMatchingCluster { cluster, mask in
+        try forEachMatchingCluster(columns: [step.property], keys: false) { cluster, mask in
             let chunk = cluster.columns[step.property]
             let absent = chunk.count == 0 && cluster.count > 0
             for w in 0..<maskWords(cluster.count) {

@@ -152,12 +152,16 @@ func selectSmallest(_ entries: inout [SortEntry], in range: Range<Int>, count: I
 
 /// Objects in query order: the keys, a permutation of them and how much of it is sorted.
 package final class OrderedKeys {
-    private let keys: [ObjectKey]
+    private var keys: [ObjectKey]
     private var order: [Int32]
     private var sortedCount: Int
-    private let ordering: PositionOrder?
+    private var ordering: PositionOrder?
     /// For a single number/date/bool sort key: the entries, sorted up to `sortedCount`.
     private var entries: [SortEntry]?
+    /// For a top selection: the number of matches (`keys` holds only the first ones, in order)
+    /// and how to order all of them when a later position is asked for.
+    private var selectedCount: Int?
+    private var complete: (() throws -> OrderedKeys)?
 
     /// Keys already in their final order.
     init(keys: [ObjectKey]) {
@@ -200,10 +204,38 @@ package final class OrderedKeys {
         self.ordering = ordering
     }
 
-    package var count: Int { keys.count }
+    /// The first keys of a sort (chosen by a `TopSelection`) out of `count` matches; `complete`
+    /// orders all of them, the first time a position past the chosen ones is asked for.
+    init(first keys: [ObjectKey], count: Int, complete: @escaping () throws -> OrderedKeys) {
+        self.keys = keys
+        order = []
+        sortedCount = keys.count
+        ordering = nil
+        selectedCount = keys.count < count ? count : nil
+        self.complete = keys.count < count ? complete : nil
+    }
+
+    package var count: Int { selectedCount ?? keys.count }
+
+    /// Replaces a top selection by the full order.
+    private func completeSelection() throws {
+        guard let complete else { return }
+        let full = try complete()
+        keys = full.keys
+        order = full.order
+        sortedCount = full.sortedCount
+        ordering = full.ordering
+        entries = full.entries
+        selectedCount = nil
+        self.complete = nil
+    }
 
     /// The key at `position` of the ordered results.
-    package func key(at position: Int) -> ObjectKey {
+    package func key(at position: Int) throws -> ObjectKey {
+        if complete != nil {
+            if position < keys.count { return keys[position] }
+            try completeSelection()
+        }
         if entries != nil {
             if position >= sortedCount { sortEntries(through: position) }
             return keys[Int(entries.unsafelyUnwrapped[position].position)]
@@ -214,7 +246,8 @@ package final class OrderedKeys {
     }
 
     /// All keys in order.
-    package var all: [ObjectKey] {
+    package func all() throws -> [ObjectKey] {
+        try completeSelection()
         if entries != nil {
             if sortedCount < keys.count { sortEntries(through: keys.count - 1) }
             return entries.unsafelyUnwrapped.map { keys[Int($0.position)] }
@@ -225,9 +258,10 @@ package final class OrderedKeys {
     }
 
     /// The position of `key`, if present.
-    package func position(of key: ObjectKey) -> Int? {
+    package func position(of key: ObjectKey) throws -> Int? {
+        try completeSelection()
         guard ordering != nil || entries != nil else { return keys.firstIndex(of: key) }
-        return all.firstIndex(of: key)
+        return try all().firstIndex(of: key)
     }
 
     private func sort(through position: Int, _ ordering: PositionOrder) {
@@ -290,6 +324,13 @@ extension TableQuery {
             return try order(matching, by: orderings, columns: nil)
         }
         guard !orderings.isEmpty else { return OrderedKeys(keys: try keys()) }
+        if allowsFastPaths, orderings.count == 1, case .sort(let sortKeys) = orderings[0], sortKeys.count == 1,
+           let top = try topSorted(sortKeys[0], limit: Self.topSelectionLimit) {
+            return OrderedKeys(first: top.keys, count: top.count) { [self] in
+                guard let full = try scanWithSortEntries(sortKeys[0]) else { preconditionFailure("a top selection's sort has no entries") }
+                return OrderedKeys(keys: full.keys, entries: full.entries)
+            }
+        }
         if orderings.count == 1, case .sort(let sortKeys) = orderings[0], sortKeys.count == 1,
            let fast = try scanWithSortEntries(sortKeys[0]) {
             return OrderedKeys(keys: fast.keys, entries: fast.entries)
@@ -387,7 +428,7 @@ extension TableQuery {
         let kind = step.kind
         var keys: [ObjectKey] = []
         var entries: [SortEntry] = []
-        try forEachMatchingCluster { cluster, mask in
+        try forEachMatchingCluster(columns: [step.property]) { cluster, mask in
             let chunk = cluster.columns[step.property]
             for w in 0..<maskWords(cluster.count) {
                 var bits = mask[w]
@@ -430,7 +471,7 @@ extension TableQuery {
         var ints = [[Int64]](repeating: [], count: properties.count)
         var doubles = [[Double]](repeating: [], count: properties.count)
         var nulls = [[Bool]](repeating: [], count: properties.count)
-        try forEachMatchingCluster { cluster, mask in
+        try forEachMatchingCluster(columns: properties.map(\.index)) { cluster, mask in
             for w in 0..<maskWords(cluster.count) {
                 var bits = mask[w]
                 while bits != 0 {

@@ -91,9 +91,9 @@ package final class TableAccess {
         isDropped = true
     }
 
-    private var reading: any TransactionReading { session.reading }
+    var reading: any TransactionReading { session.reading }
 
-    private func clusters() throws(StoreError) -> Tree? {
+    func clusters() throws(StoreError) -> Tree? {
         if treeSerial != session.transactionSerial {
             treeSerial = session.transactionSerial
             clusterTree = try session.tree(clusterTreeName)
@@ -179,7 +179,7 @@ package final class TableAccess {
     package func contains(_ key: ObjectKey) throws(StoreError) -> Bool { try locate(key) != nil }
 
     /// Property index by column id (-1: a column this schema does not have).
-    private lazy var propertyByColumn: [Int] = {
+    private(set) lazy var propertyByColumn: [Int] = {
         var map = [Int](repeating: -1, count: Int(columnIDs.max() ?? 0) + 1)
         for (index, id) in columnIDs.enumerated() { map[Int(id)] = index }
         return map

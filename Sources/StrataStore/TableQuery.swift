@@ -29,6 +29,13 @@ package final class TableQuery {
     /// and the rest of the predicate.
     let indexed: (property: Int, value: StoreValue, rest: QueryNode)?
     package private(set) var statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+    /// The properties the predicate reads, when column kernels alone evaluate it.
+    let predicateColumns: Set<Int>?
+    /// Whether counts, filters and sorts may take their fast paths (column scans, index
+    /// counts, top-k selection). Tests turn it off to compare them with the general path.
+    var allowsFastPaths = true
+    /// Column scans made for this query (one per set of columns read), kept for reuse.
+    private var scans: [ColumnScan] = []
 
     /// Compiles `predicate` (nil: every object) for `table`. Throws for unknown properties and
     /// mismatched types.
@@ -39,6 +46,7 @@ package final class TableQuery {
         node = try predicate.map { p throws(QueryError) in try compiler.compile(p) } ?? .constant(true)
         evaluator = QueryEvaluator(node: node, table: table)
         indexed = Self.indexPlan(node, table: table)
+        predicateColumns = Self.kernelColumns(node)
     }
 
     /// Whether `node` is (or is an AND with) `property == constant` on an indexed property.
@@ -104,11 +112,57 @@ package final class TableQuery {
         return keys
     }
 
+    /// The properties the predicate reads when it is made of column kernels only (AND, OR and
+    /// NOT of comparisons of the object's own properties with constants); nil when a part of
+    /// it needs whole objects (links, lists, aggregates, subqueries, string options).
+    static func kernelColumns(_ node: QueryNode) -> Set<Int>? {
+        switch node {
+        case .constant: return []
+        case .kernel(let kernel): return [kernel.column]
+        case .general: return nil
+        case .not(let inner): return kernelColumns(inner)
+        case .and(let parts), .or(let parts):
+            var all: Set<Int> = []
+            for part in parts {
+                guard let columns = kernelColumns(part) else { return nil }
+                all.formUnion(columns)
+            }
+            return all
+        }
+    }
+
+    /// A column scan reading the predicate's columns plus `columns`, and the keys when `keys`;
+    /// nil when the predicate needs whole objects or the transaction changed the table.
+    private func columnScan(columns: [Int], keys: Bool) -> ColumnScan? {
+        guard allowsFastPaths, let predicateColumns = predicateColumns else { return nil }
+        let wanted = predicateColumns.union(columns)
+        if let scan = scans.first(where: { $0.readsKeys == keys && $0.properties == wanted.sorted() }) {
+            return scan.canRun ? scan : nil
+        }
+        let scan = ColumnScan(table: table, properties: wanted, keys: keys)
+        scans.append(scan)
+        return scan.canRun ? scan : nil
+    }
+
     /// Calls `body` with each cluster and its match mask; stops when it returns false.
-    package func forEachMatchingCluster(_ body: (ClusterView, UnsafeMutablePointer<UInt64>) throws -> Bool) throws {
+    ///
+    /// `columns` are the properties `body` reads (nil: any) and `keys` whether it reads object
+    /// keys. When the predicate is made of column kernels and `columns` is given, only those
+    /// columns (and the predicate's) are read, into a view that is reused for every cluster:
+    /// `body` must not keep it, and must not read other columns.
+    package func forEachMatchingCluster(columns: [Int]? = nil, keys: Bool = true,
+                                        _ body: (ClusterView, UnsafeMutablePointer<UInt64>) throws -> Bool) throws {
         statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
         let before = evaluator.objectsTested
         defer { statistics.objectsExamined += evaluator.objectsTested - before }
+        if let columns, let scan = columnScan(columns: columns, keys: keys) {
+            try scan.run { cluster in
+                statistics.clustersScanned += 1
+                let mask = try evaluator.evaluate(cluster)
+                return try body(cluster, mask)
+            }
+            return
+        }
         try table.forEachCluster { cluster in
             statistics.clustersScanned += 1
             let mask = try evaluator.evaluate(cluster)
@@ -119,12 +173,19 @@ package final class TableQuery {
     /// The number of matching objects.
     package func count() throws -> Int {
         if case .constant(true) = node { return try table.count }
-        if indexed != nil {
+        if let indexed {
             statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
+            let property = table.schema.properties[indexed.property]
+            if allowsFastPaths, case .constant(true) = indexed.rest, !property.isPrimaryKey,
+               let count = try table.countIndexEntries(indexed.value, property: indexed.property) {
+                // The index alone answers: no object is examined.
+                statistics.index = "index on '" + property.name + "'"
+                return count
+            }
             return try indexedKeys().count
         }
         var total = 0
-        try forEachMatchingCluster { cluster, mask in
+        try forEachMatchingCluster(columns: [], keys: false) { cluster, mask in
             for w in 0..<maskWords(cluster.count) { total &+= mask[w].nonzeroBitCount }
             return true
         }
@@ -139,7 +200,7 @@ package final class TableQuery {
         }
         var keys: [ObjectKey] = []
         if case .constant(true) = node, limit == .max { keys.reserveCapacity(try table.count) }
-        try forEachMatchingCluster { cluster, mask in
+        try forEachMatchingCluster(columns: []) { cluster, mask in
             for w in 0..<maskWords(cluster.count) {
                 var bits = mask[w]
                 while bits != 0 {

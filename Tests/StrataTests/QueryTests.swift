@@ -342,7 +342,13 @@ import StrataTestWorkloads
         }
         let owners = db.objects(QOwner.self)
         let inGroup = owners.where { $0.group == 42 }
+        // A count is answered by the index alone (its entries are counted): no object is read.
         #expect(inGroup.count == 20)
+        #expect(inGroup.lastStatistics?.index == "index on 'group'")
+        #expect(inGroup.lastStatistics?.objectsExamined == 0)
+        #expect(inGroup.lastStatistics?.clustersScanned == 0)
+        // Reading the matches examines exactly them.
+        #expect(Array(inGroup).map(\.id) == ids(owners).filter { $0 % 100 == 42 })
         #expect(inGroup.lastStatistics?.index == "index on 'group'")
         #expect(inGroup.lastStatistics?.objectsExamined == 20)
         #expect(inGroup.lastStatistics?.clustersScanned == 0)
