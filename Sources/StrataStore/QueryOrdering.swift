@@ -160,7 +160,7 @@ package final class OrderedKeys {
     private var entries: [SortEntry]?
 
     /// Keys already in their final order.
-    init(keys: [ObjectKey]) {
+    package init(keys: [ObjectKey]) {
         self.keys = keys
         order = []
         sortedCount = keys.count
