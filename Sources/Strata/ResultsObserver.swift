@@ -70,7 +70,7 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
     }
 
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
-        dropStopped()
+        // Stopped subscribers are dropped by the delivery loop, which reads their states anyway.
         guard !subscribers.isEmpty, let context = results.context else { return nil }
         let observed = observedProperties(context)
         let ownOnly = results.listKeys == nil && readMask(context) != nil
@@ -95,7 +95,14 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         }
         var newKeys: [ObjectKey]
         var edited: CollectionDiff?
-        if let changes, results.predicate == nil, results.orderings.isEmpty, results.listKeys == nil {
+        if let changes, identity != nil, let modified, let ordering = incrementalOrdering(),
+           let (edit, diff) = try? ordering.update(keys, changes: changes.tables[context.table.tableID] ?? TableChanges(), modified: modified) {
+            // Few objects changed: edit the ordered keys instead of running the query (objects
+            // whose read properties did not change keep their place and are found by binary
+            // search; for all objects in key order, no table read at all but for insertions).
+            newKeys = edit
+            edited = diff
+        } else if let changes, results.predicate == nil, results.orderings.isEmpty, results.listKeys == nil {
             // All objects in key order: new keys are always higher than the existing ones, so
             // the log alone gives the new contents, without reading the table.
             let tableChanges = changes.tables[context.table.tableID] ?? TableChanges()
@@ -109,12 +116,6 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
             // Nothing the query reads changed, and no object came or went: same contents.
             pass.keysByQuery[identity] = keys
             newKeys = keys
-        } else if let changes, let identity, let modified, let ordering = incrementalOrdering(),
-                  let (edit, diff) = try? ordering.update(keys, changes: changes.tables[context.table.tableID] ?? TableChanges(), modified: modified) {
-            // Few objects changed: edit the ordered keys instead of running the query.
-            pass.keysByQuery[identity] = edit
-            newKeys = edit
-            edited = diff
         } else if let identity {
             if let cached = pass.keysByQuery[identity] {
                 newKeys = cached
@@ -183,14 +184,18 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         }, notify: { [self] in
             // One value for every callback: the same results, the same index arrays.
             let change = CollectionChange.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications)
+            // A copy: a callback may subscribe more (they start with the next change).
             let subscribers = self.subscribers
-            if skipping.isEmpty {
-                for subscriber in subscribers where subscriber.state.isActive { subscriber.callback(change) }
-            } else {
-                for subscriber in subscribers where subscriber.state.isActive && !skipping.contains(ObjectIdentifier(subscriber.state)) {
-                    subscriber.callback(change)
+            let sawStopped = subscribers.withUnsafeBufferPointer { subscribers -> Bool in
+                var sawStopped = false
+                for i in subscribers.indices {
+                    guard subscribers[i].state.isActive else { sawStopped = true; continue }
+                    if !skipping.isEmpty && skipping.contains(ObjectIdentifier(subscribers[i].state)) { continue }
+                    subscribers[i].callback(change)
                 }
+                return sawStopped
             }
+            if sawStopped { dropStopped() }
         })
     }
 }

@@ -77,29 +77,49 @@ package struct IncrementalOrdering {
             arrivals.append(Arrival(key: key, values: try sortValues(key)))
         }
 
-        // The unchanged objects, in their (unchanged) order.
-        var base: [ObjectKey] = []
-        base.reserveCapacity(old.count - removed.count + arrivals.count)
-        var from = 0
-        for (index, _) in removed {
-            base.append(contentsOf: old[from..<index])
-            from = index + 1
+        // The unchanged objects, in their (unchanged) order: the old keys less the removed
+        // ones, read in place (`baseCount` of them, the `b`th at `old[baseIndex(b)]`).
+        let baseCount = old.count - removed.count
+        func baseIndex(_ b: Int) -> Int {
+            var index = b
+            for entry in removed {
+                if entry.index <= index { index += 1 } else { break }
+            }
+            return index
         }
-        base.append(contentsOf: old[from...])
 
         // Each arrival's place among them.
-        for i in arrivals.indices { arrivals[i].gap = try gap(of: arrivals[i], in: base) }
+        for i in arrivals.indices { arrivals[i].gap = try gap(of: arrivals[i], count: baseCount) { old[baseIndex($0)] } }
         arrivals.sort { a, b in a.gap != b.gap ? a.gap < b.gap : compare(a.values, a.key, b.values, b.key) < 0 }
 
-        var new: [ObjectKey] = []
-        new.reserveCapacity(base.count + arrivals.count)
-        from = 0
-        for arrival in arrivals {
-            new.append(contentsOf: base[from..<arrival.gap])
-            new.append(arrival.key)
-            from = arrival.gap
+        var new: [ObjectKey]
+        if removed.isEmpty && arrivals.isEmpty {
+            new = old
+        } else {
+            new = []
+            new.reserveCapacity(baseCount + arrivals.count)
+            var oldPosition = 0, nextRemoved = 0, copied = 0
+            // Appends the unchanged objects up to base position `end`.
+            func copyBase(upTo end: Int) {
+                while copied < end {
+                    if nextRemoved < removed.count && removed[nextRemoved].index == oldPosition {
+                        oldPosition += 1
+                        nextRemoved += 1
+                        continue
+                    }
+                    let limit = nextRemoved < removed.count ? removed[nextRemoved].index : old.count
+                    let stop = min(limit, oldPosition + (end - copied))
+                    new.append(contentsOf: old[oldPosition..<stop])
+                    copied += stop - oldPosition
+                    oldPosition = stop
+                }
+            }
+            for arrival in arrivals {
+                copyBase(upTo: arrival.gap)
+                new.append(arrival.key)
+            }
+            copyBase(upTo: baseCount)
         }
-        new.append(contentsOf: base[from...])
 
         // An object that left and came back between the same unchanged neighbours, in the same
         // order as the other such objects there, stayed in place.
@@ -172,13 +192,14 @@ package struct IncrementalOrdering {
         return aKey < bKey ? -1 : (aKey == bKey ? 0 : 1)
     }
 
-    /// The number of `base` objects ordered before `arrival` (binary search; `base`'s objects
-    /// are unchanged, so their values now are the ones they were sorted by).
-    private func gap(of arrival: Arrival, in base: [ObjectKey]) throws -> Int {
-        var low = 0, high = base.count
+    /// The number of the `count` objects `base` gives, in order, that are ordered before
+    /// `arrival` (binary search; they are unchanged objects, so their values now are the ones
+    /// they were sorted by).
+    private func gap(of arrival: Arrival, count: Int, _ base: (Int) -> ObjectKey) throws -> Int {
+        var low = 0, high = count
         while low < high {
             let mid = (low + high) / 2
-            let key = base[mid]
+            let key = base(mid)
             let order = sort.isEmpty ? (key < arrival.key ? -1 : 1) : compare(try sortValues(key), key, arrival.values, arrival.key)
             if order < 0 { low = mid + 1 } else { high = mid }
         }
@@ -206,7 +227,7 @@ package struct IncrementalOrdering {
             return index < new.count && new[index] == key ? index : nil
         }
         guard try query.table.contains(key) else { return nil }
-        let index = try gap(of: Arrival(key: key, values: try sortValues(key)), in: new)
+        let index = try gap(of: Arrival(key: key, values: try sortValues(key)), count: new.count) { new[$0] }
         return index < new.count && new[index] == key ? index : nil
     }
 
