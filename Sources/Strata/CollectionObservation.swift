@@ -18,118 +18,7 @@ public enum CollectionChange<Collection> {
     case error(any Error)
 }
 
-// MARK: Results
-
-/// Watches live results.
-final class ResultsObserver<Element: Object>: ChangeObserver {
-    let results: Results<Element>
-    let keyPaths: [[String]]?
-    let callback: (CollectionChange<Results<Element>>) -> Void
-    private var keys: [ObjectKey]
-    private var observed: ObservedProperties?
-    private var cachedMask: (table: TableAccess, mask: UInt64?)?
-
-    init(results: Results<Element>, keyPaths: [[String]]?, callback: @escaping (CollectionChange<Results<Element>>) -> Void) {
-        self.results = results
-        self.keyPaths = keyPaths
-        self.callback = callback
-        self.keys = results.keys()
-        super.init(version: results.database.core.session.version)
-    }
-
-    private func observedProperties(_ context: TableContext) -> ObservedProperties {
-        if let observed, observed.table === context.table { return observed }
-        let made = keyPaths.map { ObservedProperties.named($0, in: context.table, session: context.session, type: context.table.schema.name) }
-            ?? ObservedProperties.all(of: context.table)
-        observed = made
-        return made
-    }
-
-    override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
-        guard let context = results.context else { return nil }
-        let observed = observedProperties(context)
-        if let changes, results.listKeys == nil, !observed.touches(changes) { return nil }
-        // Observers of the same query that last reported the same version had the same
-        // contents then, so they share the new contents and the diff.
-        let identity = results.listKeys == nil
-            ? QueryIdentity(table: ObjectIdentifier(context.table), predicate: results.predicate, orderings: results.orderings) : nil
-        let shared = identity.map { DiffIdentity(query: $0, from: version, keyPaths: keyPaths) }
-        if let shared, let (newKeys, diff) = pass.diffs[shared] {
-            return diff.isEmpty ? nil : delivery(newKeys, diff)
-        }
-        let newKeys: [ObjectKey]
-        if let changes, results.predicate == nil, results.orderings.isEmpty, results.listKeys == nil {
-            // All objects in key order: new keys are always higher than the existing ones, so
-            // the log alone gives the new contents, without reading the table.
-            let tableChanges = changes.tables[context.table.tableID] ?? TableChanges()
-            if tableChanges.deleted.isEmpty && tableChanges.inserted.isEmpty {
-                newKeys = keys
-            } else {
-                let deleted = Set(tableChanges.deleted)
-                newKeys = keys.filter { !deleted.contains($0) } + tableChanges.inserted.sorted()
-            }
-        } else if let changes, let identity, let mask = readMask(context), unchanged(changes, table: context.table, mask: mask) {
-            // Nothing the query reads changed, and no object came or went: same contents.
-            pass.keysByQuery[identity] = keys
-            newKeys = keys
-        } else if let identity {
-            if let cached = pass.keysByQuery[identity] {
-                newKeys = cached
-            } else {
-                newKeys = results.keys()
-                pass.keysByQuery[identity] = newKeys
-            }
-        } else {
-            newKeys = results.keys()
-        }
-        let diff: CollectionDiff
-        if let changes, observed.linksNothing {
-            // Only the objects the log names can have changed.
-            let modified = changes.tables[context.table.tableID]?.modified ?? [:]
-            diff = CollectionDiff.between(keys, newKeys, modified: Set(modified.keys.filter { observed.isModified($0, in: changes) }))
-        } else {
-            diff = CollectionDiff.between(keys, newKeys) { key in
-                guard let changes else { return true }
-                return observed.isModified(key, in: changes)
-            }
-        }
-        if let shared { pass.diffs[shared] = (newKeys, diff) }
-        guard !diff.isEmpty else { return nil }
-        return delivery(newKeys, diff)
-    }
-
-    /// The mask bits of the properties the query reads (nil when it reads through links).
-    private func readMask(_ context: TableContext) -> UInt64? {
-        if let cachedMask, cachedMask.table === context.table { return cachedMask.mask }
-        var names: Set<String>? = results.predicate.map { $0.ownPropertyNames } ?? []
-        for ordering in results.orderings {
-            guard let more = ordering.ownPropertyNames else { names = nil; break }
-            names?.formUnion(more)
-        }
-        let mask = names.flatMap { names -> UInt64? in
-            var mask: UInt64 = 0
-            for name in names {
-                guard let index = context.table.schema.propertyIndex(named: name) else { return nil }
-                mask |= TableChanges.bit(index)
-            }
-            return mask
-        }
-        cachedMask = (context.table, mask)
-        return mask
-    }
-
-    private func unchanged(_ changes: ChangeSet, table: TableAccess, mask: UInt64) -> Bool {
-        guard let tableChanges = changes.tables[table.tableID] else { return true }
-        guard tableChanges.inserted.isEmpty, tableChanges.deleted.isEmpty else { return false }
-        return tableChanges.modified.values.allSatisfy { $0 & mask == 0 }
-    }
-
-    private func delivery(_ newKeys: [ObjectKey], _ diff: CollectionDiff) -> Delivery {
-        Delivery(update: { [self] in keys = newKeys }, notify: { [self] in
-            callback(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
-        })
-    }
-}
+// MARK: Results (the observer is in ResultsObserver.swift)
 
 extension Results {
     /// Calls `block` with the results' contents now (`.initial`), then after each commit that
@@ -163,9 +52,8 @@ extension Results {
         if let keyPaths, let context {
             _ = ObservedProperties.named(keyPaths, in: context.table, session: context.session, type: context.table.schema.name)
         }
-        let observer = ResultsObserver(results: self, keyPaths: keyPaths, callback: block)
-        core.observers.add(observer)
-        let token = NotificationToken(observer, core: core)
+        let subscription = core.observers.resultsObserver(for: self, keyPaths: keyPaths).subscribe(block)
+        let token = NotificationToken(subscription, core: core)
         block(.initial(self))
         return token
     }

@@ -42,7 +42,7 @@ extension Database {
     /// Commits the write transaction, like `commitWrite()`, without calling the observers of
     /// `tokens` for this commit.
     public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
-        let skipped = Set(tokens.compactMap { $0.registeredObserver.map(ObjectIdentifier.init) })
+        let skipped = Set(tokens.compactMap { $0.registeredObserver.map { ObjectIdentifier($0.state) } })
         if !skipped.isEmpty { core.observers.skipping = skipped }
         defer { core.notifier?.skipping = [] }
         try core.commitWrite()

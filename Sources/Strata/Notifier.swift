@@ -38,15 +38,18 @@ struct Delivery {
 final class NotificationPass {
     unowned(unsafe) let core: DatabaseCore
     let version: UInt64
+    /// The states of the observations to leave out of this pass (`write(withoutNotifying:)`).
+    let skipping: Set<ObjectIdentifier>
     private var logs: [UInt64: ChangeSet?] = [:]
     /// Ordered keys by query (table, predicate, orderings), for observers of equal queries.
     var keysByQuery: [QueryIdentity: [ObjectKey]] = [:]
     /// New contents and diff by query, starting version and key paths.
     var diffs: [DiffIdentity: ([ObjectKey], CollectionDiff)] = [:]
 
-    init(core: DatabaseCore) {
+    init(core: DatabaseCore, skipping: Set<ObjectIdentifier> = []) {
         self.core = core
         self.version = core.session.version
+        self.skipping = skipping
     }
 
     /// The merged changes from `version` to the pass's version (nil when the log is gone).
@@ -82,8 +85,11 @@ final class Notifier {
     private var entries: [Entry] = []
     private var delivering = false
     private var needsAnotherPass = false
-    /// Observers to leave out of the next pass (`write(withoutNotifying:)`).
+    /// Observers to leave out of the next pass (`write(withoutNotifying:)`), by the identity
+    /// of their `ObservationState`.
     var skipping: Set<ObjectIdentifier> = []
+    /// The shared results observers, by query and key paths (see ResultsObserver.swift).
+    var sharedResults: [SharedResultsKey: WeakObserver] = [:]
 
     var hasObservers: Bool { entries.contains { $0.observer?.state.isActive == true } }
 
@@ -115,7 +121,7 @@ final class Notifier {
             needsAnotherPass = false
             guard !core.isInvalidated, !core.session.isInWriteTransaction, !core.session.isClosed else { return }
             entries.removeAll { $0.observer == nil || $0.observer?.state.isActive == false }
-            let pass = NotificationPass(core: core)
+            let pass = NotificationPass(core: core, skipping: skipped)
             var deliveries: [(ChangeObserver, Delivery?)] = []
             for entry in entries {
                 guard let observer = entry.observer, observer.state.isActive, observer.version != pass.version else { continue }
@@ -133,7 +139,7 @@ final class Notifier {
                 observer.version = pass.version
                 guard let delivery else { continue }
                 delivery.update()
-                if skipped.contains(ObjectIdentifier(observer)) { continue }
+                if !skipped.isEmpty && skipped.contains(ObjectIdentifier(observer.state)) { continue }
                 delivery.notify()
             }
             skipped = []

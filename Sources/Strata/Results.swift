@@ -111,6 +111,23 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         do { return try ordered.key(at: position) } catch { context.fail(error) }
     }
 
+    /// The compiled query for the current version, or nil while the type has no table.
+    func currentQuery() -> TableQuery? {
+        run("reading Results", { _, query in query }, empty: nil)
+    }
+
+    /// Takes `keys` as the matching objects' keys in order in the current version (a
+    /// notification computed them from the change log), so that reading the results delivered
+    /// with it does not run the query again.
+    func adopt(_ keys: [ObjectKey]) {
+        database.core.withReadLock {
+            guard listKeys == nil, let context else { return }
+            _ = query(context)
+            cache.ordered = OrderedKeys(keys: keys)
+            cache.count = keys.count
+        }
+    }
+
     // MARK: Collection
 
     public var startIndex: Int { 0 }

@@ -164,7 +164,7 @@ package final class OrderedKeys {
     private var complete: (() throws -> OrderedKeys)?
 
     /// Keys already in their final order.
-    init(keys: [ObjectKey]) {
+    package init(keys: [ObjectKey]) {
         self.keys = keys
         order = []
         sortedCount = keys.count

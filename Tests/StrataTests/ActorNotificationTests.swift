@@ -94,9 +94,49 @@ actor Watcher {
     func refresh() { db.refresh() }
 }
 
+/// Observes all notes with many tokens on its own actor, and commits there.
+actor FanOutObserver {
+    var db: Database!
+    var calls = 0
+
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func observe(_ count: Int) -> [NotificationToken] {
+        let results = db.objects(Note.self)
+        var tokens: [NotificationToken] = []
+        for _ in 0..<count {
+            tokens.append(results.observe { [unowned self] change in
+                if case .update = change { self.calls += 1 }
+            })
+        }
+        return tokens
+    }
+
+    func add(_ id: Int) throws { try db.write { db.create(Note.self, value: ["id": id]) } }
+}
+
 @Suite struct ActorNotificationTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: notificationTypes) }
+
+    @Test func tokensInvalidatedOnAnotherThreadWhileTheActorDelivers() async throws {
+        let observer = try await FanOutObserver(configuration)
+        let tokens = await observer.observe(200)
+        // Half the tokens end on another thread while the actor commits and delivers to the
+        // shared observer (the sanitizer run checks this for races).
+        let invalidating = Task.detached { for token in tokens[..<100] { token.invalidate() } }
+        for id in 0..<20 { try await observer.add(id) }
+        await invalidating.value
+        let before = await observer.calls
+        try await observer.add(100)
+        #expect(await observer.calls == before + 100)
+        #expect(tokens[100...].allSatisfy { $0.invalidate() })
+        #expect(tokens[..<100].allSatisfy { !$0.invalidate() })
+        try await observer.add(101)
+        #expect(await observer.calls == before + 100)
+    }
 
     @Test func collectionObservedOnAnotherActorGetsThatActorsCopy() async throws {
         let keeper = try await NoteKeeper(configuration)

@@ -315,6 +315,111 @@ import StrataTestWorkloads
         #expect(tokens.count == 1000)
     }
 
+    @Test func aCallbackInvalidatingAnotherTokenStopsItsCallsAtOnce() throws {
+        let db = try Database(configuration: configuration)
+        let results = db.objects(Note.self)
+        var calls = [0, 0, 0, 0]
+        var tokens: [NotificationToken] = []
+        for index in 0..<4 {
+            tokens.append(results.observe { change in
+                guard case .update = change else { return }
+                calls[index] += 1
+                // The first observer ends the second's observation and its own, mid-delivery.
+                if index == 0 {
+                    tokens[1].invalidate()
+                    tokens[0].invalidate()
+                }
+            })
+        }
+        try db.write { db.create(Note.self, value: ["id": 1]) }
+        #expect(calls == [1, 0, 1, 1])
+        try db.write { db.create(Note.self, value: ["id": 2]) }
+        #expect(calls == [1, 0, 2, 2])
+        // An observer registered now shares the observation and starts from here.
+        var late: [[Int]] = []
+        tokens.append(results.observe { change in
+            if case .update(_, _, let insertions, _) = change { late.append(insertions) }
+        })
+        try db.write { db.create(Note.self, value: ["id": 3]) }
+        #expect(late == [[2]])
+        #expect(calls == [1, 0, 3, 3])
+    }
+
+    @Test func sharedObserversGetTheSameResultsAndKeyPathsStaySeparate() throws {
+        let db = try Database(configuration: configuration)
+        try db.write { for id in 1...3 { db.create(Note.self, value: ["id": id, "rank": id]) } }
+        let results = db.objects(Note.self).where { $0.rank > 0 }.sorted(byKeyPath: "rank")
+        var delivered: [(ids: [Int], modifications: [Int])] = []
+        var titles: [[Int]] = []
+        let first = results.observe { change in
+            if case .update(let results, _, _, let modifications) = change { delivered.append((results.map(\.id), modifications)) }
+        }
+        let second = db.objects(Note.self).where { $0.rank > 0 }.sorted(byKeyPath: "rank").observe { change in
+            if case .update(let results, _, _, let modifications) = change { delivered.append((results.map(\.id), modifications)) }
+        }
+        let onlyTitles = results.observe(keyPaths: ["title"]) { change in
+            if case .update(_, _, _, let modifications) = change { titles.append(modifications) }
+        }
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 2)!.done = true }
+        #expect(delivered.map(\.ids) == [[1, 2, 3], [1, 2, 3]])
+        #expect(delivered.map(\.modifications) == [[1], [1]])
+        #expect(titles.isEmpty)
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 1)!.title = "t" }
+        #expect(titles == [[0]])
+        _ = (first, second, onlyTitles)
+    }
+
+    @Test func aMovedObjectIsReportedAndTheDeliveredResultsAreCurrent() throws {
+        let db = try Database(configuration: configuration)
+        try db.write { for id in 1...20 { db.create(Note.self, value: ["id": id, "rank": id * 10]) } }
+        let results = db.objects(Note.self).where { $0.rank >= 0 }.sorted(byKeyPath: "rank")
+        var updates: [(ids: [Int], deletions: [Int], insertions: [Int], modifications: [Int])] = []
+        let token = results.observe { change in
+            if case .update(let results, let deletions, let insertions, let modifications) = change {
+                updates.append((results.map(\.id), deletions, insertions, modifications))
+            }
+        }
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 3)!.rank = 1000 }         // to the end
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 7)!.rank = -1 }           // leaves
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 7)!.rank = 55 }           // comes back, after 5
+        try db.write { db.object(ofType: Note.self, forPrimaryKey: 9)!.rank = 91 }           // stays in place
+        #expect(updates.count == 4)
+        guard updates.count == 4 else { return }
+        #expect(updates[0].deletions == [2] && updates[0].insertions == [19] && updates[0].modifications.isEmpty)
+        #expect(updates[0].ids == [1, 2] + Array(4...20) + [3])
+        #expect(updates[1].deletions == [5] && updates[1].insertions.isEmpty)
+        #expect(updates[2].deletions.isEmpty && updates[2].insertions == [4])
+        #expect(updates[2].ids == [1, 2, 4, 5, 7, 6] + Array(8...20) + [3])
+        #expect(updates[3].deletions.isEmpty && updates[3].insertions.isEmpty && updates[3].modifications == [7])
+        #expect(results.map(\.id) == updates[3].ids)
+        _ = token
+    }
+
+    @Test func aQueryThroughALinkHearsTheLinkedObjectChange() throws {
+        let db = try Database(configuration: configuration)
+        try db.write {
+            let ann = db.create(NoteOwner.self, value: ["id": 1, "name": "Ann"])
+            let bob = db.create(NoteOwner.self, value: ["id": 2, "name": "Bob"])
+            db.create(Note.self, value: ["id": 1, "owner": ann])
+            db.create(Note.self, value: ["id": 2, "owner": bob])
+        }
+        let results = db.objects(Note.self).where { $0.owner.name == "Ann" }
+        var updates: [(ids: [Int], deletions: [Int], insertions: [Int])] = []
+        let token = results.observe { change in
+            if case .update(let results, let deletions, let insertions, _) = change { updates.append((results.map(\.id), deletions, insertions)) }
+        }
+        try db.write { db.object(ofType: NoteOwner.self, forPrimaryKey: 1)!.name = "Anne" }
+        #expect(updates.count == 1)
+        #expect(updates.last?.ids == [] && updates.last?.deletions == [0] && updates.last?.insertions == [])
+        try db.write { db.object(ofType: NoteOwner.self, forPrimaryKey: 2)!.name = "Ann" }
+        #expect(updates.count == 2)
+        #expect(updates.last?.ids == [2] && updates.last?.deletions == [] && updates.last?.insertions == [0])
+        // An owner change that does not change who matches reports nothing.
+        try db.write { db.object(ofType: NoteOwner.self, forPrimaryKey: 1)!.age = 40 }
+        #expect(updates.count == 2)
+        _ = token
+    }
+
     @Test func writeWithoutNotifyingSkipsThoseTokensForThatCommit() throws {
         let db = try Database(configuration: configuration)
         let results = db.objects(Note.self)
