@@ -103,6 +103,19 @@ final class QueryKernel {
                            text: "\(step.name) \(op.rawValue) \(value)")
     }
 
+    /// `values` (8-byte integers, row r at byte r × 8) compared with `c` into `mask`.
+    @inline(__always)
+    private func intMask(_ values: UnsafeRawPointer, _ c: Int64, _ rows: Range<Int>, _ mask: UnsafeMutablePointer<UInt64>) {
+        switch op {
+        case .equal: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) == c }
+        case .notEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) != c }
+        case .less: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) < c }
+        case .lessOrEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) <= c }
+        case .greater: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) > c }
+        default: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) >= c }
+        }
+    }
+
     /// Writes the matches of `rows` into `mask`. Returns false when the chunk cannot be read
     /// by the kernel (the caller then evaluates `fallback` row by row).
     @inline(__always)
@@ -110,13 +123,15 @@ final class QueryKernel {
         guard let values = chunk.values else { return false }
         switch constant {
         case .int(let c):
-            switch op {
-            case .equal: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) == c }
-            case .notEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) != c }
-            case .less: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) < c }
-            case .lessOrEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) <= c }
-            case .greater: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) > c }
-            default: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) >= c }
+            if chunk.packed {
+                // Unpack into a small buffer, then run the same loop over 8-byte values.
+                withUnsafeTemporaryAllocation(of: Int64.self, capacity: max(rows.count, 1)) { buffer in
+                    guard let unpacked = buffer.baseAddress else { return }
+                    chunk.unpackInts(rows, into: unpacked)
+                    intMask(UnsafeRawPointer(unpacked) - rows.lowerBound &* 8, c, rows, mask)
+                }
+            } else {
+                intMask(values, c, rows, mask)
             }
         case .double(let c):
             switch op {
