@@ -10,8 +10,9 @@
 //                     | nulls: count bytes (1 = null), padded to 8, when hasNulls
 //                     | values: count fields of `bits` bits (value − base, unsigned; field i
 //                       starts at bit i × bits, little-endian), then 8 zero bytes
-//                     Written for Int properties when the values' range fits in 56 bits and
-//                     the result is smaller (e.g. 7 bits a value instead of 64 for 0–99).
+//                     Written for Int properties when the values' range fits in 0, 8, 16 or
+//                     32 bits and the result is smaller (1 byte a value instead of 8 for 0–99);
+//                     readers accept any width up to 56 bits.
 //                     A null row's field holds 0 − base, so every row reads back exactly
 //                     what the fixed form held. Builds before this format cannot read it.
 // Variable chunk:     count u32 | format u8 (2) | 0 0 0
@@ -434,9 +435,11 @@ final class ColumnBuffer {
             if v < low { low = v }
             if v > high { high = v }
         }
+        // Fields are whole bytes (0, 1, 2 or 4): kernels then compare them with vector
+        // instructions, with no shifting per value. (Readers accept any width up to 56 bits.)
         let range = UInt64(bitPattern: high &- low)
-        let bits = range == 0 ? 0 : 64 - range.leadingZeroBitCount
-        guard bits <= ChunkFormat.packedMaxBits else { return false }
+        let bits: Int
+        if range == 0 { bits = 0 } else if range <= 0xFF { bits = 8 } else if range <= 0xFFFF { bits = 16 } else if range <= 0xFFFF_FFFF { bits = 32 } else { return false }
         let nullBytes = hasNulls ? (count + 7) & ~7 : 0
         let dataBytes = ChunkFormat.packedBytes(count: count, bits: bits)
         guard 8 + dataBytes < count * 8 else { return false }

@@ -56,7 +56,7 @@ import Testing
         #expect(try Self.roundTrip(ages, optional: false).format == ChunkFormat.packed)
         var encoded: [UInt8] = []
         Self.buffer(ages, optional: false).encode(into: &encoded)
-        #expect(encoded.count == 8 + 8 + ChunkFormat.packedBytes(count: 256, bits: 7))  // 248 bytes, not 2,056
+        #expect(encoded.count == 8 + 8 + ChunkFormat.packedBytes(count: 256, bits: 8))  // 280 bytes, not 2,056
         // All equal: zero bits a value.
         #expect(try Self.roundTrip(Array(repeating: -5, count: 100), optional: false) == (ChunkFormat.packed, Array(repeating: -5, count: 100), Array(repeating: -5, count: 100)))
         // The whole Int64 range does not fit in 56 bits: fixed form.
@@ -86,11 +86,62 @@ import Testing
         var truncated = encoded
         truncated.removeLast()
         var longer = encoded
-        longer[5] = 8
+        longer[5] = 16
         for damaged in [tooWide, truncated, longer] {
             #expect(throws: StoreError.self) {
                 try damaged.withUnsafeBytes { _ = try ChunkView(encoded: $0) }
             }
         }
+    }
+
+    /// Kernels over packed chunks of every field width, with constants inside, at the edges of
+    /// and far outside each cluster's range, against a count in Swift.
+    @Test func kernelsOnPackedChunksMatchSwift() throws {
+        let schema = Schema([ObjectSchema(name: "V", properties: [
+            PropertySchema(name: "v", kind: .int),
+            PropertySchema(name: "ov", kind: .int, isOptional: true),
+        ])])
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: schema)
+        let session = try store.makeSession()
+        let table = session.table(named: "V")!
+        var random = SplitMix64(seed: 21)
+        var rows: [(Int64, Int64?)] = []
+        let bases: [Int64] = [0, -100, 1_000_000, .min + 5, .max - 70_000, -3_000_000_000]
+        let spans: [UInt64] = [0, 1, 200, 255, 256, 60_000, 65_535, 4_000_000_000, 1 << 40]
+        try session.beginWrite()
+        for cluster in 0..<24 {
+            let base = bases[cluster % bases.count], span = spans[cluster % spans.count]
+            for _ in 0..<256 {
+                let v = base &+ Int64(bitPattern: span == 0 ? 0 : random.next() % (span + 1))
+                let ov: Int64? = random.int(0..<4) == 0 ? nil : base &+ Int64(bitPattern: span == 0 ? 0 : random.next() % (span + 1))
+                rows.append((v, ov))
+                try table.insert([.int(v), ov.map { .int($0) } ?? .null])
+            }
+        }
+        _ = try session.commit()
+        var constants: Set<Int64> = [.min, .max, 0, -1, 1]
+        for base in bases {
+            for span in spans {
+                for delta in [-1, 0, 1] as [Int64] {
+                    constants.insert(base &+ delta)
+                    constants.insert(base &+ Int64(bitPattern: span) &+ delta)
+                }
+            }
+        }
+        let ops: [(String, QueryOperator, (Int64, Int64) -> Bool)] = [
+            ("==", .equal, { $0 == $1 }), ("!=", .notEqual, { $0 != $1 }), ("<", .less, { $0 < $1 }),
+            ("<=", .lessOrEqual, { $0 <= $1 }), (">", .greater, { $0 > $1 }), (">=", .greaterOrEqual, { $0 >= $1 }),
+        ]
+        for c in constants.sorted() {
+            for (name, op, test) in ops {
+                let plain = try TableQuery(table: table, predicate: .comparison(QueryComparison(.keyPath(["v"]), op, .constant(.int(c)))))
+                #expect(try plain.count() == rows.filter { test($0.0, c) }.count, "v \(name) \(c)")
+                let optional = try TableQuery(table: table, predicate: .comparison(QueryComparison(.keyPath(["ov"]), op, .constant(.int(c)))))
+                #expect(try optional.count() == rows.filter { $0.1.map { test($0, c) } ?? (op == .notEqual) }.count, "ov \(name) \(c)")
+            }
+        }
+        session.close()
+        store.close()
     }
 }
