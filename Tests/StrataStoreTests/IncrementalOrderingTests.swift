@@ -53,7 +53,7 @@ import Testing
             let predicate = try format.map { try PredicateParser.parse($0, arguments: []) }
             let query = try TableQuery(table: items, predicate: predicate)
             let ordering = try #require(IncrementalOrdering(query: query, orderings: orderings))
-            var keys = try query.ordered(orderings).all
+            var keys = try query.ordered(orderings).all()
             for step in 0..<40 {
                 // A random commit: a few inserts, deletes and updates (some of properties the
                 // query does not read).
@@ -83,7 +83,7 @@ import Testing
                 let changes = try session.commit().tables[items.tableID] ?? TableChanges()
                 // Modifications reported: every modified object (no key paths).
                 let modified = Set(changes.modified.keys)
-                let expected = try query.ordered(orderings).all
+                let expected = try query.ordered(orderings).all()
                 let full = CollectionDiff.between(keys, expected, modified: modified)
                 guard let (new, diff) = try ordering.update(keys, changes: changes, modified: modified) else {
                     Issue.record("seed \(seed), \(format ?? "all"), step \(step): small commit not edited")
