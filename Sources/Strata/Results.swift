@@ -164,8 +164,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The position of `object` in the results, or nil.
     public func index(of object: Element) -> Int? {
-        guard let table = object._slot.pointee.table, table === context else { return nil }
-        return database.core.withReadLock { ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.pointee.key)) }
+        guard let table = object._slot.table, table === context else { return nil }
+        return database.core.withReadLock { ordered("Results.index(of:)")?.1.position(of: ObjectKey(object._slot.key)) }
     }
 
     /// The position of the first object matching a condition, or nil.
