@@ -38,12 +38,12 @@ extension Object {
     private func observeObject<A: Actor, T: Object>(keyPaths: [[String]]?, on actor: A,
                                                     _isolation: isolated (any Actor)? = #isolation,
                                                     _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
-        guard let context = _slot.pointee.table else {
+        guard let context = _slot.table else {
             fatalError("Only managed objects can be observed: add the object to a database first.")
         }
         context.core.verifyObservable("observe(keyPaths:on:_:)")
         let configuration = context.core.configuration
-        let key = ObjectKey(_slot.pointee.key)
+        let key = ObjectKey(_slot.key)
         guard !Task.isCancelled else { return NotificationToken() }
         return await Self.register(T.self, dynamicType: type(of: self), key: key, configuration: configuration, keyPaths: keyPaths, on: actor, block)
     }
@@ -124,12 +124,12 @@ extension List {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
-        guard let (owner, column) = observationSource, let context = owner._slot.pointee.table else {
+        guard let (owner, column) = observationSource, let context = owner._slot.table else {
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
         context.core.verifyObservable("List.observe(keyPaths:on:_:)")
         let configuration = context.core.configuration
-        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.pointee.key), column: column)
+        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         guard !Task.isCancelled else { return NotificationToken() }
         return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)

@@ -139,13 +139,13 @@ extension List {
 
     /// The changes to the properties `keyPaths` name in the list's objects.
     public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<List<Element>>> {
-        guard let (owner, column) = observationSource, let context = owner._slot.pointee.table else {
+        guard let (owner, column) = observationSource, let context = owner._slot.table else {
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
         context.core.verifyObservable("List.changes")
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
-            ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.pointee.key), column: column, keyPaths: paths, callback: deliver)
+            ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column, keyPaths: paths, callback: deliver)
         }
     }
 }
@@ -174,7 +174,7 @@ extension ObjectChangesObservable {
 
     /// The changes to the properties `keyPaths` name (see `observe(keyPaths:on:_:)`).
     public func changes(keyPaths: [String]?) -> ChangeStream<ObjectChange<Self>> {
-        guard let context = _slot.pointee.table else {
+        guard let context = _slot.table else {
             fatalError("Only managed objects can be observed: add the object to a database first.")
         }
         context.core.verifyObservable("Object.changes")

@@ -199,7 +199,7 @@ public final class KeyPathRecorder {
     static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
         let recorder = KeyPathRecorder()
         let probe = Root()
-        probe._slot.pointee.recorder = recorder
+        probe._slot.recorder = recorder
         recorder.probes.append(probe)
         _ = probe[keyPath: keyPath]
         var names: [String] = []

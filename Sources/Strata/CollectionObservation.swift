@@ -133,13 +133,13 @@ extension List {
 
     func observeList(keyPaths: [[String]]?, queue: DispatchQueue?,
                      _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        guard let (owner, column) = observationSource, let context = owner._slot.pointee.table else {
+        guard let (owner, column) = observationSource, let context = owner._slot.table else {
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
         let core = context.core
         core.verifyObservable("List.observe(keyPaths:on:_:)")
         core.requireDeliveryQueue(queue)
-        let observer = ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.pointee.key), column: column,
+        let observer = ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column,
                                     keyPaths: keyPaths, callback: block)
         core.observers.add(observer)
         let token = NotificationToken(observer, core: core)

@@ -236,11 +236,11 @@ public struct Database {
         core.verifyWrite("delete(_:)")
         var byTable: [ObjectIdentifier: (TableContext, [ObjectKey])] = [:]
         for object in objects {
-            guard let table = object._slot.pointee.table else {
+            guard let table = object._slot.table else {
                 fatalError("Cannot delete an unmanaged object; only objects added to a database can be deleted.")
             }
             require(table.core === core, "Cannot delete an object managed by another Database instance.")
-            byTable[ObjectIdentifier(table), default: (table, [])].1.append(ObjectKey(object._slot.pointee.key))
+            byTable[ObjectIdentifier(table), default: (table, [])].1.append(ObjectKey(object._slot.key))
         }
         do {
             for (table, keys) in byTable.values { try core.session.delete(keys, from: table.table) }
@@ -299,7 +299,10 @@ public struct Database {
         }
         do {
             guard let objectKey = try context.table.find(primaryKey: value) else { return nil }
-            return context.materialize(type, key: objectKey)
+            // The object's cluster is found now (the first read needs it anyway), so the
+            // object starts with its position and its reads skip `_relocate`.
+            guard let (cluster, row) = try context.table.locate(objectKey) else { return nil }
+            return context.materialize(type, key: objectKey, cluster: cluster, row: row)
         } catch {
             context.fail(error)
         }

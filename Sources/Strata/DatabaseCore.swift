@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import StrataStore
 import StrataStorage
+import CStrataSystem
 
 final class DatabaseCore {
     let configuration: Database.Configuration
@@ -41,12 +42,21 @@ final class DatabaseCore {
     /// The thread of a thread-confined instance, so that property reads check it with one
     /// comparison.
     let ownerThread: pthread_t?
+    /// The executor of an actor-isolated instance (not the main actor's), so that property
+    /// reads ask the runtime directly whether they run on it, without going through
+    /// `Confinement`.
+    let ownerExecutor: (identity: UnsafeRawPointer?, implementation: UInt)?
 
     private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle,
                  pinning live: StoreSession? = nil) throws(Database.Error) {
         self.configuration = configuration
         self.confinement = confinement
         if case .thread(let thread) = confinement { ownerThread = thread } else { ownerThread = nil }
+        if case .actor(let box) = confinement {
+            ownerExecutor = unsafeBitCast(box.executor, to: (UnsafeRawPointer?, UInt).self)
+        } else {
+            ownerExecutor = nil
+        }
         self.handle = handle
         frozenLock = live == nil ? nil : RecursiveLock()
         do {
@@ -135,6 +145,7 @@ final class DatabaseCore {
     @inline(__always)
     func verifyRead() {
         if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return }
+        if let ownerExecutor, strata_is_current_executor(ownerExecutor.identity, ownerExecutor.implementation) { return }
         confinement.verify("reading an object's property")
     }
 
@@ -209,11 +220,11 @@ final class DatabaseCore {
 
     func add(_ object: Object, update: Database.UpdatePolicy) -> ObjectKey {
         verifyWrite("add(_:)")
-        if let table = object._slot.pointee.table {
+        if let table = object._slot.table {
             require(table.core === self, "Object is already managed by another Database instance; use create(_:value:update:) to copy it into this one.")
-            return ObjectKey(object._slot.pointee.key)
+            return ObjectKey(object._slot.key)
         }
-        require(!object._slot.pointee.invalidated, "Cannot add an invalidated object.")
+        require(!object._slot.invalidated, "Cannot add an invalidated object.")
         let context: TableContext
         do { context = try self.context(for: type(of: object)) } catch { fatalError("\(error)") }
         let info = context.info
@@ -249,11 +260,11 @@ final class DatabaseCore {
             if case .duplicatePrimaryKey = error { fatalError("\(error)") }
             fatalError("Could not add the '\(schema.name)' object: \(error)")
         }
-        object._slot.pointee.table = context
-        object._slot.pointee.core = self
-        object._slot.pointee.key = key.rawValue
-        object._slot.pointee.cluster = nil
-        object._slot.pointee.sessionGeneration = nil
+        object._slot.table = context
+        object._slot.core = self
+        object._slot.key = key.rawValue
+        object._slot.cluster = nil
+        object._slot.sessionGeneration = nil
         for (index, value) in deferred {
             _ = info.fields[index].setManaged(object, column: index, any: value)
         }

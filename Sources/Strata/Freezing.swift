@@ -22,18 +22,17 @@ extension Object {
     /// instance's lock.
     final func _frozenLocation(_ column: Int, _ table: TableContext) -> (ChunkView, Int) {
         table.core.withReadLock {
-            let slot = _slot
-            if let cluster = slot.pointee.cluster, slot.pointee.generation == table.session.generation {
-                do { return (try cluster.column(column), slot.pointee.row) } catch { table.fail(error) }
+            if let cluster = _slot.cluster, _slot.generation == table.session.generation {
+                do { return (try cluster.column(column), _slot.row) } catch { table.fail(error) }
             }
             do {
-                guard let (cluster, row) = try table.table.locate(ObjectKey(slot.pointee.key)) else {
+                guard let (cluster, row) = try table.table.locate(ObjectKey(_slot.key)) else {
                     fatalError("Object of type '\(table.table.schema.name)' does not exist in this frozen version.")
                 }
-                slot.pointee.cluster = cluster
-                slot.pointee.row = row
-                slot.pointee.generation = cluster.generation
-                slot.pointee.columns = UnsafePointer(cluster.columns)
+                _slot.cluster = cluster
+                _slot.row = row
+                _slot.generation = cluster.generation
+                _slot.columns = UnsafePointer(cluster.columns)
                 return (try cluster.column(column), row)
             } catch {
                 table.fail(error)
@@ -42,20 +41,20 @@ extension Object {
     }
 
     /// Whether the object belongs to a frozen database. Unmanaged objects are not frozen.
-    public final var isFrozen: Bool { _slot.pointee.table?.core.isFrozen ?? false }
+    public final var isFrozen: Bool { _slot.table?.core.isFrozen ?? false }
 
     /// An immutable copy of this managed object as of the version its database reads, usable
     /// from any thread or actor (see `Frozen` to send it across actors in Swift 6). Returns the
     /// object itself when it is already frozen. Freezing an unmanaged or invalidated object, or
     /// freezing inside a write transaction, is a programming error.
     public func freeze() -> Self {
-        guard let table = _slot.pointee.table else {
+        guard let table = _slot.table else {
             fatalError("Cannot freeze an unmanaged object; add it to a database first.")
         }
         if table.core.isFrozen { return self }
         require(!isInvalidated, "Cannot freeze an object that has been deleted or invalidated; check isInvalidated first.")
         let frozen = Database(core: table.core).freeze()
-        guard let copy = frozen.materialize(type(of: self), key: ObjectKey(_slot.pointee.key)) else {
+        guard let copy = frozen.materialize(type(of: self), key: ObjectKey(_slot.key)) else {
             fatalError("internal error: a live object is missing from its frozen version")
         }
         return copy
@@ -66,7 +65,7 @@ extension Object {
     /// `database` is then the live database of that context. Returns the object itself when
     /// it is live. To thaw into a queue-confined database, use `Database.thaw(_:)` there.
     public func thaw(_isolation isolation: isolated (any Actor)? = #isolation) -> Self? {
-        guard let table = _slot.pointee.table else {
+        guard let table = _slot.table else {
             fatalError("Cannot thaw an unmanaged object; only managed objects can be frozen and thawed.")
         }
         guard table.core.isFrozen else { return self }
@@ -112,11 +111,11 @@ extension Database {
     /// this database, or nil when this database's version does not have it.
     public func thaw<T: Object>(_ object: T) -> T? {
         require(!core.isFrozen, "thaw(_:) must be called on a live database; this one is frozen.")
-        guard object._slot.pointee.table != nil else {
+        guard object._slot.table != nil else {
             fatalError("Cannot thaw an unmanaged object; only managed objects can be frozen and thawed.")
         }
         core.verify("thaw(_:)")
-        return materialize(type(of: object), key: ObjectKey(object._slot.pointee.key))
+        return materialize(type(of: object), key: ObjectKey(object._slot.key))
     }
 
     /// A frozen copy of `results`.

@@ -43,27 +43,27 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     public var database: Database? { owner?._database }
 
     private func location() -> (TableAccess, ObjectKey) {
-        guard let owner, let table = owner._slot.pointee.table else { fatalError("internal error: unmanaged list") }
+        guard let owner, let table = owner._slot.table else { fatalError("internal error: unmanaged list") }
         table.database.verify("using a List")
-        return (table.table, ObjectKey(owner._slot.pointee.key))
+        return (table.table, ObjectKey(owner._slot.key))
     }
 
     private func stored() -> [StoreValue] {
         // A frozen list may be read from several threads: its cache is then under the lock.
-        if let lock = owner?._slot.pointee.table?.frozenLock { return lock.withLock { storedValues() } }
+        if let lock = owner?._slot.table?.frozenLock { return lock.withLock { storedValues() } }
         return storedValues()
     }
 
     private func storedValues() -> [StoreValue] {
         let (table, key) = location()
-        let serial = owner.unsafelyUnwrapped._slot.pointee.table.unsafelyUnwrapped.session.contentSerial
+        let serial = owner.unsafelyUnwrapped._slot.table.unsafelyUnwrapped.session.contentSerial
         if serial == cachedSerial { return cachedValues }
         do {
             cachedValues = try table.list(key, property: column)
             cachedSerial = serial
             return cachedValues
         } catch {
-            owner!._slot.pointee.table!.fail(error)
+            owner!._slot.table!.fail(error)
         }
     }
 

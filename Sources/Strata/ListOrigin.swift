@@ -16,9 +16,9 @@ struct ListOrigin: @unchecked Sendable {
 
     /// The origin of a managed list; nil while unmanaged.
     init?<Element>(_ list: List<Element>) {
-        guard let owner = list.owner, owner._slot.pointee.table != nil else { return nil }
+        guard let owner = list.owner, owner._slot.table != nil else { return nil }
         ownerType = type(of: owner)
-        ownerKey = owner._slot.pointee.key
+        ownerKey = owner._slot.key
         column = list.column
     }
 }

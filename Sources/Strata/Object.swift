@@ -1,8 +1,8 @@
 public import StrataStore
 import Foundation
 
-/// Per-object state, kept behind a pointer so that the property accessors read it without
-/// dynamic exclusivity checks.
+/// Per-object state, stored inline in the object (no allocation of its own); the property is
+/// exempt from dynamic exclusivity checks so that the accessors read it with plain loads.
 public struct _ObjectSlot {
     /// The table of a managed object; nil while unmanaged.
     var table: TableContext? {
@@ -50,13 +50,13 @@ public struct _ObjectSlot {
 /// transactions for writes. Managed objects belong to their database instance's thread, queue
 /// or actor and are not `Sendable`; pass primary keys or `Sendable` values across.
 open class Object: CustomStringConvertible {
-    public final let _slot: UnsafeMutablePointer<_ObjectSlot>
+    // Unchecked: the slot is only touched by the instance's own context (frozen objects:
+    // under their instance's lock), and its fields are read and written one by one, never
+    // through an access that spans a call back into user code.
+    @exclusivity(unchecked) public final internal(set) var _slot = _ObjectSlot()
 
     /// Creates an unmanaged object with the properties' initial values.
-    public required init() {
-        _slot = .allocate(capacity: 1)
-        _slot.initialize(to: _ObjectSlot())
-    }
+    public required init() {}
 
     /// Creates an unmanaged object from a dictionary of property values, an array of values
     /// in property order, or another object with the same property names.
@@ -69,11 +69,6 @@ open class Object: CustomStringConvertible {
         }
     }
 
-    deinit {
-        _slot.deinitialize(count: 1)
-        _slot.deallocate()
-    }
-
     /// The type's name in the schema. Defaults to the class's name without its module.
     open class func className() -> String {
         let name = String(describing: self)
@@ -83,26 +78,26 @@ open class Object: CustomStringConvertible {
     // MARK: State
 
     /// The database instance managing this object; nil while unmanaged.
-    public final var database: Database? { _slot.pointee.table?.database }
+    public final var database: Database? { _slot.table?.database }
 
     /// Whether the object was deleted, or its database invalidated. Reading or writing an
     /// invalidated object's properties is a programming error.
     public final var isInvalidated: Bool {
         // Field by field: a frozen object's slot may be updated (under its lock) by another
         // thread's read, so the slot is never copied whole.
-        if _slot.pointee.invalidated { return true }
-        guard let table = _slot.pointee.table else { return false }
+        if _slot.invalidated { return true }
+        guard let table = _slot.table else { return false }
         if table.database.isInvalidatedForObjects { return true }
-        let key = ObjectKey(_slot.pointee.key)
+        let key = ObjectKey(_slot.key)
         return table.core.withReadLock { (try? table.table.contains(key)) != true }
     }
 
     /// Whether the object is managed by a database.
-    public final var isManaged: Bool { _slot.pointee.table != nil }
+    public final var isManaged: Bool { _slot.table != nil }
 
     /// The object's schema.
     public final var objectSchema: ObjectSchema {
-        if let table = _slot.pointee.table { return table.table.schema }
+        if let table = _slot.table { return table.table.schema }
         return (try? ClassInfo.of(type(of: self)).schema) ?? ObjectSchema(name: Self.className(), properties: [])
     }
 
@@ -111,8 +106,8 @@ open class Object: CustomStringConvertible {
     public final func isSameObject(as object: Object?) -> Bool {
         guard let object else { return false }
         if self === object { return true }
-        guard let a = _slot.pointee.table, let b = object._slot.pointee.table else { return false }
-        return a.core === b.core && a.table === b.table && _slot.pointee.key == object._slot.pointee.key
+        guard let a = _slot.table, let b = object._slot.table else { return false }
+        return a.core === b.core && a.table === b.table && _slot.key == object._slot.key
     }
 
     open var description: String {
@@ -152,7 +147,7 @@ open class Object: CustomStringConvertible {
         }
         let input: Any = value ?? (nil as Any?) as Any
         let ok: Bool
-        if _slot.pointee.table != nil {
+        if _slot.table != nil {
             ok = info.fields[index].setManaged(self, column: index, any: input)
         } else {
             ok = info.fields[index].setUnmanaged(self, any: input, nil)
@@ -167,20 +162,20 @@ open class Object: CustomStringConvertible {
     }
 
     private func value(forPropertyAt index: Int, info: ClassInfo) -> Any {
-        if _slot.pointee.table != nil { return info.fields[index].managedAny(self, column: index) }
+        if _slot.table != nil { return info.fields[index].managedAny(self, column: index) }
         return info.fields[index].unmanagedAny(self)
     }
 
     // MARK: Managed access (used by the property wrappers)
 
     /// The database, for conversions that need one.
-    public final var _database: Database? { _slot.pointee.table?.database }
+    public final var _database: Database? { _slot.table?.database }
 
     /// The column of the property whose wrapper `keyPath` reaches, for a managed object; -1
     /// for an unmanaged one. `mark` marks that wrapper on a prototype (done once per class and
     /// property, then cached).
     public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
-        guard let tableReference = _slot.pointee.tableReference else { return -1 }
+        guard let tableReference = _slot.tableReference else { return -1 }
         let id = ObjectIdentifier(keyPath)
         if let column = tableReference._withUnsafeGuaranteedRef({ $0.column(forKeyPath: id) }) { return column }
         let table = tableReference.takeUnretainedValue()
@@ -196,32 +191,31 @@ open class Object: CustomStringConvertible {
     /// The chunk and row holding this object's property `column` in the current version.
     @inline(__always)
     final func _chunk(_ column: Int) -> (ChunkView, Int) {
-        let slot = _slot
-        if let current = slot.pointee.sessionGeneration, current.pointee == slot.pointee.generation {
+        if let current = _slot.sessionGeneration, current.pointee == _slot.generation {
             // The cached location skips `_relocate`, so the context is checked here too: a
             // read from another thread must stop, not race the owner's next write.
-            slot.pointee.coreReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.verifyRead() }
-            return (slot.pointee.columns.unsafelyUnwrapped[column], slot.pointee.row)
+            _slot.coreReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.verifyRead() }
+            return (_slot.columns.unsafelyUnwrapped[column], _slot.row)
         }
         return _relocate(column)
     }
 
     @inline(never)
     final func _relocate(_ column: Int) -> (ChunkView, Int) {
-        guard let table = _slot.pointee.table else {
+        guard let table = _slot.table else {
             fatalError("internal error: a managed accessor on an unmanaged object")
         }
         if table.core.isFrozen { return _frozenLocation(column, table) }
         table.database.verify("reading an object's property")
         do {
-            guard !_slot.pointee.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.pointee.key)) else {
+            guard !_slot.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.key)) else {
                 fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
-            _slot.pointee.cluster = cluster
-            _slot.pointee.row = row
-            _slot.pointee.generation = cluster.generation
-            _slot.pointee.sessionGeneration = UnsafePointer(table.session.generationPointer)
-            _slot.pointee.columns = UnsafePointer(cluster.columns)
+            _slot.cluster = cluster
+            _slot.row = row
+            _slot.generation = cluster.generation
+            _slot.sessionGeneration = UnsafePointer(table.session.generationPointer)
+            _slot.columns = UnsafePointer(cluster.columns)
             return (try cluster.column(column), row)
         } catch {
             table.fail(error)
@@ -231,21 +225,21 @@ open class Object: CustomStringConvertible {
     /// The stored value of property `column`.
     public final func _storedValue(_ column: Int) -> StoreValue {
         let (chunk, row) = _chunk(column)
-        guard let table = _slot.pointee.table else { return .null }
+        guard let table = _slot.table else { return .null }
         return chunk.value(row, kind: table.table.schema.properties[column].kind)
     }
 
     /// Writes property `column` (inside a write transaction).
     public final func _setStored(_ value: _StoredProperty, _ column: Int) {
-        guard let table = _slot.pointee.table else { fatalError("internal error: a managed setter on an unmanaged object") }
+        guard let table = _slot.table else { fatalError("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
         if column == table.table.primaryKeyIndex {
             fatalError("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }
         do {
             switch value {
-            case .value(let v): try table.table.set(v, for: ObjectKey(_slot.pointee.key), property: column)
-            case .list(let values): try table.table.setList(values, for: ObjectKey(_slot.pointee.key), property: column)
+            case .value(let v): try table.table.set(v, for: ObjectKey(_slot.key), property: column)
+            case .list(let values): try table.table.setList(values, for: ObjectKey(_slot.key), property: column)
             }
         } catch {
             if case .objectNotFound = error {
@@ -262,9 +256,9 @@ extension Object: Equatable, Hashable {
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
 
     public func hash(into hasher: inout Hasher) {
-        if let table = _slot.pointee.table {
+        if let table = _slot.table {
             hasher.combine(ObjectIdentifier(table.table))
-            hasher.combine(_slot.pointee.key)
+            hasher.combine(_slot.key)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }
@@ -298,7 +292,7 @@ extension Object: _PersistableInsideOptional, CollectionValue {
 
     public static func _strataRecordingInside(_ recorder: KeyPathRecorder) -> Self {
         let probe = Self()
-        probe._slot.pointee.recorder = recorder
+        probe._slot.recorder = recorder
         return probe
     }
 

@@ -37,7 +37,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
     init(object: T, context: TableContext, observed: ObservedProperties, callback: @escaping (ObjectChange<T>) -> Void) {
         self.object = object
         self.context = context
-        self.key = ObjectKey(object._slot.pointee.key)
+        self.key = ObjectKey(object._slot.key)
         self.observed = observed
         self.callback = callback
         super.init(version: context.session.version)
@@ -117,7 +117,7 @@ extension Object {
 
     func observeObject<T: Object>(keyPaths: [[String]]?, queue: DispatchQueue?,
                                   _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
-        guard let context = _slot.pointee.table else {
+        guard let context = _slot.table else {
             fatalError("Only managed objects can be observed: add the object to a database first.")
         }
         guard let typed = self as? T else {
@@ -126,7 +126,7 @@ extension Object {
         let core = context.core
         core.verifyObservable("observe(keyPaths:on:_:)")
         core.requireDeliveryQueue(queue)
-        require(!_slot.pointee.invalidated && (try? context.table.contains(ObjectKey(_slot.pointee.key))) == true,
+        require(!_slot.invalidated && (try? context.table.contains(ObjectKey(_slot.key))) == true,
                 "Cannot observe a deleted or invalidated object.")
         let observed = keyPaths.map { ObservedProperties.named($0, in: context.table, session: context.session, type: context.table.schema.name) }
             ?? ObservedProperties.all(of: context.table)

@@ -112,7 +112,7 @@ public struct Persisted<Value: _Persistable> {
 
     @usableFromInline
     static func _unmanagedGet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
-        if let recorder = object._slot.pointee.recorder {
+        if let recorder = object._slot.recorder {
             object[keyPath: storage].storage = .recording
             return Value._strataRecordingValue(recorder.child())
         }

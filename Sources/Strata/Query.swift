@@ -76,8 +76,8 @@ public struct Query<T> {
 /// matches nothing).
 func queryValue<V: _PersistableInsideOptional>(_ value: V) -> StoreValue {
     if let object = value as? Object {
-        guard object._slot.pointee.table != nil else { return .link(ObjectKey(Int64.min)) }
-        return .link(ObjectKey(object._slot.pointee.key))
+        guard object._slot.table != nil else { return .link(ObjectKey(Int64.min)) }
+        return .link(ObjectKey(object._slot.key))
     }
     return value._strataStore(nil)
 }

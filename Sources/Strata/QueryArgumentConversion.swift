@@ -59,7 +59,7 @@ private func queryScalar(_ value: Any) throws(QueryError) -> StoreValue? {
             throw QueryError(.invalidArgument,
                              "a deleted or invalidated \(typeName(object)) cannot be a query argument")
         }
-        return .link(ObjectKey(object._slot.pointee.key))
+        return .link(ObjectKey(object._slot.key))
     }
     if let scalar = value as? any _PersistableScalar { return scalar._strataStore(nil) }
     if let key = value as? ObjectKey { return .link(key) }

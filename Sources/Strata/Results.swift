@@ -193,10 +193,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The position of `object` in the results, or nil.
     public func index(of object: Element) -> Int? {
-        guard let table = object._slot.pointee.table, table === context else { return nil }
+        guard let table = object._slot.table, table === context else { return nil }
         return database.core.withReadLock {
             guard let (context, ordered) = ordered("Results.index(of:)") else { return nil }
-            do { return try ordered.position(of: ObjectKey(object._slot.pointee.key)) } catch { context.fail(error) }
+            do { return try ordered.position(of: ObjectKey(object._slot.key)) } catch { context.fail(error) }
         }
     }
 

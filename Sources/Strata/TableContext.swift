@@ -75,18 +75,17 @@ final class TableContext {
     /// A managed object for `key`.
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> T {
         let object = T()
-        let slot = object._slot
-        slot.pointee.table = self
-        slot.pointee.core = core
-        slot.pointee.key = key.rawValue
+        object._slot.table = self
+        object._slot.core = core
+        object._slot.key = key.rawValue
         if let cluster {
-            slot.pointee.cluster = cluster
-            slot.pointee.row = row
-            slot.pointee.generation = cluster.generation
+            object._slot.cluster = cluster
+            object._slot.row = row
+            object._slot.generation = cluster.generation
             // A frozen object's reads always take the locked path (`_relocate`), which the
             // missing session generation forces.
-            if frozenLock == nil { slot.pointee.sessionGeneration = UnsafePointer(session.generationPointer) }
-            slot.pointee.columns = UnsafePointer(cluster.columns)
+            if frozenLock == nil { object._slot.sessionGeneration = UnsafePointer(session.generationPointer) }
+            object._slot.columns = UnsafePointer(cluster.columns)
         }
         return object
     }
@@ -104,7 +103,7 @@ extension Database {
     /// Adds `object` if it is unmanaged and returns its key.
     func ensureManaged(_ object: Object) -> ObjectKey {
         if core.isFrozen { core.frozenWrite("adding or linking an object") }
-        if let table = object._slot.pointee.table {
+        if let table = object._slot.table {
             if table.core.isFrozen && !core.isFrozen {
                 fatalError("""
                     Cannot add or link a frozen '\(table.table.schema.name)' object to live data. Thaw both: call thaw() on \
@@ -112,7 +111,7 @@ extension Database {
                     """)
             }
             require(table.core === core, "Cannot link to an object managed by another Database instance; use create(_:value:update:) to copy it.")
-            return ObjectKey(object._slot.pointee.key)
+            return ObjectKey(object._slot.key)
         }
         return core.add(object, update: .error)
     }

@@ -46,13 +46,13 @@ extension Object: ThreadConfined {
 
     /// The object's hand-over: its class and key.
     public var _handover: Handover {
-        guard let table = _slot.pointee.table else {
+        guard let table = _slot.table else {
             fatalError("Cannot make a ThreadSafeReference to an unmanaged object: it is not confined to any thread, so pass it directly (or add it to a database first).")
         }
         require(!isInvalidated, "Cannot make a ThreadSafeReference to a deleted or invalidated object; check isInvalidated first.")
         let database = table.database
         return Handover(fileIdentity: database.configuration.identity, version: database.version,
-                        target: .object(type: type(of: self), key: _slot.pointee.key), summary: "a '\(table.table.schema.name)' object")
+                        target: .object(type: type(of: self), key: _slot.key), summary: "a '\(table.table.schema.name)' object")
     }
 
     /// The object with the hand-over's key in `database`, or nil if it was deleted.
@@ -107,8 +107,8 @@ extension List: ThreadConfined {
 extension List {
     /// The owner's class and key, the property and the owner's instance; nil while unmanaged.
     fileprivate var handoverSource: (Object.Type, Int64, Int, Database)? {
-        guard let owner, let table = owner._slot.pointee.table else { return nil }
-        return (type(of: owner), owner._slot.pointee.key, column, table.database)
+        guard let owner, let table = owner._slot.table else { return nil }
+        return (type(of: owner), owner._slot.key, column, table.database)
     }
 }
 
@@ -136,9 +136,9 @@ extension Database {
         // `type.init()` makes an instance of the dynamic class; the generic `materialize`
         // makes its static type parameter's.
         let object = type.init()
-        object._slot.pointee.table = context
-        object._slot.pointee.core = core
-        object._slot.pointee.key = key.rawValue
+        object._slot.table = context
+        object._slot.core = core
+        object._slot.key = key.rawValue
         return object
     }
 }

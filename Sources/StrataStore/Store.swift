@@ -197,8 +197,12 @@ public final class Store: @unchecked Sendable {
             throw StoreError.corrupted("the stored schema is missing")
         }
         let schema: Schema
-        do { schema = try JSONDecoder().decode(Schema.self, from: Data(json)) } catch {
-            throw StoreError.corrupted("the stored schema cannot be read (\(error))")
+        if let plain = json.withUnsafeBytes({ SchemaJSON.decode($0) }) {
+            schema = plain
+        } else {
+            do { schema = try JSONDecoder().decode(Schema.self, from: Data(json)) } catch {
+                throw StoreError.corrupted("the stored schema cannot be read (\(error))")
+            }
         }
         return (schema, version.withUnsafeBytes { TreeKey.readU64($0) })
     }

@@ -27,9 +27,10 @@ package final class TableAccess {
     private var clusterTree: Tree?
     private var metaLoaded = false
     private var cache: ClusterView?
-    /// Cluster views of this generation by first key, so that repeated random lookups skip
-    /// parsing a cluster's chunks again.
-    private var viewCache: [Int64: ClusterView] = [:]
+    /// Cluster views of this generation, sorted by first key, so that repeated random lookups
+    /// skip parsing a cluster's chunks again and, outside write transactions, skip the
+    /// cluster tree's descent when a cached cluster holds the key.
+    private var viewCache = ClusterViewCache()
     private var viewCacheGeneration: UInt64 = 0
 
     // Write state.
@@ -79,7 +80,7 @@ package final class TableAccess {
         lookupCursor = nil
         metaLoaded = false
         cache = nil
-        viewCache.removeAll()
+        viewCache.removeAll(keepingCapacity: false)
         dirty.removeAll()
         newClusters.removeAll()
         changes = ChangeTracker()
@@ -170,6 +171,14 @@ package final class TableAccess {
         if let cache, cache.generation == session.generation, let row = cache.row(of: key.rawValue) {
             return (cache, row)
         }
+        // A key lives in one cluster per version, so a cached cluster of this generation that
+        // holds it is the one. Write transactions skip this: their dirty clusters take
+        // precedence over the snapshot's views the cache holds.
+        if viewCacheGeneration == session.generation, !session.isInWriteTransaction,
+           let view = viewCache.last(atOrBelow: key.rawValue), let row = view.row(of: key.rawValue) {
+            cache = view
+            return (view, row)
+        }
         guard let view = try clusterView(containing: key.rawValue), let row = view.row(of: key.rawValue) else { return nil }
         cache = view
         return (view, row)
@@ -199,18 +208,18 @@ package final class TableAccess {
             guard try cursor.seek(toLast: TreeKey.cluster(key, column: UInt16.max)) else { return nil }
             let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
             if let cluster = dirty[first] { return try dirtyView(cluster) }
-            if viewCacheGeneration == session.generation, let view = viewCache[first] { return view }
+            if viewCacheGeneration == session.generation, let view = viewCache.view(first: first) { return view }
             var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
             while true {
                 let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
                 if column == Int(Cluster.keyColumn) {
                     let keys = try ChunkView(encoded: cursor.value)
                     let view = try makeView(first: first, keys: keys, columns: columns)
-                    if viewCacheGeneration != session.generation || viewCache.count >= 4096 {
+                    if viewCacheGeneration != session.generation || viewCache.count >= ClusterViewCache.capacity {
                         viewCache.removeAll(keepingCapacity: true)
                         viewCacheGeneration = session.generation
                     }
-                    viewCache[first] = view
+                    viewCache.insert(view)
                     return view
                 }
                 try place(cursor.value, column: column, in: &columns)
@@ -354,11 +363,15 @@ package final class TableAccess {
         // The primary-key index maps a value's encoding to the object keys (8 bytes each;
         // more than one only when two long values share an encoding).
         let (encoded, cut) = IndexKey.encode(value)
+        var first: ObjectKey?
         var candidates: [ObjectKey] = []
         do {
             try encoded.withUnsafeBytes { k in
                 try reading.withValue(forKey: k, in: tree) { raw in
-                    guard let raw else { return }
+                    guard let raw, raw.count >= 8 else { return }
+                    first = ObjectKey(Int64(bitPattern: TreeKey.readU64(raw, at: 0)))
+                    // Only a cut encoding can map to more than one object.
+                    guard cut else { return }
                     var offset = 0
                     while offset + 8 <= raw.count {
                         candidates.append(ObjectKey(Int64(bitPattern: TreeKey.readU64(raw, at: offset))))
@@ -369,7 +382,7 @@ package final class TableAccess {
         } catch {
             throw StoreError.wrap(error)
         }
-        guard cut else { return candidates.first }
+        guard cut else { return first }
         for key in candidates where try self.value(key, property: pk) == value { return key }
         return nil
     }
@@ -776,4 +789,52 @@ package struct ColumnBufferHandle {
     package func set<T>(_ value: T, at row: Int) { buffer.setFixed(value, at: row) }
 
     package func setNull(at row: Int) { buffer.setNull(row) }
+}
+
+/// Cluster views sorted by first key (at most `capacity`; cleared when full).
+struct ClusterViewCache {
+    static let capacity = 4096
+    private var firsts: [Int64] = []
+    private var views: [ClusterView] = []
+
+    var count: Int { views.count }
+
+    mutating func removeAll(keepingCapacity: Bool) {
+        firsts.removeAll(keepingCapacity: keepingCapacity)
+        views.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    /// The position of the first entry whose first key is greater than `key`.
+    private func upperBound(_ key: Int64) -> Int {
+        var low = 0
+        var high = firsts.count
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if firsts[mid] <= key { low = mid &+ 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The cached cluster with the greatest first key at or below `key`.
+    func last(atOrBelow key: Int64) -> ClusterView? {
+        let position = upperBound(key)
+        return position > 0 ? views[position - 1] : nil
+    }
+
+    /// The cached cluster starting at `first`.
+    func view(first: Int64) -> ClusterView? {
+        let position = upperBound(first)
+        guard position > 0, firsts[position - 1] == first else { return nil }
+        return views[position - 1]
+    }
+
+    mutating func insert(_ view: ClusterView) {
+        let position = upperBound(view.firstKey)
+        if position > 0, firsts[position - 1] == view.firstKey {
+            views[position - 1] = view
+            return
+        }
+        firsts.insert(view.firstKey, at: position)
+        views.insert(view, at: position)
+    }
 }

@@ -73,7 +73,7 @@ private func conversionError(_ value: Any) -> QueryError? {
         let db = try Database(configuration: folder.configuration())
         let dog = Dog(value: ["name": "Rex", "age": 3])
         try db.write { db.add(dog) }
-        let key = ObjectKey(dog._slot.pointee.key)
+        let key = ObjectKey(dog._slot.key)
         #expect(try queryArgument(dog) == .value(.link(key)))
         let optional: Dog? = dog
         #expect(try queryArgument(optional as Any) == .value(.link(key)))
