@@ -6,15 +6,6 @@
 // Fixed-width chunk:  count u32 | format u8 (1) | width u8 | hasNulls u8 | 0 u8
 //                     | nulls: count bytes (1 = null), padded to 8, when hasNulls
 //                     | values: count × width bytes, little-endian
-// Packed Int chunk:   count u32 | format u8 (3) | bits u8 | hasNulls u8 | 0 u8 | base i64
-//                     | nulls: count bytes (1 = null), padded to 8, when hasNulls
-//                     | values: count fields of `bits` bits (value − base, unsigned; field i
-//                       starts at bit i × bits, little-endian), then 8 zero bytes
-//                     Written for Int properties when the values' range fits in 0, 8, 16 or
-//                     32 bits and the result is smaller (1 byte a value instead of 8 for 0–99);
-//                     readers accept any width up to 56 bits.
-//                     A null row's field holds 0 − base, so every row reads back exactly
-//                     what the fixed form held. Builds before this format cannot read it.
 // Variable chunk:     count u32 | format u8 (2) | 0 0 0
 //                     | entries: count × (offset u32, length u32; length 0xFFFF_FFFF = null)
 //                     | bytes (offsets are relative to the start of the bytes)
@@ -24,14 +15,7 @@
 package enum ChunkFormat {
     static let fixed: UInt8 = 1
     static let variable: UInt8 = 2
-    static let packed: UInt8 = 3
     static let headerSize = 8
-    /// The widest packed field: any field is then inside one 8-byte load at its first byte.
-    static let packedMaxBits = 56
-
-    /// Bytes of a packed chunk's value area for `count` fields of `bits` bits (with the
-    /// 8 zero bytes that keep the last field's 8-byte load inside the chunk).
-    static func packedBytes(count: Int, bits: Int) -> Int { (count * bits + 7) / 8 + 8 }
     static let nullLength: UInt32 = 0xFFFF_FFFF
 }
 
@@ -48,24 +32,15 @@ package struct ChunkView {
     package let count: Int
     /// The size of a variable chunk's byte area: entries pointing past it read as empty.
     @usableFromInline let byteCount: Int
-    /// Whether `values` holds packed integer fields (`bits` wide, added to `base`); `width` is
-    /// then 8, the width of the values they stand for.
-    @usableFromInline let packed: Bool
-    @usableFromInline let bits: Int
-    @usableFromInline let base: Int64
 
     @inlinable
-    init(values: UnsafeRawPointer?, nulls: UnsafeRawPointer?, bytes: UnsafeRawPointer?, width: Int, count: Int, byteCount: Int = 0,
-         packedBits: Int? = nil, base: Int64 = 0) {
+    init(values: UnsafeRawPointer?, nulls: UnsafeRawPointer?, bytes: UnsafeRawPointer?, width: Int, count: Int, byteCount: Int = 0) {
         self.values = values
         self.nulls = nulls
         self.bytes = bytes
         self.width = width
         self.count = count
         self.byteCount = byteCount
-        self.packed = packedBits != nil
-        self.bits = packedBits ?? 0
-        self.base = base
     }
 
     /// A view of nothing: every row reads as null (or zero).
@@ -90,17 +65,6 @@ package struct ChunkView {
             }
             self.init(values: base + ChunkFormat.headerSize + nullBytes,
                       nulls: hasNulls ? base + ChunkFormat.headerSize : nil, bytes: nil, width: width, count: count)
-        } else if format == ChunkFormat.packed {
-            let bits = Int(base.load(fromByteOffset: 5, as: UInt8.self))
-            let hasNulls = base.load(fromByteOffset: 6, as: UInt8.self) != 0
-            let nullBytes = hasNulls ? (count + 7) & ~7 : 0
-            guard bits <= ChunkFormat.packedMaxBits,
-                  chunk.count == ChunkFormat.headerSize + 8 + nullBytes + ChunkFormat.packedBytes(count: count, bits: bits) else {
-                throw .corrupted("a packed integer column chunk has the wrong length or width")
-            }
-            let first = base + ChunkFormat.headerSize
-            self.init(values: first + 8 + nullBytes, nulls: hasNulls ? first + 8 : nil, bytes: nil, width: 8, count: count,
-                      packedBits: bits, base: Int64(littleEndian: first.loadUnaligned(as: Int64.self)))
         } else if format == ChunkFormat.variable {
             let entriesEnd = ChunkFormat.headerSize + count * 8
             guard chunk.count >= entriesEnd else { throw .corrupted("a variable column chunk is truncated") }
@@ -128,32 +92,7 @@ package struct ChunkView {
     @inlinable @inline(__always)
     package func int(_ row: Int) -> Int64 {
         guard let values else { return 0 }
-        if packed { return ChunkView.unpack(values, row, bits: bits, base: base) }
         return values.loadUnaligned(fromByteOffset: row &* 8, as: Int64.self)
-    }
-
-    /// Field `row` of packed integer data.
-    @inlinable @inline(__always)
-    static func unpack(_ data: UnsafeRawPointer, _ row: Int, bits: Int, base: Int64) -> Int64 {
-        let bit = row &* bits
-        let word = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
-        let mask = (UInt64(1) &<< UInt64(bits)) &- 1
-        return base &+ Int64(bitPattern: (word &>> UInt64(bit & 7)) & mask)
-    }
-
-    /// Writes the integers of `rows` (a fixed 8-byte or packed chunk) to `out[0..<rows.count]`.
-    @inlinable
-    func unpackInts(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
-        guard let values else {
-            out.initialize(repeating: 0, count: rows.count)
-            return
-        }
-        if !packed {
-            for row in rows { out[row &- rows.lowerBound] = values.loadUnaligned(fromByteOffset: row &* 8, as: Int64.self) }
-            return
-        }
-        let bits = self.bits, base = self.base
-        for row in rows { out[row &- rows.lowerBound] = ChunkView.unpack(values, row, bits: bits, base: base) }
     }
 
     @inlinable @inline(__always)
@@ -210,8 +149,6 @@ package struct ChunkView {
 final class ColumnBuffer {
     let width: Int          // 0: variable
     let hasNulls: Bool
-    /// Whether the values are integers to encode packed when that is smaller.
-    let packsIntegers: Bool
     let capacity: Int
     private(set) var count: Int
     private let values: UnsafeMutableRawPointer        // fixed values, or variable entries
@@ -221,9 +158,8 @@ final class ColumnBuffer {
     private var byteCapacity = 0
     private var liveBytes = 0
 
-    init(width: Int, hasNulls: Bool, capacity: Int, packsIntegers: Bool = false) {
+    init(width: Int, hasNulls: Bool, capacity: Int) {
         self.width = width
-        self.packsIntegers = packsIntegers && width == 8
         self.hasNulls = hasNulls && width > 0
         self.capacity = capacity
         self.count = 0
@@ -233,7 +169,7 @@ final class ColumnBuffer {
     }
 
     convenience init(kind: PropertyKind, optional: Bool, capacity: Int) {
-        self.init(width: kind.width, hasNulls: optional, capacity: capacity, packsIntegers: kind == .int)
+        self.init(width: kind.width, hasNulls: optional, capacity: capacity)
     }
 
     deinit {
@@ -247,10 +183,7 @@ final class ColumnBuffer {
         require(count <= capacity, "cluster larger than its capacity")
         self.count = count
         if width > 0 {
-            if view.packed {
-                require(width == 8, "a packed integer chunk loaded into a column of width \(width)")
-                view.unpackInts(0..<count, into: values.assumingMemoryBound(to: Int64.self))
-            } else if let source = view.values {
+            if let source = view.values {
                 values.copyMemory(from: source, byteCount: count * width)
             } else {
                 values.initializeMemory(as: UInt8.self, repeating: 0, count: count * width)
@@ -407,7 +340,6 @@ final class ColumnBuffer {
     /// The chunk's encoding.
     func encode(into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
-        if packsIntegers, count > 0, encodePacked(into: &out) { return }
         var header: (UInt32, UInt8, UInt8, UInt8, UInt8) = (UInt32(count), width > 0 ? ChunkFormat.fixed : ChunkFormat.variable,
                                                             UInt8(width), hasNulls ? 1 : 0, 0)
         withUnsafeBytes(of: &header) { out.append(contentsOf: $0.prefix(ChunkFormat.headerSize)) }
@@ -423,46 +355,5 @@ final class ColumnBuffer {
             out.append(contentsOf: UnsafeRawBufferPointer(start: values, count: count * 8))
             if byteCount > 0 { out.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: byteCount)) }
         }
-    }
-
-    /// Encodes the integers packed (format 3) when their range fits and that is smaller than
-    /// the fixed form; returns false (writing nothing) otherwise.
-    private func encodePacked(into out: inout [UInt8]) -> Bool {
-        let ints = values.assumingMemoryBound(to: Int64.self)  // width 8, 8-aligned
-        var low = ints[0], high = ints[0]
-        for row in 1..<max(count, 1) {
-            let v = ints[row]
-            if v < low { low = v }
-            if v > high { high = v }
-        }
-        // Fields are whole bytes (0, 1, 2 or 4): kernels then compare them with vector
-        // instructions, with no shifting per value. (Readers accept any width up to 56 bits.)
-        let range = UInt64(bitPattern: high &- low)
-        let bits: Int
-        if range == 0 { bits = 0 } else if range <= 0xFF { bits = 8 } else if range <= 0xFFFF { bits = 16 } else if range <= 0xFFFF_FFFF { bits = 32 } else { return false }
-        let nullBytes = hasNulls ? (count + 7) & ~7 : 0
-        let dataBytes = ChunkFormat.packedBytes(count: count, bits: bits)
-        guard 8 + dataBytes < count * 8 else { return false }
-        var header: (UInt32, UInt8, UInt8, UInt8, UInt8) = (UInt32(count), ChunkFormat.packed, UInt8(bits), hasNulls ? 1 : 0, 0)
-        withUnsafeBytes(of: &header) { out.append(contentsOf: $0.prefix(ChunkFormat.headerSize)) }
-        var base = low.littleEndian
-        withUnsafeBytes(of: &base) { out.append(contentsOf: $0) }
-        if let nulls {
-            out.append(contentsOf: UnsafeBufferPointer(start: nulls, count: count))
-            if nullBytes > count { out.append(contentsOf: repeatElement(0, count: nullBytes - count)) }
-        }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: dataBytes))
-        out.withUnsafeMutableBytes { raw in
-            guard let data = raw.baseAddress.map({ $0 + start }) else { return }
-            for row in 0..<count {
-                let field = UInt64(bitPattern: ints[row] &- low)
-                let bit = row &* bits
-                let offset = bit &>> 3
-                let word = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                data.storeBytes(of: (word | field &<< UInt64(bit & 7)).littleEndian, toByteOffset: offset, as: UInt64.self)
-            }
-        }
-        return true
     }
 }

@@ -103,43 +103,6 @@ final class QueryKernel {
                            text: "\(step.name) \(op.rawValue) \(value)")
     }
 
-    /// `values` (8-byte integers, row r at byte r × 8) compared with `c` into `mask`.
-    @inline(__always)
-    private func intMask(_ values: UnsafeRawPointer, _ c: Int64, _ rows: Range<Int>, _ mask: UnsafeMutablePointer<UInt64>) {
-        switch op {
-        case .equal: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) == c }
-        case .notEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) != c }
-        case .less: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) < c }
-        case .lessOrEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) <= c }
-        case .greater: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) > c }
-        default: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) >= c }
-        }
-    }
-
-    /// `c − base` clamped to `-1...fieldMax + 1`: for a field d in `0...fieldMax`, `base + d op c`
-    /// is `d op` that threshold for every operator. Nil when `c − base` overflows.
-    @inline(__always)
-    static func deltaThreshold(_ c: Int64, base: Int64, fieldMax: Int64) -> Int32? {
-        let (t, overflow) = c.subtractingReportingOverflow(base)
-        if overflow { return nil }
-        return Int32(min(max(t, -1), fieldMax + 1))
-    }
-
-    /// Packed fields of type `F` (row r at byte r × F's size) compared with `t` into `mask`.
-    @inline(__always)
-    private func deltaMask<F: FixedWidthInteger & UnsignedInteger>(_ values: UnsafeRawPointer, _ type: F.Type, _ t: Int32,
-                                                                   _ rows: Range<Int>, _ mask: UnsafeMutablePointer<UInt64>) {
-        let size = MemoryLayout<F>.size
-        switch op {
-        case .equal: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) == t }
-        case .notEqual: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) != t }
-        case .less: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) < t }
-        case .lessOrEqual: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) <= t }
-        case .greater: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) > t }
-        default: buildMask(mask, rows) { Int32(truncatingIfNeeded: values.loadUnaligned(fromByteOffset: $0 &* size, as: F.self)) >= t }
-        }
-    }
-
     /// Writes the matches of `rows` into `mask`. Returns false when the chunk cannot be read
     /// by the kernel (the caller then evaluates `fallback` row by row).
     @inline(__always)
@@ -147,22 +110,13 @@ final class QueryKernel {
         guard let values = chunk.values else { return false }
         switch constant {
         case .int(let c):
-            if chunk.packed, chunk.bits == 8 || chunk.bits == 16, let t = Self.deltaThreshold(c, base: chunk.base, fieldMax: (1 << chunk.bits) - 1) {
-                // Compare the fields themselves with the constant moved into their range.
-                if chunk.bits == 8 {
-                    deltaMask(values, UInt8.self, t, rows, mask)
-                } else {
-                    deltaMask(values, UInt16.self, t, rows, mask)
-                }
-            } else if chunk.packed {
-                // Unpack into a small buffer, then run the same loop over 8-byte values.
-                withUnsafeTemporaryAllocation(of: Int64.self, capacity: max(rows.count, 1)) { buffer in
-                    guard let unpacked = buffer.baseAddress else { return }
-                    chunk.unpackInts(rows, into: unpacked)
-                    intMask(UnsafeRawPointer(unpacked) - rows.lowerBound &* 8, c, rows, mask)
-                }
-            } else {
-                intMask(values, c, rows, mask)
+            switch op {
+            case .equal: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) == c }
+            case .notEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) != c }
+            case .less: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) < c }
+            case .lessOrEqual: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) <= c }
+            case .greater: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) > c }
+            default: buildMask(mask, rows) { values.loadUnaligned(fromByteOffset: $0 &* 8, as: Int64.self) >= c }
             }
         case .double(let c):
             switch op {
