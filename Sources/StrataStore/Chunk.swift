@@ -46,8 +46,20 @@ package struct ChunkView {
     /// A view of nothing: every row reads as null (or zero).
     package static var absent: ChunkView { ChunkView(values: nil, nulls: nil, bytes: nil, width: 0, count: 0) }
 
-    /// A view of an encoded chunk; throws when the bytes do not form a valid chunk.
-    package init(encoded chunk: UnsafeRawBufferPointer, expectedCount: Int? = nil) throws(StoreError) {
+    /// A view of an encoded chunk; throws when the bytes do not form a valid chunk, or (with
+    /// `expectedWidth`: the property type's width, 0 for strings and data) one of another
+    /// width — readers load values of the property's type, so a chunk of narrower values
+    /// would otherwise be read past its end.
+    package init(encoded chunk: UnsafeRawBufferPointer, expectedCount: Int? = nil, expectedWidth: Int? = nil) throws(StoreError) {
+        try self.init(encoded: chunk, expectedCount: expectedCount)
+        if let expectedWidth, expectedWidth != width {
+            throw .corrupted(width == 0 || expectedWidth == 0
+                ? "a column chunk holds \(width == 0 ? "variable-length" : "fixed-width") values where its property's type needs \(expectedWidth == 0 ? "variable-length" : "fixed-width") ones"
+                : "a column chunk holds \(width)-byte values where its property's type needs \(expectedWidth)-byte ones")
+        }
+    }
+
+    private init(encoded chunk: UnsafeRawBufferPointer, expectedCount: Int?) throws(StoreError) {
         guard chunk.count >= ChunkFormat.headerSize, let base = chunk.baseAddress else {
             throw .corrupted("a column chunk of \(chunk.count) bytes is too short")
         }

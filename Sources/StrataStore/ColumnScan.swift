@@ -63,13 +63,13 @@ final class ColumnScan {
             // 8-byte keys without nulls is a header and 8 bytes per key).
             var keys: ChunkView
             if readsKeys {
-                keys = try ChunkView(encoded: try cursor.currentValue())
+                keys = try ChunkView(encoded: try cursor.currentValue(), expectedWidth: 8)
             } else {
                 let length = cursor.currentValueLength
                 let count = (length &- ChunkFormat.headerSize) / 8
                 if length < ChunkFormat.headerSize || ChunkFormat.headerSize &+ count &* 8 != length {
                     // Not the length of a key chunk: decode it and let its checks speak.
-                    keys = try ChunkView(encoded: try cursor.currentValue())
+                    keys = try ChunkView(encoded: try cursor.currentValue(), expectedWidth: 8)
                 } else {
                     keys = ChunkView(values: nil, nulls: nil, bytes: nil, width: 8, count: count)
                 }
@@ -86,7 +86,7 @@ final class ColumnScan {
                 guard column < wantedByColumn.count else { continue }
                 let index = wantedByColumn[column]
                 guard index >= 0 else { continue }
-                let chunk = try ChunkView(encoded: try cursor.currentValue())
+                let chunk = try ChunkView(encoded: try cursor.currentValue(), expectedWidth: table.schema.properties[index].kind.width)
                 guard chunk.count == keys.count else {
                     throw corrupted("column '\(table.schema.properties[index].name)' of a cluster holds \(chunk.count) values for \(keys.count) objects")
                 }

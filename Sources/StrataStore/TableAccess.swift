@@ -145,10 +145,11 @@ package final class TableAccess {
 
     func snapshotChunk(firstKey: Int64, column index: Int, expectedCount: Int?) throws(StoreError) -> ChunkView {
         guard let tree = try clusters() else { return .absent }
-        return try chunk(in: tree, key: TreeKey.cluster(firstKey, column: columnIDs[index]), expectedCount: expectedCount)
+        return try chunk(in: tree, key: TreeKey.cluster(firstKey, column: columnIDs[index]), expectedCount: expectedCount,
+                         expectedWidth: schema.properties[index].kind.width)
     }
 
-    private func chunk(in tree: Tree, key: [UInt8], expectedCount: Int?) throws(StoreError) -> ChunkView {
+    private func chunk(in tree: Tree, key: [UInt8], expectedCount: Int?, expectedWidth: Int) throws(StoreError) -> ChunkView {
         do {
             // The engine's views of a snapshot stay valid while its transaction is open: the
             // mapping never moves and pinned pages are never rewritten. The store never writes
@@ -157,7 +158,7 @@ package final class TableAccess {
                 try reading.withValue(forKey: k, in: tree) { $0 }
             }
             guard let raw else { return .absent }
-            return try ChunkView(encoded: raw, expectedCount: expectedCount)
+            return try ChunkView(encoded: raw, expectedCount: expectedCount, expectedWidth: expectedWidth)
         } catch {
             throw StoreError.wrap(error)
         }
@@ -213,7 +214,7 @@ package final class TableAccess {
             while true {
                 let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
                 if column == Int(Cluster.keyColumn) {
-                    let keys = try ChunkView(encoded: cursor.value)
+                    let keys = try ChunkView(encoded: cursor.value, expectedWidth: 8)
                     let view = try makeView(first: first, keys: keys, columns: columns)
                     if viewCacheGeneration != session.generation || viewCache.count >= ClusterViewCache.capacity {
                         viewCache.removeAll(keepingCapacity: true)
@@ -236,7 +237,7 @@ package final class TableAccess {
         guard column < propertyByColumn.count else { return }
         let index = propertyByColumn[column]
         guard index >= 0, !schema.properties[index].isList else { return }
-        columns[index] = try ChunkView(encoded: value)
+        columns[index] = try ChunkView(encoded: value, expectedWidth: schema.properties[index].kind.width)
     }
 
     private func makeView(first: Int64, keys: ChunkView, columns: [ChunkView]) throws(StoreError) -> ClusterView {
@@ -274,7 +275,7 @@ package final class TableAccess {
     /// Reads the cluster whose key chunk the cursor stands on, leaving the cursor on the first
     /// entry after it (or off the end).
     private func readCluster(_ cursor: Cursor, first: Int64) throws -> ClusterView {
-        let keys = try ChunkView(encoded: cursor.value)
+        let keys = try ChunkView(encoded: cursor.value, expectedWidth: 8)
         var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
         while try cursor.next() {
             guard Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else { break }
@@ -472,7 +473,7 @@ package final class TableAccess {
             cluster = existing
         } else {
             guard let tree = try clusters() else { throw .corrupted("a cluster of '\(schema.name)' vanished") }
-            let keys = try chunk(in: tree, key: TreeKey.cluster(first, column: Cluster.keyColumn), expectedCount: nil)
+            let keys = try chunk(in: tree, key: TreeKey.cluster(first, column: Cluster.keyColumn), expectedCount: nil, expectedWidth: 8)
             cluster = DirtyCluster(firstKey: first, columnCount: schema.properties.count, existsInSnapshot: true)
             cluster.keys.load(keys, count: keys.count)
             dirty[first] = cluster
@@ -679,7 +680,8 @@ package final class TableAccess {
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
         if isDropped { return .absent }
         guard let tree = try session.tree(listTreeName) else { return .absent }
-        return try chunk(in: tree, key: TreeKey.list(column: columnIDs[index], key), expectedCount: nil)
+        return try chunk(in: tree, key: TreeKey.list(column: columnIDs[index], key), expectedCount: nil,
+                         expectedWidth: schema.properties[index].kind.width)
     }
 
     /// Replaces the elements of a list property.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStore
+import StrataStorage
 
 @Suite struct StoreTests {
     @Test func insertReadUpdateDeleteAcrossReopen() throws {
@@ -115,5 +116,56 @@ import Testing
         #expect(try writer.changes(since: start) == nil)
         let last = writer.version
         #expect(try writer.changes(since: last - 1)?.tables[people.tableID]?.inserted.count == 1)
+    }
+}
+
+@Suite struct ChunkWidthTests {
+    /// A cluster whose `age` (Int) entry holds a well-formed chunk of the wrong width: one-byte
+    /// values, or the `name` column's strings. Checksums cannot catch such a file; reading
+    /// must give a typed error, not read past the chunk's end.
+    @Test(arguments: ["narrow", "name"])
+    func aChunkOfTheWrongWidthIsATypedError(source: String) throws {
+        let folder = TemporaryFolder()
+        var ageColumn: UInt16 = 0
+        var sourceColumn: UInt16 = 0
+        var treeName = ""
+        do {
+            let store = try Store.open(path: folder.file(), schema: personSchema)
+            let session = try store.makeSession()
+            let people = session.table(named: "Person")!
+            try session.beginWrite()
+            for i in 0..<10 {
+                try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .double(Double(i)), .null, .null])
+            }
+            _ = try session.commit()
+            ageColumn = people.columnIDs[2]
+            sourceColumn = people.columnIDs[1]
+            treeName = people.clusterTreeName
+            session.close()
+            store.close()
+        }
+        do {
+            let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
+            defer { engine.close() }
+            try engine.write { t in
+                let tree = try #require(try t.tree(named: treeName))
+                let cursor = try t.makeCursor(on: tree)
+                #expect(try cursor.first())
+                let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+                // Ten one-byte values: count, fixed format, width 1, no nulls, then the values.
+                let narrow: [UInt8] = [10, 0, 0, 0, ChunkFormat.fixed, 1, 0, 0] + [UInt8](repeating: 7, count: 10)
+                let bytes: [UInt8]? = source == "narrow" ? narrow : try TreeKey.cluster(first, column: sourceColumn).withUnsafeBytes { key in
+                    try t.withValue(forKey: key, in: tree) { $0.map { Array($0) } }
+                }
+                try t.put(try #require(bytes), forKey: TreeKey.cluster(first, column: ageColumn), in: tree)
+            }
+        }
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        let session = try store.makeSession()
+        let people = session.table(named: "Person")!
+        let key = try #require(try people.find(primaryKey: .int(3)))
+        #expect(throws: StoreError.self, "reading the damaged column") { try people.value(key, property: 2) }
+        let query = try TableQuery(table: people, predicate: try PredicateParser.parse("age > 4", arguments: []))
+        #expect(throws: StoreError.self, "scanning the damaged column") { try query.count() }
     }
 }
