@@ -15,6 +15,9 @@ final class DatabaseCore {
     /// Table contexts refer back to the core unowned; objects keep the core alive through their
     /// slots, so holding the contexts strongly here makes no cycle.
     private var contexts: [ObjectIdentifier: TableContext] = [:]
+    /// Contexts replaced in `contexts` or dropped by `invalidate()`: kept until the instance
+    /// goes away, because objects refer to their context without retaining it (`_ObjectSlot`).
+    private var retiredContexts: [TableContext] = []
     private(set) var isInvalidated = false
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
@@ -182,7 +185,7 @@ final class DatabaseCore {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name).\(stored.name)' is \(stored.description) but the class declares \(declared.description); raise schemaVersion to migrate.")
         }
         let context = TableContext(core: self, table: table, info: info)
-        contexts[ObjectIdentifier(type)] = context
+        if let replaced = contexts.updateValue(context, forKey: ObjectIdentifier(type)) { retiredContexts.append(replaced) }
         return context
     }
 
@@ -235,6 +238,7 @@ final class DatabaseCore {
         }
         // Links and lists are written after the object is managed, so that cycles end.
         var values: [StoreValue] = []
+        values.reserveCapacity(schema.properties.count)
         var deferred: [(Int, Any)] = []
         for (index, property) in schema.properties.enumerated() {
             if property.kind == .link || property.isList {
@@ -340,6 +344,7 @@ final class DatabaseCore {
         asyncWrites.drain()
         if session.isInWriteTransaction { session.rollback() }
         isInvalidated = true
+        retiredContexts += contexts.values
         contexts.removeAll()
         refreshTarget?.detach()
         refreshTarget = nil

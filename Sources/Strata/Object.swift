@@ -4,11 +4,15 @@ import Foundation
 /// Per-object state, stored inline in the object (no allocation of its own); the property is
 /// exempt from dynamic exclusivity checks so that the accessors read it with plain loads.
 public struct _ObjectSlot {
-    /// The table of a managed object; nil while unmanaged.
+    /// The table of a managed object; nil while unmanaged. Not retained (one reference count
+    /// less per materialised object): it is set only together with `core`, to a context of
+    /// that instance, and an instance keeps every table context it made until it is
+    /// deallocated (`DatabaseCore.retiredContexts`); `core` keeps the instance alive.
     var table: TableContext? {
-        didSet { tableReference = table.map { Unmanaged.passUnretained($0) } }
+        get { tableReference?.takeUnretainedValue() }
+        set { tableReference = newValue.map { Unmanaged.passUnretained($0) } }
     }
-    /// The same table without reference counting, for the accessors' fast paths.
+    /// The same table, as stored.
     var tableReference: Unmanaged<TableContext>?
     /// Keeps the database instance alive while the object is.
     var core: DatabaseCore? {
@@ -26,7 +30,7 @@ public struct _ObjectSlot {
     /// The cluster's column views (owned by `cluster`).
     var columns: UnsafePointer<ChunkView>?
     /// Set on the prototypes that record key paths.
-    var recorder: KeyPathRecorder?
+    @usableFromInline var recorder: KeyPathRecorder?
     /// Set when the object was deleted through this instance or its transaction rolled back.
     var invalidated = false
 

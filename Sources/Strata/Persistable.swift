@@ -40,6 +40,9 @@ public protocol _Persistable {
     static func _strataSet(_ object: Object, _ column: Int, _ value: Self)
     /// The stored form of an unmanaged value; objects it links to are added to `database`.
     func _strataStored(_ database: Database?) -> _StoredProperty
+    /// The stored form of the unmanaged value in the `Persisted<Self>` wrapper at `wrapper`,
+    /// which first takes the default value if it has none (used when an object is added).
+    static func _strataUnmanagedStored(at wrapper: UnsafeMutableRawPointer, _ database: Database?) -> _StoredProperty
     /// A value from the loosely typed input of `create(_:value:)`, `init(value:)` and
     /// `setValue(_:forKey:)`; nil when `value` does not fit.
     static func _strataFrom(any value: Any, _ database: Database?) -> Self?
@@ -47,6 +50,21 @@ public protocol _Persistable {
     var _strataAny: Any { get }
     /// What a key-path recorder returns for this property.
     static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> Self
+}
+
+extension _Persistable {
+    // Each conformance gets its own copy of this, specialised for its concrete type.
+    public static func _strataUnmanagedStored(at wrapper: UnsafeMutableRawPointer, _ database: Database?) -> _StoredProperty {
+        let pointer = wrapper.assumingMemoryBound(to: Persisted<Self>.self)
+        switch pointer.pointee.storage {
+        case .unmanaged(let value):
+            return value._strataStored(database)
+        case .lazyDefault, .recording:
+            let value = _strataDefault()
+            pointer.pointee.storage = .unmanaged(value)
+            return value._strataStored(database)
+        }
+    }
 }
 
 /// A type that can be wrapped in an optional property or be a list element.

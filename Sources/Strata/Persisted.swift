@@ -28,6 +28,7 @@ public struct Persisted<Value: _Persistable> {
 
     /// A property without an initial value: nil, zero, false, "", empty data, the first case
     /// of an enum, or a new `ObjectId`/`UUID`.
+    @inlinable
     public init() {
         storage = .lazyDefault
         isPrimaryKey = false
@@ -35,6 +36,7 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property with an initial value.
+    @inlinable
     public init(wrappedValue: Value) {
         storage = .unmanaged(wrappedValue)
         isPrimaryKey = false
@@ -43,6 +45,7 @@ public struct Persisted<Value: _Persistable> {
 
     /// The type's primary key (Int, String, ObjectId, UUID or Bool, or an optional of one).
     /// It can be set only until the object is added to a database.
+    @inlinable
     public init(primaryKey: Bool) {
         storage = .lazyDefault
         isPrimaryKey = primaryKey
@@ -50,6 +53,7 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// The type's primary key, with an initial value.
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
         storage = .unmanaged(wrappedValue)
         isPrimaryKey = primaryKey
@@ -58,6 +62,7 @@ public struct Persisted<Value: _Persistable> {
 
     /// A property with a secondary index (Int, String, Bool, Date, ObjectId or UUID, or an
     /// optional of one), which makes equality queries on it fast.
+    @inlinable
     public init(indexed: Bool) {
         storage = .lazyDefault
         isPrimaryKey = false
@@ -65,6 +70,7 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// An indexed property with an initial value.
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
         storage = .unmanaged(wrappedValue)
         isPrimaryKey = false
@@ -110,8 +116,17 @@ public struct Persisted<Value: _Persistable> {
         }
     }
 
-    @usableFromInline
+    /// An unmanaged object's value. Inlined into the client, where `Value` is concrete, so the
+    /// common case (a value is set and no key path is being recorded) runs without generic
+    /// metadata lookups.
+    @inlinable @inline(__always)
     static func _unmanagedGet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
+        if object._slot.recorder == nil, case .unmanaged(let value) = object[keyPath: storage].storage { return value }
+        return _unmanagedGetSlow(object, storage)
+    }
+
+    @usableFromInline @inline(never)
+    static func _unmanagedGetSlow<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
         if let recorder = object._slot.recorder {
             object[keyPath: storage].storage = .recording
             return Value._strataRecordingValue(recorder.child())
@@ -126,7 +141,7 @@ public struct Persisted<Value: _Persistable> {
         }
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     static func _unmanagedSet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>, _ value: Value) {
         object[keyPath: storage].storage = .unmanaged(value)
     }
@@ -184,8 +199,10 @@ struct TypedFieldAccess<Value: _Persistable>: FieldAccess {
     }
 
     func stored(_ object: Object, _ database: Database?) -> _StoredProperty {
-        // The caller holds `object` for the duration of the call.
-        unmanagedValue(object)._strataStored(database)
+        // The caller holds `object` for the duration of the call. The value's own conformance
+        // reads the wrapper: there `Value` is concrete (specialised code, no metadata lookups
+        // for `Persisted<Value>` and its storage on every call, as this generic context needs).
+        Value._strataUnmanagedStored(at: UnsafeMutableRawPointer(wrapper(object)), database)
     }
 
     func setUnmanaged(_ object: Object, any: Any, _ database: Database?) -> Bool {
