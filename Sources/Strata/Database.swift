@@ -293,9 +293,18 @@ public struct Database {
         guard let pk = context.info.primaryKeyIndex else {
             fatalError("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
         }
-        let property = context.table.schema.properties[pk]
-        guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
-            fatalError("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
+        let kind = context.table.schema.properties[pk].kind
+        let value: StoreValue
+        if Key.self == Int.self, kind == .int {
+            // The common case without a dynamic cast (this generic function is not specialised
+            // for the caller's key type): the metadata comparison proves the cast.
+            value = .int(Int64(unsafeBitCast(key, to: Int.self)))
+        } else {
+            let property = context.table.schema.properties[pk]
+            guard let converted = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
+                fatalError("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
+            }
+            value = converted
         }
         do {
             guard let objectKey = try context.table.find(primaryKey: value) else { return nil }

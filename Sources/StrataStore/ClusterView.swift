@@ -64,8 +64,18 @@ package final class ClusterView {
 
     /// The row of `key`, or nil when the cluster does not hold it.
     package func row(of key: Int64) -> Int? {
-        var low = 0
-        var high = keys.count
+        let count = keys.count
+        guard count > 0 else { return nil }
+        let first = keys.int(0), last = keys.int(count &- 1)
+        guard key >= first, key <= last else { return nil }
+        // The keys are distinct ascending integers, so keys[r] ≥ first + r and
+        // keys[r] ≤ last − (count − 1 − r): `key` can only be in rows
+        // count − 1 − (last − key) ... key − first. Where keys are dense (no deletions in the
+        // cluster, the usual case) that is one row, found without a binary search. The
+        // differences are taken as unsigned, where they cannot overflow.
+        let above = UInt64(bitPattern: last &- key), below = UInt64(bitPattern: key &- first)
+        var low = above >= UInt64(count) ? 0 : count &- 1 &- Int(above)
+        var high = below >= UInt64(count) ? count : Int(below) &+ 1
         while low < high {
             let mid = (low &+ high) >> 1
             let k = keys.int(mid)

@@ -51,6 +51,51 @@ enum IndexKey {
         return (out, cut)
     }
 
+    /// Calls `body` with the encoding of `value` and whether it was cut. Fixed-width values
+    /// (everything but strings and data) are encoded into a stack buffer, so a primary-key
+    /// lookup allocates nothing; the bytes are the same as `encode(_:)`'s.
+    @inline(__always)
+    static func withEncoded<R>(_ value: StoreValue, _ body: (UnsafeRawBufferPointer, Bool) throws -> R) rethrows -> R {
+        switch value {
+        case .string, .data:
+            let (bytes, cut) = encode(value)
+            return try bytes.withUnsafeBytes { try body($0, cut) }
+        case .int(let v):
+            return try withFixed(1, UInt64(bitPattern: v) ^ (1 << 63), body)
+        case .link(let v):
+            return try withFixed(1, UInt64(bitPattern: v.rawValue) ^ (1 << 63), body)
+        default:
+            return try withUnsafeTemporaryAllocation(byteCount: 24, alignment: 8) { buffer in
+                var count = 0
+                func put(_ byte: UInt8) { buffer[count] = byte; count += 1 }
+                func put(_ bytes: UnsafeRawBufferPointer) { for b in bytes { put(b) } }
+                switch value {
+                case .null: put(0)
+                case .bool(let v): put(1); put(v ? 1 : 0)
+                case .date(let v): put(1); withUnsafeBytes(of: orderedBits(v.timeIntervalSinceReferenceDate).bigEndian) { put($0) }
+                case .double(let v): put(1); withUnsafeBytes(of: orderedBits(v).bigEndian) { put($0) }
+                case .float(let v): put(1); withUnsafeBytes(of: orderedBits(Double(v)).bigEndian) { put($0) }
+                case .uuid(let v): put(1); withUnsafeBytes(of: v.uuid) { put($0) }
+                case .objectId(let v): put(1); v.withStoredBytes { put($0) }
+                case .decimal128(let v): put(1); v.withStoredBytes { put($0) }
+                case .int, .link, .string, .data: break  // handled above
+                }
+                return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]), false)
+            }
+        }
+    }
+
+    /// A one-byte tag and a big-endian integer, from a stack buffer.
+    @inline(__always)
+    private static func withFixed<R>(_ tag: UInt8, _ bits: UInt64, _ body: (UnsafeRawBufferPointer, Bool) throws -> R) rethrows -> R {
+        var words: (UInt64, UInt64) = (0, 0)
+        return try withUnsafeMutableBytes(of: &words) { raw in
+            raw[0] = tag
+            raw.storeBytes(of: bits.bigEndian, toByteOffset: 1, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(raw)[0..<9]), false)
+        }
+    }
+
     /// An entry key: the value's encoding and the object key.
     static func entry(_ value: StoreValue, _ key: ObjectKey) -> [UInt8] {
         var out: [UInt8] = []

@@ -83,6 +83,14 @@ public final class StoreSession {
         return read.unsafelyUnwrapped
     }
 
+    /// `reading.withValue`, dispatched to the concrete transaction so the call and its closure
+    /// are specialised (the primary-key lookup path).
+    @inline(__always)
+    func withValue<R>(forKey key: UnsafeRawBufferPointer, in tree: Tree, _ body: (UnsafeRawBufferPointer?) throws -> R) throws -> R {
+        if let write { return try write.withValue(forKey: key, in: tree, body) }
+        return try read.unsafelyUnwrapped.withValue(forKey: key, in: tree, body)
+    }
+
     package func invalidateViews() { generation &+= 1 }
 
     /// Forgets cached tree handles (after trees were dropped or created behind the tables).

@@ -363,12 +363,15 @@ package final class TableAccess {
         guard let pk = primaryKeyIndex, let tree = try primaryKeyTreeHandle() else { return nil }
         // The primary-key index maps a value's encoding to the object keys (8 bytes each;
         // more than one only when two long values share an encoding).
-        let (encoded, cut) = IndexKey.encode(value)
+        // The value is encoded on the stack (except strings and data) and the read goes to the
+        // concrete transaction: no allocation and no existential call per lookup.
+        var cut = false
         var first: ObjectKey?
         var candidates: [ObjectKey] = []
         do {
-            try encoded.withUnsafeBytes { k in
-                try reading.withValue(forKey: k, in: tree) { raw in
+            try IndexKey.withEncoded(value) { k, isCut in
+                cut = isCut
+                try session.withValue(forKey: k, in: tree) { raw in
                     guard let raw, raw.count >= 8 else { return }
                     first = ObjectKey(Int64(bitPattern: TreeKey.readU64(raw, at: 0)))
                     // Only a cut encoding can map to more than one object.
