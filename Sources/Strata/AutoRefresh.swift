@@ -13,8 +13,9 @@
 // After an instance moves, `DatabaseCore.didRefresh(from:to:)` runs on its executor: the point
 // where change notifications are delivered.
 //
-// The watcher starts with the first auto-refreshing instance of the file and stops (its thread
-// joined) when the last instance of the file closes, before the file itself is closed.
+// The watcher starts with the first auto-refreshing instance of the file and stops (its `run()`
+// returned) when the last instance of the file closes, before the file itself is closed. Its
+// thread then parks for the next watcher to reuse (WatcherThreads.swift).
 
 import Dispatch
 import StrataStorage
@@ -92,10 +93,14 @@ final class VersionWatcher: @unchecked Sendable {
     private let engine: StorageEngine
     private struct State {
         var targets: [ObjectIdentifier: RefreshTarget] = [:]
-        var thread: pthread_t?
+        /// Whether the thread was started (WatcherThreads.swift); set before it is, so that a
+        /// `stop()` racing the start still waits for `finished`.
+        var started = false
         var stopping = false
     }
     private let state = Locked(State())
+    /// Signalled once `run()` has returned and the thread has let go of the watcher.
+    let finished = DispatchSemaphore(value: 0)
 
     init(engine: StorageEngine) { self.engine = engine }
 
@@ -103,7 +108,9 @@ final class VersionWatcher: @unchecked Sendable {
     func register(_ target: RefreshTarget) {
         let start = state.withLock { state -> Bool in
             state.targets[target.id] = target
-            return state.thread == nil && !state.stopping
+            guard !state.started, !state.stopping else { return false }
+            state.started = true
+            return true
         }
         if start { startThread() }
     }
@@ -113,30 +120,12 @@ final class VersionWatcher: @unchecked Sendable {
     }
 
     private func startThread() {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Glibc)
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<VersionWatcher>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, box)
-        #else
-        var created: pthread_t?
-        let result = pthread_create(&created, nil, { context in
-            Unmanaged<VersionWatcher>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, box)
-        guard let thread = created else { Unmanaged<VersionWatcher>.fromOpaque(box).release(); return }
-        #endif
-        guard result == 0 else {
-            // Without a thread, instances still move on refresh() and at each write.
-            Unmanaged<VersionWatcher>.fromOpaque(box).release()
-            return
-        }
-        state.withLock { $0.thread = thread }
+        // Without a thread, instances still move on refresh() and at each write; `stop()`
+        // then has nothing to wait for.
+        if !WatcherThreads.start(self) { finished.signal() }
     }
 
-    private func run() {
+    func run() {
         var seen: UInt64 = 0  // the first pass refreshes everyone once: nothing is missed
         while true {
             let newest = engine.waitForVersion(newerThan: seen, until: { self.state.withLock { $0.stopping } })
@@ -152,12 +141,12 @@ final class VersionWatcher: @unchecked Sendable {
     /// Stops the thread and waits for it to end. Called when the file's last instance closes,
     /// before the engine is closed.
     func stop() {
-        let thread = state.withLock { state -> pthread_t? in
+        let started = state.withLock { state -> Bool in
             state.stopping = true
-            return state.thread
+            return state.started
         }
-        guard let thread else { return }
+        guard started else { return }
         engine.wakeVersionWaiters()
-        pthread_join(thread, nil)
+        finished.wait()
     }
 }
