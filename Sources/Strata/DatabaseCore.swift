@@ -425,8 +425,9 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         if configuration.inMemoryIdentifier != nil {
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + "-lock")
-        } else if let folder = configuration.fileURL?.deletingLastPathComponent().path, !configuration.readOnly {
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } else if !configuration.readOnly, let fileURL = configuration.fileURL, !fileExists(path) {
+            // (When the file exists, so does its folder: the usual reopen skips this.)
+            try? FileManager.default.createDirectory(atPath: fileURL.deletingLastPathComponent().path, withIntermediateDirectories: true)
         }
         let schema: Schema?
         // Without explicit object types, the schema is every model class this process has
@@ -453,4 +454,10 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         }
         return store
     }
+}
+
+/// Whether something exists at `path` (one `stat`, without Foundation's path handling).
+private func fileExists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
 }

@@ -83,7 +83,8 @@ final class LockFile: @unchecked Sendable {
             slots = Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) })
         }
         let length = Self.headerSize + slots * Self.slotSize
-        if exclusive || Int(info.st_size) < length {
+        // (Truncating a file to the size it has is a no-op, so that syscall is skipped.)
+        if (exclusive && Int(info.st_size) != length) || Int(info.st_size) < length {
             if ftruncate(fd, off_t(length)) != 0 {
                 let code = errno; Glibc_close(fd)
                 throw StorageError.ioFailure(operation: "ftruncate \(path)", code: code)
@@ -98,11 +99,7 @@ final class LockFile: @unchecked Sendable {
         self.slotCount = slots
         self.initialisedByThisProcess = exclusive
         if exclusive {
-            map.initializeMemory(as: UInt8.self, repeating: 0, count: length)
-            map.storeBytes(of: Self.signature, as: UInt64.self)
-            map.storeBytes(of: Self.layoutVersion, toByteOffset: 8, as: UInt32.self)
-            map.storeBytes(of: UInt32(slots), toByteOffset: 12, as: UInt32.self)
-            for slot in 0..<slots { strata_atomic_store_u64(slotAddress(slot) + 8, Self.unpinned) }
+            Self.reset(map, length: length, slots: slots)
             do {
                 try initialise(self)
             } catch {
@@ -128,6 +125,33 @@ final class LockFile: @unchecked Sendable {
         if code != 0 {
             munmap(map, length); Glibc_close(fd)
             throw StorageError.ioFailure(operation: "liveness lock", code: code)
+        }
+    }
+
+    /// Brings the table to its initial state: zero everywhere except the signature, the layout
+    /// version, the slot count and every slot's "not pinned" txid. Only the 8-byte words that
+    /// differ are written: usually the file already holds that state (its last user closed
+    /// cleanly), and storing into every word would dirty each page of the shared mapping on
+    /// every first open (a write fault per page, and the pages written back to disk later).
+    private static func reset(_ map: UnsafeMutableRawPointer, length: Int, slots: Int) {
+        let words = map.assumingMemoryBound(to: UInt64.self)
+        // Word 1 holds the layout version and the slot count, two 32-bit fields.
+        var versionAndSlots: UInt64 = 0
+        withUnsafeMutableBytes(of: &versionAndSlots) {
+            $0.storeBytes(of: layoutVersion, as: UInt32.self)
+            $0.storeBytes(of: UInt32(slots), toByteOffset: 4, as: UInt32.self)
+        }
+        let slotWords = slotSize / 8
+        for index in 0..<(length / 8) {
+            let wanted: UInt64
+            switch index {
+            case 0: wanted = signature
+            case 1: wanted = versionAndSlots
+            default:
+                let offset = index * 8
+                wanted = offset >= headerSize && (index - headerSize / 8) % slotWords == 1 ? unpinned : 0
+            }
+            if words[index] != wanted { words[index] = wanted }
         }
     }
 
