@@ -97,6 +97,10 @@ final class VersionWatcher: @unchecked Sendable {
         /// `stop()` racing the start still waits for `finished`.
         var started = false
         var stopping = false
+        /// The version the first instance read when it registered: the thread's first wait is
+        /// for anything newer, so a commit published since that instance opened still wakes
+        /// it at once, and an open with nothing new asks no executor to refresh.
+        var firstSeen: UInt64 = 0
     }
     private let state = Locked(State())
     /// Signalled once `run()` has returned and the thread has let go of the watcher.
@@ -104,12 +108,13 @@ final class VersionWatcher: @unchecked Sendable {
 
     init(engine: StorageEngine) { self.engine = engine }
 
-    /// Adds an instance; starts the thread on the first.
-    func register(_ target: RefreshTarget) {
+    /// Adds an instance, which reads `version`; starts the thread on the first.
+    func register(_ target: RefreshTarget, reading version: UInt64) {
         let start = state.withLock { state -> Bool in
             state.targets[target.id] = target
             guard !state.started, !state.stopping else { return false }
             state.started = true
+            state.firstSeen = version
             return true
         }
         if start { startThread() }
@@ -126,7 +131,7 @@ final class VersionWatcher: @unchecked Sendable {
     }
 
     func run() {
-        var seen: UInt64 = 0  // the first pass refreshes everyone once: nothing is missed
+        var seen = state.withLock { $0.firstSeen }
         while true {
             let newest = engine.waitForVersion(newerThan: seen, until: { self.state.withLock { $0.stopping } })
             let targets = state.withLock { state -> [RefreshTarget]? in

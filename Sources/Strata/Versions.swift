@@ -18,7 +18,7 @@ extension DatabaseCore {
         }
         let target = RefreshTarget(core: self, schedule: schedule)
         refreshTarget = target
-        handle.watcher.register(target)
+        handle.watcher.register(target, reading: session.version)
     }
 
     /// Called on the instance's executor after another commit was published.
