@@ -58,6 +58,11 @@ struct ProcessTests {
                 spin(microseconds: Int(rng.next() % 800))
             }
             child.kill()
+            // The child may have committed and printed more before the kill landed (it runs
+            // ahead of this reader under load): count what it printed before it died.
+            for line in child.remainingLines() {
+                if let version = UInt64(line), version == lastPrinted + 1 { lastPrinted = version }
+            }
 
             let engine = try observer ?? StorageEngine.open(path: path)
             let latest = engine.latestVersion
@@ -463,6 +468,28 @@ final class Child: @unchecked Sendable {
             }
             buffer += chunk[..<n]
         }
+    }
+
+    /// After the child has ended: the complete lines it printed that `readLine` has not
+    /// returned yet (read without blocking, in case this process's copy of the pipe's write end
+    /// is still open).
+    func remainingLines() -> [String] {
+        _ = waitForExit()
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            buffer += chunk[..<n]
+        }
+        var lines: [String] = []
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
+            buffer.removeSubrange(...newline)
+        }
+        return lines
     }
 
     /// SIGKILLs the child and waits until it is gone (its locks and mappings released).
