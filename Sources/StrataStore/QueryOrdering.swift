@@ -420,14 +420,32 @@ extension TableQuery {
     /// When one number, date or bool property of the object decides the order: the matching
     /// keys and their sort entries, read in one pass over the clusters.
     private func scanWithSortEntries(_ sortKey: SortKey) throws -> (keys: [ObjectKey], entries: [SortEntry])? {
+        guard let step = try singleColumnSortStep(sortKey) else { return nil }
+        var keys: [ObjectKey] = []
+        var entries: [SortEntry] = []
+        try forEachSortEntry(step, ascending: sortKey.ascending) { entry, key in
+            entries.append(entry)
+            keys.append(key)
+        }
+        return (keys, entries)
+    }
+
+    /// The step of a sort by one number, date or bool property of the object itself (which a
+    /// column scan can order); nil for any other sort.
+    func singleColumnSortStep(_ sortKey: SortKey) throws -> QueryStep? {
         let path = try valuePath(sortKey.path, purpose: "sort")
         guard path.steps.count == 1, let step = path.steps.first, !isIndexed,
               [.int, .bool, .double, .float, .date].contains(step.kind) else { return nil }
-        let ascending = sortKey.ascending
+        return step
+    }
+
+    /// Calls `body` with the sort entry and key of each matching object, in key order (an
+    /// entry's position counts the matches before it), reading only the sort column.
+    @inline(__always)
+    func forEachSortEntry(_ step: QueryStep, ascending: Bool, _ body: (SortEntry, ObjectKey) -> Void) throws {
         let optional = step.isOptional
         let kind = step.kind
-        var keys: [ObjectKey] = []
-        var entries: [SortEntry] = []
+        var position = 0
         try forEachMatchingCluster(columns: [step.property]) { cluster, mask in
             let chunk = cluster.columns[step.property]
             for w in 0..<maskWords(cluster.count) {
@@ -440,20 +458,19 @@ extension TableQuery {
                     let entry: SortEntry
                     switch kind {
                     case .int:
-                        entry = SortEntry(position: keys.count, null: null, value: SortEntry.ordered(chunk.int(row)), ascending: ascending)
+                        entry = SortEntry(position: position, null: null, value: SortEntry.ordered(chunk.int(row)), ascending: ascending)
                     case .bool:
-                        entry = SortEntry(position: keys.count, null: null, value: chunk.bool(row) ? 1 : 0, ascending: ascending)
+                        entry = SortEntry(position: position, null: null, value: chunk.bool(row) ? 1 : 0, ascending: ascending)
                     default:
                         let v = kind == .float ? Double(chunk.float(row)) : chunk.double(row)
-                        entry = SortEntry(position: keys.count, null: null, nan: v.isNaN, value: SortEntry.ordered(v), ascending: ascending)
+                        entry = SortEntry(position: position, null: null, nan: v.isNaN, value: SortEntry.ordered(v), ascending: ascending)
                     }
-                    entries.append(entry)
-                    keys.append(cluster.key(at: row))
+                    body(entry, cluster.key(at: row))
+                    position &+= 1
                 }
             }
             return true
         }
-        return (keys, entries)
     }
 
     /// When every sort key is a number, date or bool property of the object itself: the

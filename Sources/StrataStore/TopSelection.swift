@@ -78,39 +78,13 @@ extension TableQuery {
     /// `limit` matching keys in order and the number of matches, from one scan that keeps only
     /// the best `limit`. Nil when the order is decided otherwise.
     func topSorted(_ sortKey: SortKey, limit: Int) throws -> (keys: [ObjectKey], count: Int)? {
-        let path = try valuePath(sortKey.path, purpose: "sort")
-        guard path.steps.count == 1, let step = path.steps.first, !isIndexed,
-              [.int, .bool, .double, .float, .date].contains(step.kind) else { return nil }
-        let ascending = sortKey.ascending
-        let optional = step.isOptional
-        let kind = step.kind
+        guard let step = try singleColumnSortStep(sortKey) else { return nil }
         var selection = TopSelection(limit: limit)
-        var position = 0
-        try forEachMatchingCluster(columns: [step.property]) { cluster, mask in
-            let chunk = cluster.columns[step.property]
-            for w in 0..<maskWords(cluster.count) {
-                var bits = mask[w]
-                while bits != 0 {
-                    let bit = bits.trailingZeroBitCount
-                    bits &= bits &- 1
-                    let row = w &* 64 &+ bit
-                    let null = optional && chunk.isNull(row)
-                    let entry: SortEntry
-                    switch kind {
-                    case .int:
-                        entry = SortEntry(position: position, null: null, value: SortEntry.ordered(chunk.int(row)), ascending: ascending)
-                    case .bool:
-                        entry = SortEntry(position: position, null: null, value: chunk.bool(row) ? 1 : 0, ascending: ascending)
-                    default:
-                        let v = kind == .float ? Double(chunk.float(row)) : chunk.double(row)
-                        entry = SortEntry(position: position, null: null, nan: v.isNaN, value: SortEntry.ordered(v), ascending: ascending)
-                    }
-                    selection.offer(entry, key: cluster.key(at: row))
-                    position &+= 1
-                }
-            }
-            return true
+        var count = 0
+        try forEachSortEntry(step, ascending: sortKey.ascending) { entry, key in
+            selection.offer(entry, key: key)
+            count &+= 1
         }
-        return (selection.sortedKeys(), position)
+        return (selection.sortedKeys(), count)
     }
 }
