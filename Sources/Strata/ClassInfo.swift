@@ -16,6 +16,10 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     let primaryKeyIndex: Int?
     /// Other model classes this one links to.
     let linkedTypes: [Object.Type]
+    /// By property index: whether `add` writes the property after the object is managed
+    /// (links and lists, so that cycles end), precomputed so `add` does not copy each
+    /// property's schema.
+    let isWrittenAfterAdd: [Bool]
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], linkedTypes: [Object.Type]) {
         self.type = type
@@ -23,6 +27,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         self.fields = fields
         self.primaryKeyIndex = schema.primaryKeyIndex
         self.linkedTypes = linkedTypes
+        self.isWrittenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
     }
 
     private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])

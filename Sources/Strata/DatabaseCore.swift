@@ -14,7 +14,15 @@ final class DatabaseCore {
     let session: StoreSession
     /// Table contexts refer back to the core unowned; objects keep the core alive through their
     /// slots, so holding the contexts strongly here makes no cycle.
-    private var contexts: [ObjectIdentifier: TableContext] = [:]
+    private var contexts: [ObjectIdentifier: TableContext] = [:] {
+        didSet { lastContext = nil }
+    }
+    /// The entry of `contexts` found last, tried before hashing: a loop that adds or reads
+    /// objects of one class asks for the same context every time.
+    private var lastContext: (type: ObjectIdentifier, context: TableContext)?
+    /// The property values of the object being added, reused by every `add` (an allocation
+    /// and a free less per object).
+    private var addScratch: [StoreValue] = []
     /// Contexts replaced in `contexts` or dropped by `invalidate()`: kept until the instance
     /// goes away, because objects refer to their context without retaining it (`_ObjectSlot`).
     private var retiredContexts: [TableContext] = []
@@ -202,7 +210,10 @@ final class DatabaseCore {
     /// that write would otherwise keep writing to the dropped table, whose changes no commit
     /// flushes (they were lost, and the file was left with index trees but no schema).
     private func cachedContext(for type: Object.Type) -> TableContext? {
-        guard let context = contexts[ObjectIdentifier(type)], !context.table.isDropped else { return nil }
+        let id = ObjectIdentifier(type)
+        if let last = lastContext, last.type == id, !last.context.table.isDropped { return last.context }
+        guard let context = contexts[id], !context.table.isDropped else { return nil }
+        lastContext = (id, context)
         return context
     }
 
@@ -237,16 +248,26 @@ final class DatabaseCore {
             fatalError("'\(schema.name)' does not have a primary key and cannot be updated; add it with update: .error.")
         }
         // Links and lists are written after the object is managed, so that cycles end.
-        var values: [StoreValue] = []
-        values.reserveCapacity(schema.properties.count)
+        // The slots are overwritten in place (emptying the array releases its elements through
+        // an unspecialised `replaceSubrange`, which cost more than the allocation it saved).
+        var values = addScratch
+        addScratch = []
+        if values.count != schema.properties.count { values = Array(repeating: .null, count: schema.properties.count) }
+        defer {
+            for index in values.indices { values[index] = .null }  // holds no strings or data between adds
+            addScratch = values
+        }
         var deferred: [(Int, Any)] = []
-        for (index, property) in schema.properties.enumerated() {
-            if property.kind == .link || property.isList {
-                values.append(.null)
-                deferred.append((index, info.fields[index].unmanagedAny(object)))
-            } else {
-                guard case .value(let value) = info.fields[index].stored(object, database) else { fatalError("internal error: list value for a scalar") }
-                values.append(value)
+        // Through a buffer pointer, each field is called in place rather than copied out of the
+        // array (an existential copy and destroy per property).
+        info.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                if info.isWrittenAfterAdd[index] {
+                    deferred.append((index, fields[index].unmanagedAny(object)))
+                } else {
+                    guard case .value(let value) = fields[index].stored(object, database) else { fatalError("internal error: list value for a scalar") }
+                    values[index] = value
+                }
             }
         }
         let key: ObjectKey
