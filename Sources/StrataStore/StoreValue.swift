@@ -90,6 +90,14 @@ extension ChunkView {
 }
 
 extension ColumnBuffer {
+    /// Appends a row holding `value` (already checked against the column's kind): one call
+    /// where `insertRow` and `set` take two, for inserts.
+    func append(_ value: StoreValue) {
+        let row = count
+        insertRow(at: row)
+        set(value, at: row)
+    }
+
     /// Stores a value already checked against the column's kind. Returns true when views of
     /// this buffer became stale.
     @discardableResult
