@@ -240,7 +240,7 @@ extension WriteTransaction {
             var value = node.values[i]
             let inline = PageLayout.leafCellHeader + key.count + value.bytes.count <= inlineLimit
             if !inline && value.overflowPage == 0 {
-                value.overflowPage = try writeOverflow(value.bytes)
+                value.overflowPage = try writeOverflow(value)
                 node.values[i] = value
             }
             cellEnd -= PageLayout.leafCellHeader + key.count + (inline ? value.bytes.count : 8)
@@ -282,15 +282,22 @@ extension WriteTransaction {
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
     }
 
-    private func writeOverflow(_ bytes: UnsafeRawBufferPointer) throws -> PageNumber {
+    private func writeOverflow(_ value: LeafValue) throws -> PageNumber {
+        let bytes = value.bytes
         let pages = PageLayout.overflowPages(length: bytes.count, pageSize: pageSize)
         let page = try freeSpace.allocate(pages, limitPages: engine.maximumPages)
         let length = pages * pageSize
-        let image = arena.allocate(length, alignment: 4096)
+        let image: UnsafeMutableRawPointer
+        if value.inOverflowImage, let start = bytes.baseAddress {
+            // `put` already laid the value out in its image (`overflowImage`).
+            image = UnsafeMutableRawPointer(mutating: start) - PageLayout.headerSize
+        } else {
+            image = arena.allocate(length, alignment: 4096)
+            if bytes.count > 0 { (image + PageLayout.headerSize).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            let tail = PageLayout.headerSize + bytes.count
+            (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: length - tail)
+        }
         PageWriter.writeHeader(image, kind: .overflow, count: 0, number: page, txid: txid, aux: UInt64(bytes.count))
-        if bytes.count > 0 { (image + PageLayout.headerSize).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        let tail = PageLayout.headerSize + bytes.count
-        (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: length - tail)
         let sum = PageWriter.seal(image, length: length)
         dirty.append(DirtyPage(page: page, pages: pages, image: image, checksum: sum))
         return page

@@ -10,6 +10,9 @@ struct LeafValue {
     var bytes: UnsafeRawBufferPointer
     /// First page of the overflow run holding `bytes` on disk; 0 when it has none (yet).
     var overflowPage: PageNumber
+    /// Whether `bytes` already sit in their overflow run's page image in the arena (at the
+    /// header's offset, the tail zeroed), which the commit then seals in place.
+    var inOverflowImage = false
 }
 
 struct ChildReference {

@@ -269,19 +269,20 @@ public final class WriteTransaction: TransactionReading {
     @inline(__always)
     private func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState,
                      leaf: Node, index: Int, found: Bool) throws {
-        let stored = arena.copy(value)
+        let inline = PageLayout.leafCellHeader + key.count + value.count <= inlineLimit
+        let stored = LeafValue(bytes: inline ? arena.copy(value) : overflowImage(value), overflowPage: 0, inOverflowImage: !inline)
         let newSize = Node.leafEntrySize(key: key.count, value: value.count, inlineLimit: inlineLimit)
         if found {
             let old = leaf.values[index]
             try freeOverflow(old)
             leaf.size += newSize - Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
-            leaf.values[index] = LeafValue(bytes: stored, overflowPage: 0)
+            leaf.values[index] = stored
         } else {
             leaf.keys.insert(arena.copy(key), at: index)
             if index == leaf.values.count {
-                leaf.values.append(LeafValue(bytes: stored, overflowPage: 0))
+                leaf.values.append(stored)
             } else {
-                leaf.values.insert(LeafValue(bytes: stored, overflowPage: 0), at: index)
+                leaf.values.insert(stored, at: index)
             }
             leaf.size += newSize
             state.count += 1
@@ -289,6 +290,21 @@ public final class WriteTransaction: TransactionReading {
         state.changed = true
         generation.bump()
         if leaf.size > splitThreshold { splitPath(state, leaf: leaf, insertedAt: index) }
+    }
+
+    /// Copies a value that will live in an overflow run straight into that run's page image in
+    /// the arena (after the header, the tail zeroed), so that the commit only writes the header
+    /// and seals it: one copy of the value and one fresh buffer less than copying it into the
+    /// arena now and into an image at commit (cluster chunks of a bulk insert are mostly such
+    /// values).
+    private func overflowImage(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let length = PageLayout.overflowPages(length: value.count, pageSize: pageSize) * pageSize
+        let image = arena.allocate(length, alignment: 4096)
+        let start = image + PageLayout.headerSize
+        if let source = value.baseAddress { start.copyMemory(from: source, byteCount: value.count) }
+        let tail = PageLayout.headerSize + value.count
+        (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: length - tail)
+        return UnsafeRawBufferPointer(start: start, count: value.count)
     }
 
     /// Removes `key`; returns whether it was present.
