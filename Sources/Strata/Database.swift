@@ -293,9 +293,8 @@ public struct Database {
         guard let pk = context.info.primaryKeyIndex else {
             fatalError("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
         }
-        let kind = context.table.schema.properties[pk].kind
         let value: StoreValue
-        if Key.self == Int.self, kind == .int {
+        if Key.self == Int.self, context.table.primaryKeyKind == .int {
             // The common case without a dynamic cast (this generic function is not specialised
             // for the caller's key type): the metadata comparison proves the cast.
             value = .int(Int64(unsafeBitCast(key, to: Int.self)))
@@ -311,6 +310,7 @@ public struct Database {
             // The object's cluster is found now (the first read needs it anyway), so the
             // object starts with its position and its reads skip `_relocate`.
             guard let (cluster, row) = try context.table.locate(objectKey) else { return nil }
+            cluster.prefetch(row: row)
             return context.materialize(type, key: objectKey, cluster: cluster, row: row)
         } catch {
             context.fail(error)

@@ -14,7 +14,14 @@ final class DatabaseCore {
     let session: StoreSession
     /// Table contexts refer back to the core unowned; objects keep the core alive through their
     /// slots, so holding the contexts strongly here makes no cycle.
-    private var contexts: [ObjectIdentifier: TableContext] = [:]
+    private var contexts: [ObjectIdentifier: TableContext] = [:] {
+        didSet { lastContext = nil }
+    }
+    /// The entry of `contexts` found last (cleared whenever `contexts` changes), so that a
+    /// loop of lookups of one class skips hashing its type. Read and written only by the
+    /// instance's owner (a frozen instance's under its lock), hence no exclusivity checks on
+    /// the lookup path.
+    @exclusivity(unchecked) private var lastContext: (type: ObjectIdentifier, context: TableContext)?
     /// Contexts replaced in `contexts` or dropped by `invalidate()`: kept until the instance
     /// goes away, because objects refer to their context without retaining it (`_ObjectSlot`).
     private var retiredContexts: [TableContext] = []
@@ -202,8 +209,13 @@ final class DatabaseCore {
     /// that write would otherwise keep writing to the dropped table, whose changes no commit
     /// flushes (they were lost, and the file was left with index trees but no schema).
     private func cachedContext(for type: Object.Type) -> TableContext? {
-        guard let context = contexts[ObjectIdentifier(type)], !context.table.isDropped else { return nil }
-        return context
+        let id = ObjectIdentifier(type)
+        if let last = lastContext, last.type == id {
+            return last.context.table.isDropped ? nil : last.context
+        }
+        guard let context = contexts[id] else { return nil }
+        lastContext = (id, context)
+        return context.table.isDropped ? nil : context
     }
 
     private func addTables(for types: [Object.Type]) throws(Database.Error) {

@@ -12,6 +12,8 @@ package final class TableAccess {
     package let tableID: UInt32
     let columnIDs: [UInt16]
     package let primaryKeyIndex: Int?
+    /// The primary key's kind (read by every lookup, without going through the schema's arrays).
+    package let primaryKeyKind: PropertyKind?
     let indexedProperties: [Int]
     let clusterTreeName: String
     let primaryKeyTreeName: String
@@ -22,16 +24,18 @@ package final class TableAccess {
     let kinds: [PropertyKind]
     let optionals: [Bool]
 
-    // Per transaction.
+    // Per transaction. A table belongs to one session, used by one owner at a time (a frozen
+    // instance reads under its lock); the state `locate` reads on every lookup is therefore
+    // exempt from the run-time exclusivity checks, which cost more than the rest of a cache hit.
     private var treeSerial: UInt64 = .max
     private var clusterTree: Tree?
     private var metaLoaded = false
-    private var cache: ClusterView?
+    @exclusivity(unchecked) private var cache: ClusterView?
     /// Cluster views of this generation, sorted by first key, so that repeated random lookups
     /// skip parsing a cluster's chunks again and, outside write transactions, skip the
     /// cluster tree's descent when a cached cluster holds the key.
-    private var viewCache = ClusterViewCache()
-    private var viewCacheGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var viewCache = ClusterViewCache()
+    @exclusivity(unchecked) private var viewCacheGeneration: UInt64 = 0
 
     // Write state.
     var dirty: [Int64: DirtyCluster] = [:]
@@ -44,7 +48,7 @@ package final class TableAccess {
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
-    package private(set) var isDropped = false
+    @exclusivity(unchecked) package private(set) var isDropped = false
 
     struct ListID: Hashable {
         let property: Int
@@ -58,6 +62,7 @@ package final class TableAccess {
         self.tableID = schema.tableID
         self.columnIDs = schema.properties.map(\.columnID)
         self.primaryKeyIndex = schema.primaryKeyIndex
+        self.primaryKeyKind = schema.primaryKeyIndex.map { schema.properties[$0].kind }
         self.indexedProperties = schema.properties.indices.filter { schema.properties[$0].isIndexed && !schema.properties[$0].isPrimaryKey }
         clusterTreeName = "t\(schema.tableID).c"
         primaryKeyTreeName = "t\(schema.tableID).pk"
