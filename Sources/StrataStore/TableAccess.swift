@@ -27,8 +27,8 @@ package final class TableAccess {
     // Per transaction. A table belongs to one session, used by one owner at a time (a frozen
     // instance reads under its lock); the state `locate` reads on every lookup is therefore
     // exempt from the run-time exclusivity checks, which cost more than the rest of a cache hit.
-    private var treeSerial: UInt64 = .max
-    private var clusterTree: Tree?
+    @exclusivity(unchecked) private var treeSerial: UInt64 = .max
+    @exclusivity(unchecked) private var clusterTree: Tree?
     private var metaLoaded = false
     @exclusivity(unchecked) private var cache: ClusterView?
     /// Cluster views of this generation, sorted by first key, so that repeated random lookups
@@ -100,17 +100,23 @@ package final class TableAccess {
     var reading: any TransactionReading { session.reading }
 
     func clusters() throws(StoreError) -> Tree? {
+        try loadTrees()
+        return clusterTree
+    }
+
+    /// Looks up this transaction's trees, once per transaction.
+    @inline(__always)
+    private func loadTrees() throws(StoreError) {
         if treeSerial != session.transactionSerial {
             treeSerial = session.transactionSerial
             clusterTree = try session.tree(clusterTreeName)
             primaryKeyTree = try session.tree(primaryKeyTreeName)
             lookupCursor = nil
         }
-        return clusterTree
     }
 
     /// The primary-key tree of this transaction (looked up with the cluster tree).
-    private var primaryKeyTree: Tree?
+    @exclusivity(unchecked) private var primaryKeyTree: Tree?
 
     /// A cursor on the cluster tree kept for lookups in read-only sessions; write transactions
     /// make a fresh one each time (their puts invalidate cursors).
@@ -359,7 +365,7 @@ package final class TableAccess {
     }
 
     private func primaryKeyTreeHandle() throws(StoreError) -> Tree? {
-        _ = try clusters()
+        try loadTrees()
         if primaryKeyTree == nil, session.isInWriteTransaction { primaryKeyTree = try session.tree(primaryKeyTreeName) }
         return primaryKeyTree
     }
