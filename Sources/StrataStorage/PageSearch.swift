@@ -73,9 +73,18 @@ extension Snapshot {
         guard a < b, k >= a, lastIsExclusive ? k < b : k <= b else { return nil }
         // (k − a) / (b − a) of the span, in 128-bit arithmetic: k − a < b − a (or ≤ for an
         // inclusive last), so the quotient is at most `span` and cannot overflow.
+        // The 64-bit division serves keys that are close together (the usual case: integers
+        // spread over a page); the 128-bit one, a library call several times slower, is only
+        // for products that overflow 64 bits.
         let span = UInt64(lastIsExclusive ? high - low : high - 1 - low)
-        let product = (k - a).multipliedFullWidth(by: span)
-        let offset = (b - a).dividingFullWidth((high: product.high, low: product.low)).quotient
+        let (narrow, overflow) = (k - a).multipliedReportingOverflow(by: span)
+        let offset: UInt64
+        if !overflow {
+            offset = narrow / (b - a)
+        } else {
+            let product = (k - a).multipliedFullWidth(by: span)
+            offset = (b - a).dividingFullWidth((high: product.high, low: product.low)).quotient
+        }
         return min(low + Int(truncatingIfNeeded: offset), high - 1)
     }
 
