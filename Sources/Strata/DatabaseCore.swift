@@ -17,9 +17,11 @@ final class DatabaseCore {
     private var contexts: [ObjectIdentifier: TableContext] = [:] {
         didSet { lastContext = nil }
     }
-    /// The entry of `contexts` found last, tried before hashing: a loop that adds or reads
-    /// objects of one class asks for the same context every time.
-    private var lastContext: (type: ObjectIdentifier, context: TableContext)?
+    /// The entry of `contexts` found last (cleared whenever `contexts` changes), so that a
+    /// loop that adds or looks up objects of one class skips hashing its type. Read and written
+    /// only by the instance's owner (a frozen instance's under its lock), hence no exclusivity
+    /// checks on the lookup path.
+    @exclusivity(unchecked) private var lastContext: (type: ObjectIdentifier, context: TableContext)?
     /// The property values of the object being added, reused by every `add` (an allocation
     /// and a free less per object).
     private var addScratch: [StoreValue] = []
@@ -211,10 +213,12 @@ final class DatabaseCore {
     /// flushes (they were lost, and the file was left with index trees but no schema).
     private func cachedContext(for type: Object.Type) -> TableContext? {
         let id = ObjectIdentifier(type)
-        if let last = lastContext, last.type == id, !last.context.table.isDropped { return last.context }
-        guard let context = contexts[id], !context.table.isDropped else { return nil }
+        if let last = lastContext, last.type == id {
+            return last.context.table.isDropped ? nil : last.context
+        }
+        guard let context = contexts[id] else { return nil }
         lastContext = (id, context)
-        return context
+        return context.table.isDropped ? nil : context
     }
 
     private func addTables(for types: [Object.Type]) throws(Database.Error) {

@@ -8,9 +8,11 @@
 public final class ReadTransaction: TransactionReading {
     let engine: StorageEngine
     let snapshot: Snapshot
-    private var slot: Int?
+    // Unchecked exclusivity for the state every read consults: a transaction is used by one
+    // thread at a time (it is not Sendable).
+    @exclusivity(unchecked) private var slot: Int?
     private let serial: UInt64
-    private var trees: [(name: String, info: TreeInfo)] = []
+    @exclusivity(unchecked) private var trees: [(name: String, info: TreeInfo)] = []
     private var treeSlots: [String: Int] = [:]
     private let generation = CursorGeneration()
 

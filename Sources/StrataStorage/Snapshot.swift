@@ -114,86 +114,24 @@ struct Snapshot {
         return UnsafeRawBufferPointer(start: run.base + PageLayout.headerSize, count: length)
     }
 
-    /// Pages with fewer entries are searched by bisection only.
-    static let interpolationMinimum = 16
-
-    /// A first probe in `low..<high` for `key`, interpolated between the range's first and last
-    /// keys on the eight bytes after their common prefix; nil when `key` lies outside them or
-    /// they give no spread. Only the first probe is chosen this way; the search then bisects
-    /// as before, so a poor guess costs one comparison and never correctness. For integer keys
-    /// spread evenly over a page (primary keys, object keys) the guess is usually the entry or
-    /// next to it, saving most of the cache misses of a bisection.
-    @inline(__always)
-    static func interpolate(_ key: UnsafeRawBufferPointer, _ first: UnsafeRawBufferPointer, _ last: UnsafeRawBufferPointer,
-                            _ low: Int, _ high: Int) -> Int? {
-        let limit = min(first.count, last.count)
-        var common = 0
-        while common < limit && first[common] == last[common] { common += 1 }
-        guard key.count >= common else { return nil }
-        for i in 0..<common where key[i] != first[i] { return nil }
-        let a = window(first, from: common), b = window(last, from: common), k = window(key, from: common)
-        guard a < b, k >= a, k <= b else { return nil }
-        let fraction = Double(k - a) / Double(b - a)
-        let guess = low + Int(fraction * Double(high - 1 - low))
-        return min(max(guess, low), high - 1)
-    }
-
-    /// Eight bytes of `bytes` from `offset`, big-endian, zero-padded past the end.
-    @inline(__always)
-    static func window(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
-        var value: UInt64 = 0
-        let end = min(bytes.count, offset + 8)
-        var i = offset
-        while i < end { value |= UInt64(bytes[i]) << UInt64(56 - 8 * (i - offset)); i += 1 }
-        return value
-    }
-
-    /// Index of the child of a branch page to descend into for `key`: the last entry whose key
-    /// is ≤ `key`, or the first entry when all are greater (the first key acts as −∞).
-    @inline(__always)
-    static func childIndex(_ view: PageView, _ key: UnsafeRawBufferPointer) -> Int {
-        var low = 1, high = view.count  // search entries 1..<count
-        if high - low >= interpolationMinimum, let guess = interpolate(key, view.branchKey(low), view.branchKey(high - 1), low, high) {
-            if compareBytes(view.branchKey(guess), key) <= 0 { low = guess + 1 } else { high = guess }
-        }
-        while low < high {
-            let mid = (low + high) >> 1
-            if compareBytes(view.branchKey(mid), key) <= 0 { low = mid + 1 } else { high = mid }
-        }
-        return low - 1
-    }
-
-    /// Position of `key` in a leaf page: (index, found). When not found, index is where it
-    /// would be inserted.
-    @inline(__always)
-    static func leafSearch(_ view: PageView, _ key: UnsafeRawBufferPointer) -> (Int, Bool) {
-        var low = 0, high = view.count
-        if high - low >= interpolationMinimum, let guess = interpolate(key, view.leafKey(low), view.leafKey(high - 1), low, high) {
-            let c = compareBytes(view.leafKey(guess), key)
-            if c == 0 { return (guess, true) }
-            if c < 0 { low = guess + 1 } else { high = guess }
-        }
-        while low < high {
-            let mid = (low + high) >> 1
-            let c = compareBytes(view.leafKey(mid), key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { low = mid + 1 } else { high = mid }
-        }
-        return (low, false)
-    }
-
     /// Looks up `key` in the tree rooted at `root`; returns the value's bytes.
     func get(root: PageNumber, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         guard root != 0 else { return nil }
         var number = root
+        // The separators around the branch entry taken at each level bound the keys of the
+        // page below (lower ≤ key < upper); a leaf search aims its first probe with them
+        // instead of reading the leaf's own first and last keys (three cache misses fewer).
+        var bounds = KeyBounds()
         for _ in 0..<Self.maximumDepth {
             let view = try treePage(number)
             if view.isLeaf {
-                let (index, found) = Self.leafSearch(view, key)
+                let (index, found) = Self.leafSearch(view, key, bounds: bounds)
                 return found ? try leafValue(view, index) : nil
             }
             guard view.count > 0 else { throw StorageError.corrupted(page: number, reason: "empty branch page") }
-            number = view.branchChild(Self.childIndex(view, key))
+            let child = Self.childIndex(view, key, bounds: bounds)
+            bounds.narrow(to: view, child: child)
+            number = view.branchChild(child)
         }
         throw StorageError.corrupted(page: root, reason: "tree deeper than \(Self.maximumDepth) levels (a cycle?)")
     }

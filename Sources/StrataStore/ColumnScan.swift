@@ -96,8 +96,7 @@ final class ColumnScan {
             var complete = true
             for index in properties where columns[index].values == nil { complete = false }
             if complete {
-                view.firstKey = first
-                view.keys = keys
+                view.reuse(firstKey: first, keys: keys)
                 guard try body(view) else { return }
             } else if let full = try table.clusterView(firstKey: first), full.count > 0 {
                 guard try body(full) else { return }

@@ -12,6 +12,8 @@ package final class TableAccess {
     package let tableID: UInt32
     let columnIDs: [UInt16]
     package let primaryKeyIndex: Int?
+    /// The primary key's kind (read by every lookup, without going through the schema's arrays).
+    package let primaryKeyKind: PropertyKind?
     let indexedProperties: [Int]
     let clusterTreeName: String
     let primaryKeyTreeName: String
@@ -22,19 +24,20 @@ package final class TableAccess {
     let kinds: [PropertyKind]
     let optionals: [Bool]
 
-    // Per transaction. A table access belongs to one session, used by one thread at a time, and
-    // no method holds an access to one of these across a call that reaches the same property, so
-    // the ones every insert touches skip dynamic exclusivity checks (`swift_beginAccess` was ~3 %
-    // of a bulk insert).
+    // Per transaction. A table access belongs to one session, used by one owner at a time (a
+    // frozen instance reads under its lock), and no method holds an access to one of these
+    // across a call that reaches the same property, so the state every insert and lookup
+    // touches skips dynamic exclusivity checks (`swift_beginAccess` was ~3 % of a bulk insert,
+    // and cost more than the rest of a cache hit in a lookup).
     @exclusivity(unchecked) private var treeSerial: UInt64 = .max
     @exclusivity(unchecked) private var clusterTree: Tree?
     @exclusivity(unchecked) private var metaLoaded = false
-    private var cache: ClusterView?
+    @exclusivity(unchecked) private var cache: ClusterView?
     /// Cluster views of this generation, sorted by first key, so that repeated random lookups
     /// skip parsing a cluster's chunks again and, outside write transactions, skip the
     /// cluster tree's descent when a cached cluster holds the key.
-    private var viewCache = ClusterViewCache()
-    private var viewCacheGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var viewCache = ClusterViewCache()
+    @exclusivity(unchecked) private var viewCacheGeneration: UInt64 = 0
 
     // Write state.
     @exclusivity(unchecked) var dirty: [Int64: DirtyCluster] = [:]
@@ -49,7 +52,7 @@ package final class TableAccess {
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
-    package private(set) var isDropped = false
+    @exclusivity(unchecked) package private(set) var isDropped = false
 
     struct ListID: Hashable {
         let property: Int
@@ -63,6 +66,7 @@ package final class TableAccess {
         self.tableID = schema.tableID
         self.columnIDs = schema.properties.map(\.columnID)
         self.primaryKeyIndex = schema.primaryKeyIndex
+        self.primaryKeyKind = schema.primaryKeyIndex.map { schema.properties[$0].kind }
         self.indexedProperties = schema.properties.indices.filter { schema.properties[$0].isIndexed && !schema.properties[$0].isPrimaryKey }
         clusterTreeName = "t\(schema.tableID).c"
         primaryKeyTreeName = "t\(schema.tableID).pk"
@@ -101,13 +105,19 @@ package final class TableAccess {
     var reading: any TransactionReading { session.reading }
 
     func clusters() throws(StoreError) -> Tree? {
+        try loadTrees()
+        return clusterTree
+    }
+
+    /// Looks up this transaction's trees, once per transaction.
+    @inline(__always)
+    private func loadTrees() throws(StoreError) {
         if treeSerial != session.transactionSerial {
             treeSerial = session.transactionSerial
             clusterTree = try session.tree(clusterTreeName)
             primaryKeyTree = try session.tree(primaryKeyTreeName)
             lookupCursor = nil
         }
-        return clusterTree
     }
 
     /// The primary-key tree of this transaction (looked up with the cluster tree).
@@ -360,7 +370,7 @@ package final class TableAccess {
     }
 
     private func primaryKeyTreeHandle() throws(StoreError) -> Tree? {
-        _ = try clusters()
+        try loadTrees()
         if primaryKeyTree == nil, session.isInWriteTransaction { primaryKeyTree = try session.tree(primaryKeyTreeName) }
         return primaryKeyTree
     }
@@ -834,10 +844,34 @@ struct ClusterViewCache {
         views.removeAll(keepingCapacity: keepingCapacity)
     }
 
-    /// The position of the first entry whose first key is greater than `key`.
+    /// The position of the first entry whose first key is greater than `key`. Clusters hold
+    /// runs of consecutive keys, so once the cache holds most of a table's clusters their
+    /// first keys are close to evenly spaced: the search first guesses by interpolation and
+    /// steps to the boundary when the guess is next to it (random lookups made every branch of
+    /// a plain bisection a misprediction), else bisects.
     private func upperBound(_ key: Int64) -> Int {
+        let count = firsts.count
+        if count >= 8 {
+            let first = firsts[0], last = firsts[count &- 1]
+            if key < first { return 0 }
+            if key >= last { return count }
+            // first ≤ key < last, so both differences are positive and the quotient is below
+            // count − 1; as unsigned values they cannot overflow.
+            let spread = UInt64(bitPattern: last &- first), offset = UInt64(bitPattern: key &- first)
+            let (product, overflow) = offset.multipliedReportingOverflow(by: UInt64(count &- 1))
+            if !overflow {
+                let guess = Int(product / spread)  // firsts[guess] is about key
+                // The answer is guess + 1 when firsts[guess] ≤ key < firsts[guess + 1].
+                if firsts[guess] <= key {
+                    if firsts[guess &+ 1] > key { return guess &+ 1 }
+                    if guess &+ 2 < count, firsts[guess &+ 2] > key { return guess &+ 2 }
+                } else if guess > 0, firsts[guess &- 1] <= key {
+                    return guess
+                }
+            }
+        }
         var low = 0
-        var high = firsts.count
+        var high = count
         while low < high {
             let mid = (low &+ high) >> 1
             if firsts[mid] <= key { low = mid &+ 1 } else { high = mid }

@@ -6,6 +6,7 @@
 //   variadic and cannot be imported into Swift.
 // - Open-file-description lock commands, which Glibc only declares under _GNU_SOURCE.
 // - CRC32C with the CPU's instruction where there is one.
+// - A cache prefetch hint (`__builtin_prefetch`), for the engine's page searches.
 //
 // Every function here is small, has no state, and reports failure through its return value.
 #ifndef CSTRATASYSTEM_H
@@ -43,6 +44,12 @@ static inline uint64_t strata_relaxed_load_u64(const void *address) {
 }
 static inline void strata_relaxed_store_u64(void *address, uint64_t value) {
     atomic_store_explicit((_Atomic uint64_t *)address, value, memory_order_relaxed);
+}
+
+/// Asks the CPU to start loading the cache line at `address` for reading. Only a hint: it
+/// never faults, whatever the address, and changes no result.
+static inline void strata_prefetch(const void *address) {
+    __builtin_prefetch(address, 0, 3);
 }
 
 /// Blocks while `*address == expected`, until woken, for at most `timeout_ns` nanoseconds
