@@ -78,6 +78,9 @@ final class Node {
     var children: ContiguousArray<ChildReference> = []  // branches
     /// Bytes the node takes on a page (slots and cells, without the page header).
     var size = 0
+    /// The savepoint epoch of the write transaction when this node was made (Savepoint.swift):
+    /// a node of an older epoch may be shared with a savepoint and is copied before it changes.
+    var epoch: UInt64 = 0
 
     init(isLeaf: Bool) { self.isLeaf = isLeaf }
 
@@ -132,6 +135,7 @@ final class Node {
     /// Moves entries `from...` into a new right sibling and returns it.
     func splitOff(from index: Int, inlineLimit: Int) -> Node {
         let right = Node(isLeaf: isLeaf)
+        right.epoch = epoch
         right.keys = keys.split(from: index)
         if isLeaf {
             right.values.append(contentsOf: values[index...])
