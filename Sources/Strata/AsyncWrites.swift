@@ -62,6 +62,13 @@ extension Database {
     /// shortly before it is durable; a power loss in that window loses it (never a commit whose
     /// completion ran).
     ///
+    /// When called in a `beginAsyncWrite` block while more of this instance's async writes
+    /// wait for the lock, a grouped commit *chains*: the next waiting block runs right away in
+    /// the same engine transaction, and one engine commit and one sync make the chain durable
+    /// (each completion then runs, in order). A later block that rolls back discards only its
+    /// own changes. The instance reads the chained writes meanwhile. See "Threading and
+    /// actors" for the details.
+    ///
     /// Returns an id; `cancelAsyncWrite(_:)` with it drops `onComplete` (the commit still
     /// happens).
     @discardableResult
@@ -94,16 +101,36 @@ struct ContextBound<Value>: @unchecked Sendable {
 
 /// The callback async writes of one instance. Confined to the instance's context, except for
 /// the operations' hand-off cells, which background tasks fill.
+///
+/// Begins ask for the write lock one at a time, in order: the next waits until the one before
+/// it has run its block. That lets a grouped commit *chain* (ChainedWrites.swift in
+/// StrataStore): when a block commits with `allowGrouping` and another begin of this instance
+/// is waiting, the engine transaction stays open and the waiting block runs next in it, on the
+/// spot; the chain ends with a commit that does not chain, a block that rolls back, a
+/// cancelled next begin, or `chainLimit` commits, and one engine commit (one sync) then makes
+/// every chained commit durable. Each commit of a chain gets the chain's outcome.
 final class AsyncWriteQueue {
     unowned(unsafe) let core: DatabaseCore
     private var lastId: AsyncTransactionId = 0
-    private var operations: [Operation] = []
+    /// Every operation not yet settled, by id.
+    private var operations: [AsyncTransactionId: Operation] = [:]
+    /// Begins that have not asked for the lock (nor joined a chain), oldest first, from
+    /// `waitingHead` on; cancelled ones are skipped when reached.
+    private var waiting: [Operation] = []
+    private var waitingHead = 0
+    /// The begin that asked for the lock and has not settled yet (at most one at a time).
+    private var requestedBegin: Operation?
     /// The begin whose block is running.
     private var runningBegin: AsyncTransactionId?
+    /// The commits kept in the open engine transaction, while a chain is open.
+    private var openBatch: Batch?
+
+    /// The most commits one engine commit carries.
+    static let chainLimit = 512
 
     init(core: DatabaseCore) { self.core = core }
 
-    /// Where grouped commits wait to be durable (see `commit`).
+    /// Where grouped commits wait to be durable (see `dispatch`).
     static let syncQueue = DispatchQueue(label: "strata.grouped-commit-sync")
 
     var isBusy: Bool { !operations.isEmpty }
@@ -131,19 +158,39 @@ final class AsyncWriteQueue {
     private final class Operation {
         enum Kind {
             case begin(() -> Void)
-            case commit(PendingCommit?, (((any Swift.Error)?) -> Void)?)  // nil: failed before it was prepared
+            case commit((((any Swift.Error)?) -> Void)?)
         }
         let id: AsyncTransactionId
-        var kind: Kind
-        let cell = Cell()
+        let kind: Kind
+        /// A begin's own cell (its transaction), or the cell of the commit's batch (its outcome).
+        let cell: Cell
+        /// The commits settled together (commits only).
+        let batch: Batch?
         var cancelled = false
         /// Set when settling starts; the operation stays listed (keeping the instance busy)
         /// until settling ends, so a begin counts while its block runs.
         var settling = false
-        init(id: AsyncTransactionId, kind: Kind) {
+        /// A begin that has asked for the write lock.
+        var requested = false
+        /// A begin that will run in the open chain instead of asking for the lock.
+        var chained = false
+        init(id: AsyncTransactionId, kind: Kind, cell: Cell = Cell(), batch: Batch? = nil) {
             self.id = id
             self.kind = kind
+            self.cell = cell
+            self.batch = batch
         }
+        var isBegin: Bool { if case .begin = kind { true } else { false } }
+    }
+
+    /// Commits made durable by one engine commit: one commit, or a chain.
+    private final class Batch {
+        let cell = Cell()
+        var commits: [Operation] = []
+        var pending: PendingCommit?
+        /// The begin that runs next in the chain (while the chain is open).
+        var next: Operation?
+        var settled = false
     }
 
     private func nextId() -> AsyncTransactionId {
@@ -156,7 +203,54 @@ final class AsyncWriteQueue {
 
     func begin(_ block: @escaping () -> Void) -> AsyncTransactionId {
         let operation = Operation(id: nextId(), kind: .begin(block))
-        operations.append(operation)
+        operations[operation.id] = operation
+        waiting.append(operation)
+        requestLockIfIdle()
+        return operation.id
+    }
+
+    /// The oldest begin still waiting to ask for the lock.
+    private func firstWaiting() -> Operation? {
+        while waitingHead < waiting.count {
+            let operation = waiting[waitingHead]
+            if !operation.cancelled && !operation.requested && !operation.chained && operations[operation.id] != nil { return operation }
+            waitingHead += 1
+        }
+        waiting.removeAll(keepingCapacity: true)
+        waitingHead = 0
+        return nil
+    }
+
+    /// Takes the begin `firstWaiting()` returned out of the waiting line.
+    private func takeFirstWaiting() {
+        waitingHead += 1
+        if waitingHead > 64 && waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    /// Puts a begin taken out of the waiting line back at its front.
+    private func returnToWaiting(_ operation: Operation) {
+        if waitingHead > 0 {
+            waitingHead -= 1
+            waiting[waitingHead] = operation
+        } else {
+            waiting.insert(operation, at: 0)
+        }
+    }
+
+    /// Asks for the write lock for the first waiting begin, unless a begin of this instance
+    /// has asked already (and not yet settled) or a chain holds the lock.
+    private func requestLockIfIdle() {
+        guard openBatch == nil, requestedBegin == nil, let next = firstWaiting() else { return }
+        takeFirstWaiting()
+        request(next)
+    }
+
+    private func request(_ operation: Operation) {
+        operation.requested = true
+        requestedBegin = operation
         let store = core.session.store
         let cell = operation.cell
         let hop = hopper()
@@ -170,44 +264,77 @@ final class AsyncWriteQueue {
             cell.fill(result.map { $0 })
             hop(settle)
         }
-        return operation.id
     }
 
     // MARK: Commit
 
     func commit(allowGrouping: Bool, _ onComplete: (((any Swift.Error)?) -> Void)?) -> AsyncTransactionId {
+        let batch = openBatch ?? Batch()
+        let operation = Operation(id: nextId(), kind: .commit(onComplete), cell: batch.cell, batch: batch)
+        operations[operation.id] = operation
+        batch.commits.append(operation)
+        if allowGrouping, runningBegin != nil, batch.commits.count < Self.chainLimit, core.session.canChain,
+           let next = firstWaiting() {
+            do {
+                try core.session.chainCommit()
+            } catch {
+                // The engine transaction is gone (with every commit chained before): the whole
+                // batch fails.
+                openBatch = nil
+                fail(batch, Database.Error.wrap(error, path: core.configuration.path))
+                return operation.id
+            }
+            takeFirstWaiting()
+            openBatch = batch
+            batch.next = next
+            next.chained = true
+            return operation.id
+        }
+        openBatch = nil
+        dispatch(batch, grouped: allowGrouping)
+        return operation.id
+    }
+
+    /// Commits the open chain now (for `drain()`, `refresh()` and a chain whose next write
+    /// will not run): the begin it was to run asks for the lock like any other.
+    func finishChain() {
+        guard let batch = openBatch else { return }
+        openBatch = nil
+        if let next = batch.next {
+            next.chained = false
+            batch.next = nil
+            returnToWaiting(next)
+        }
+        core.session.resumeChain()
+        dispatch(batch, grouped: true)
+    }
+
+    /// Prepares the batch's engine commit and runs its I/O in the background; the batch
+    /// settles back on the context once the commit is durable (or failed).
+    private func dispatch(_ batch: Batch, grouped: Bool) {
         let pending: PendingCommit
         do {
             pending = try core.session.prepareCommit()
         } catch {
-            let wrapped = Database.Error.wrap(error, path: core.configuration.path)
-            let id = nextId()
-            if let onComplete {
-                // Fails like a completed commit: the completion runs later, on the context.
-                let operation = Operation(id: id, kind: .commit(nil, onComplete))
-                operation.cell.fill(.failure(wrapped))
-                operations.append(operation)
-                hopper()(ContextBound(value: { [self] in self.settle(operation) }))
-            }
-            return id
+            fail(batch, Database.Error.wrap(error, path: core.configuration.path))
+            return
         }
-        let operation = Operation(id: nextId(), kind: .commit(pending, onComplete))
-        operations.append(operation)
-        let cell = operation.cell
+        batch.pending = pending
+        let cell = batch.cell
         let hop = hopper()
         let core: DatabaseCore = self.core
         let settle = ContextBound(value: { [self, core] in
-            withExtendedLifetime(core) { self.settle(operation) }
+            withExtendedLifetime(core) { self.settle(batch) }
         })
         DispatchQueue.global(qos: .userInitiated).async {
             do {
-                try pending.perform(grouped: allowGrouping)
+                try pending.perform(grouped: grouped)
             } catch {
                 cell.fill(.failure(error))
                 hop(settle)
                 return
             }
-            guard allowGrouping else {
+            guard grouped else {
                 cell.fill(.success(nil))
                 hop(settle)
                 return
@@ -225,7 +352,19 @@ final class AsyncWriteQueue {
                 hop(settle)
             }
         }
-        return operation.id
+        requestLockIfIdle()
+    }
+
+    /// Fails every commit of the batch (their completions run later, on the context).
+    private func fail(_ batch: Batch, _ error: Database.Error) {
+        if let next = batch.next {
+            next.chained = false
+            batch.next = nil
+            returnToWaiting(next)
+        }
+        batch.cell.fill(.failure(error))
+        let core: DatabaseCore = self.core
+        hopper()(ContextBound(value: { [self, core] in withExtendedLifetime(core) { self.settle(batch) } }))
     }
 
     // MARK: Cancel
@@ -238,47 +377,97 @@ final class AsyncWriteQueue {
             if core.session.isInWriteTransaction { core.session.rollback() }
             return
         }
-        operations.first { $0.id == id }?.cancelled = true
+        guard let operation = operations[id] else { return }
+        operation.cancelled = true
+        if operation.isBegin && !operation.requested && !operation.chained && !operation.settling {
+            // It never asked for the lock: nothing to settle (the waiting line skips it).
+            operations[id] = nil
+        }
     }
 
     // MARK: Settling
 
     /// Settles `operation` (in the instance's context) unless it already was.
     private func settle(_ operation: Operation) {
-        guard !operation.settling, operations.contains(where: { $0 === operation }) else { return }
+        if let batch = operation.batch {
+            settle(batch)
+            return
+        }
+        guard !operation.settling, operations[operation.id] === operation else { return }
+        guard case .begin(let block) = operation.kind else { return }
         operation.settling = true
-        defer { operations.removeAll { $0 === operation } }
-        switch operation.kind {
-        case .begin(let block):
-            let transaction: AcquiredWrite?
-            switch operation.cell.take() {
-            case .success(let acquired): transaction = acquired
-            case .failure: transaction = nil  // the lock could not be taken: nothing to run
+        defer {
+            operations[operation.id] = nil
+            if requestedBegin === operation { requestedBegin = nil }
+            requestLockIfIdle()
+        }
+        let transaction: AcquiredWrite?
+        switch operation.cell.take() {
+        case .success(let acquired): transaction = acquired
+        case .failure: transaction = nil  // the lock could not be taken: nothing to run
+        }
+        guard let transaction else { return }
+        if operation.cancelled || core.isInvalidated || core.session.isInWriteTransaction || core.session.hasChainedWrites {
+            // Cancelled while waiting (or the instance is in its own transaction): the block
+            // never runs; releasing the transaction hands the lock on.
+            transaction.release()
+            return
+        }
+        core.session.adoptWrite(transaction)
+        run(operation, block)
+        // Blocks that chained their commit: the next one runs now, in the same transaction.
+        while let batch = openBatch, let next = batch.next {
+            batch.next = nil
+            guard !next.cancelled, !core.isInvalidated, case .begin(let nextBlock) = next.kind else {
+                operations[next.id] = nil
+                finishChain()
+                break
             }
-            guard let transaction else { return }
-            if operation.cancelled || core.isInvalidated || core.session.isInWriteTransaction {
-                // Cancelled while waiting (or the instance is in its own transaction): the block
-                // never runs; releasing the transaction hands the lock on.
-                transaction.release()
-                return
+            next.settling = true
+            core.session.resumeChain()
+            run(next, nextBlock)
+            operations[next.id] = nil
+        }
+    }
+
+    /// Runs a begin's block in the session's write transaction, then ends what the block left:
+    /// an open transaction is cancelled (back to the last chained commit, if any); a chain
+    /// that no write continues is committed.
+    private func run(_ operation: Operation, _ block: () -> Void) {
+        runningBegin = operation.id
+        block()
+        runningBegin = nil
+        if core.session.isInWriteTransaction { core.session.rollback() }
+        guard let batch = openBatch, batch.next == nil else { return }
+        if core.session.readsThroughWrite {
+            // Rolled back to the chain's last commit, or chained with no write to follow.
+            finishChain()
+        } else {
+            // The block committed the chain itself, synchronously (commitWrite()).
+            openBatch = nil
+            batch.cell.fill(.success(nil))
+            let core: DatabaseCore = self.core
+            hopper()(ContextBound(value: { [self, core] in withExtendedLifetime(core) { self.settle(batch) } }))
+        }
+    }
+
+    /// Settles every commit of a batch once its engine commit finished: the instance moves to
+    /// the version it made, then each completion runs, in commit order.
+    private func settle(_ batch: Batch) {
+        guard !batch.settled else { return }
+        batch.settled = true
+        let outcome = batch.cell.take()
+        var error: (any Swift.Error)?
+        if case .failure(let failure) = outcome { error = failure }
+        if let pending = batch.pending {
+            do { try core.session.finishCommit(pending, succeeded: error == nil) } catch let finishing {
+                if error == nil { error = finishing }
             }
-            core.session.adoptWrite(transaction)
-            runningBegin = operation.id
-            block()
-            runningBegin = nil
-            // A transaction the block left open is cancelled.
-            if core.session.isInWriteTransaction { core.session.rollback() }
-        case .commit(let pending, let onComplete):
-            let outcome = operation.cell.take()
-            var error: (any Swift.Error)?
-            if case .failure(let failure) = outcome { error = failure }
-            if let pending {
-                do { try core.session.finishCommit(pending, succeeded: error == nil) } catch let finishing {
-                    if error == nil { error = finishing }
-                }
-            }
-            let reported = error.map { $0 as? Database.Error ?? Database.Error.wrap($0, path: core.configuration.path) }
-            if !operation.cancelled, let onComplete { onComplete(reported) }
+        }
+        let reported = error.map { $0 as? Database.Error ?? Database.Error.wrap($0, path: core.configuration.path) }
+        for commit in batch.commits {
+            operations[commit.id] = nil
+            if !commit.cancelled, case .commit(let onComplete) = commit.kind, let onComplete { onComplete(reported) }
         }
     }
 
@@ -286,9 +475,21 @@ final class AsyncWriteQueue {
     /// before a synchronous write, which would otherwise wait for a lock that a begin holds
     /// while its hop waits for this context).
     func drain() {
-        while let next = operations.first(where: { !$0.settling }) {
-            _ = next.cell.take()
-            settle(next)
+        finishChain()
+        // In id order, which is the order they were made in; settling may make new ones.
+        while true {
+            let pending = operations.values
+                .filter { !$0.settling && !($0.batch?.settled ?? false) }
+                .sorted { $0.id < $1.id }
+            guard !pending.isEmpty else { return }
+            for next in pending where operations[next.id] === next && !next.settling && !(next.batch?.settled ?? false) {
+                if next.isBegin && !next.requested {
+                    if next.chained { continue }  // runs in the chain of the begin settling it
+                    request(next)
+                }
+                _ = next.cell.take()
+                settle(next)
+            }
         }
     }
 

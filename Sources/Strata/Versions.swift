@@ -32,6 +32,9 @@ extension DatabaseCore {
     @discardableResult
     func refreshNow() -> Bool {
         guard !isInvalidated, !session.isInWriteTransaction else { return false }
+        // Inside an async write's block after a grouped commit that chained: commit the chain
+        // first (its engine transaction is still open).
+        if session.hasChainedWrites { asyncWrites.finishChain() }
         let old = session.version
         guard (try? session.refresh()) == true else { return false }
         didRefresh(from: old, to: session.version)

@@ -87,6 +87,9 @@ final class Node {
     @exclusivity(unchecked) var children: ContiguousArray<ChildReference> = []  // branches
     /// Bytes the node takes on a page (slots and cells, without the page header).
     @exclusivity(unchecked) var size = 0
+    /// The savepoint epoch of the write transaction when this node was made (Savepoint.swift):
+    /// a node of an older epoch may be shared with a savepoint and is copied before it changes.
+    @exclusivity(unchecked) var epoch: UInt64 = 0
 
     init(isLeaf: Bool) { self.isLeaf = isLeaf }
 
@@ -156,6 +159,7 @@ final class Node {
     /// Moves entries `from...` into a new right sibling and returns it.
     func splitOff(from index: Int, inlineLimit: Int) -> Node {
         let right = Node(isLeaf: isLeaf)
+        right.epoch = epoch
         right.keys = keys.split(from: index)
         // The right node of an append split starts with one entry and fills up to this node's
         // size: reserve that much at once instead of growing through every power of two.

@@ -42,18 +42,25 @@ public final class WriteTransaction: TransactionReading {
     @exclusivity(unchecked) var states: [TreeState] = []
     var stateSlots: [String: Int] = [:]
     let catalog: TreeState
-    private let generation = CursorGeneration()
+    let generation = CursorGeneration()
     private(set) var isOpen = true
     private let serial: UInt64
+    /// What `Tree` handles of this transaction carry: the serial, changed by each
+    /// `rollback(to:)` so that handles made after the savepoint (whose slots may be reused)
+    /// are looked up by name again.
+    var treeOwner: UInt64
     let pageSize: Int
     /// Largest leaf cell stored inline (and branch cell): a quarter page, so a page always
     /// holds at least four entries.
     let inlineLimit: Int
     let splitThreshold: Int
     let mergeThreshold: Int
-    /// The path `leafNode` last descended; only `leafNode` and `splitPath` (right after it)
-    /// use it, so it is exempt from dynamic exclusivity checks.
-    @exclusivity(unchecked) private var path: [(node: Node, index: Int)] = []
+    /// The path `leafNode` last descended; only `leafNode`, `splitPath` (right after it) and
+    /// `rollback(to:)` use it, so it is exempt from dynamic exclusivity checks.
+    @exclusivity(unchecked) var path: [(node: Node, index: Int)] = []
+    /// Bumped by every savepoint and return to one: nodes of older epochs may be shared with a
+    /// savepoint (Savepoint.swift).
+    @exclusivity(unchecked) var epoch: UInt64 = 0
     var dirty: [DirtyPage] = []
 
     struct DirtyPage {
@@ -74,6 +81,7 @@ public final class WriteTransaction: TransactionReading {
         self.oldFreeListPages = freeListPages
         self.arena = engine.takeArena()
         self.serial = serial
+        self.treeOwner = serial
         self.pageSize = snapshot.pageSize
         self.inlineLimit = (snapshot.pageSize - PageLayout.headerSize) / 4 - 2
         self.splitThreshold = 2 * (snapshot.pageSize - PageLayout.headerSize)
@@ -137,20 +145,20 @@ public final class WriteTransaction: TransactionReading {
     public func tree(named name: String) throws -> Tree? {
         try checkOpen()
         guard let slot = try loadState(name) else { return nil }
-        return Tree(name: name, slot: slot, owner: serial)
+        return Tree(name: name, slot: slot, owner: treeOwner)
     }
 
     /// The tree with this name, created empty if it does not exist.
     public func createTree(named name: String) throws -> Tree {
         try checkOpen()
         try TreeName.validate(name)
-        if let slot = try loadState(name) { return Tree(name: name, slot: slot, owner: serial) }
+        if let slot = try loadState(name) { return Tree(name: name, slot: slot, owner: treeOwner) }
         let state = TreeState(name: name, root: 0, count: 0)
         state.changed = true
         generation.bump()
         states.append(state)
         stateSlots[name] = states.count - 1
-        return Tree(name: name, slot: states.count - 1, owner: serial)
+        return Tree(name: name, slot: states.count - 1, owner: treeOwner)
     }
 
     /// Deletes the tree and all its entries; returns whether it existed.
@@ -193,7 +201,7 @@ public final class WriteTransaction: TransactionReading {
     @inline(__always)
     private func state(_ tree: Tree) throws -> TreeState {
         try checkOpen()
-        if tree.owner == serial, tree.slot < states.count {
+        if tree.owner == treeOwner, tree.slot < states.count {
             let state = states[tree.slot]
             if !state.dropped { return state }
             throw StorageError.unknownTree(tree.name)
@@ -355,9 +363,11 @@ public final class WriteTransaction: TransactionReading {
         while !path.isEmpty { path.removeLast() }
         var node: Node
         if let root = state.rootNode {
-            node = root
+            node = owned(root)
+            if node !== root { state.rootNode = node }
         } else if state.root == 0 {
             node = Node(isLeaf: true)
+            node.epoch = epoch
             state.rootNode = node
         } else {
             node = try materialize(state.root)
@@ -368,7 +378,9 @@ public final class WriteTransaction: TransactionReading {
             let index = node.childIndex(key)
             path.append((node, index))
             if let child = node.children[index].node {
-                node = child
+                let mine = owned(child)
+                if mine !== child { node.children[index].node = mine }
+                node = mine
             } else {
                 let child = try materialize(node.children[index].page)
                 node.children[index].node = child
@@ -383,6 +395,7 @@ public final class WriteTransaction: TransactionReading {
     func materialize(_ number: PageNumber) throws -> Node {
         let view = try snapshot.treePage(number)
         let node = Node(isLeaf: view.isLeaf)
+        node.epoch = epoch
         let count = view.count
         node.keys.reserveCapacity(count + 1)
         if view.isLeaf {
@@ -443,6 +456,7 @@ public final class WriteTransaction: TransactionReading {
             let right = node.splitOff(from: splitIndex, inlineLimit: inlineLimit)
             if level == 0 {
                 let root = Node(isLeaf: false)
+                root.epoch = epoch
                 root.keys = [node.keys[0], right.keys[0]]
                 root.children = [ChildReference(page: 0, node: node), ChildReference(page: 0, node: right)]
                 root.recomputeSize(inlineLimit: inlineLimit)

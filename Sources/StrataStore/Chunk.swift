@@ -190,6 +190,23 @@ final class ColumnBuffer {
         bytes?.deallocate()
     }
 
+    /// An independent copy (for a chained write's savepoint, ChainedWrites.swift).
+    func copy() -> ColumnBuffer {
+        let copy = ColumnBuffer(width: width, hasNulls: hasNulls, capacity: capacity)
+        copy.count = count
+        copy.values.copyMemory(from: values, byteCount: count * (width == 0 ? 8 : width))
+        if let nulls, let target = copy.nulls { target.update(from: nulls, count: count) }
+        if let bytes, byteCapacity > 0 {
+            let fresh = UnsafeMutableRawPointer.allocate(byteCount: byteCapacity, alignment: 8)
+            fresh.copyMemory(from: bytes, byteCount: byteCount)
+            copy.bytes = fresh
+            copy.byteCapacity = byteCapacity
+        }
+        copy.byteCount = byteCount
+        copy.liveBytes = liveBytes
+        return copy
+    }
+
     /// Fills the buffer from an encoded chunk (or with `count` defaults when absent).
     func load(_ view: ChunkView, count: Int) {
         require(count <= capacity, "cluster larger than its capacity")

@@ -23,11 +23,27 @@ final class DirtyCluster {
     let existsInSnapshot: Bool
     /// Whether every non-list column is loaded (rows can then be inserted and removed).
     var complete = false
+    /// Held by a chained write's savepoint (ChainedWrites.swift): copied before it changes.
+    var frozen = false
 
     init(firstKey: Int64, columnCount: Int, existsInSnapshot: Bool) {
         self.firstKey = firstKey
         self.keys = ColumnBuffer(width: 8, hasNulls: false, capacity: Cluster.capacity)
         self.columns = Array(repeating: nil, count: columnCount)
+        self.existsInSnapshot = existsInSnapshot
+    }
+
+    /// A copy that can change while this one stays as it is.
+    func copy() -> DirtyCluster {
+        let copy = DirtyCluster(firstKey: firstKey, keys: keys.copy(), columns: columns.map { $0?.copy() }, existsInSnapshot: existsInSnapshot)
+        copy.complete = complete
+        return copy
+    }
+
+    private init(firstKey: Int64, keys: ColumnBuffer, columns: [ColumnBuffer?], existsInSnapshot: Bool) {
+        self.firstKey = firstKey
+        self.keys = keys
+        self.columns = columns
         self.existsInSnapshot = existsInSnapshot
     }
 }

@@ -11,7 +11,7 @@ public final class StoreSession {
     /// The store this session reads.
     public let store: Store
     private var read: ReadTransaction?
-    private var write: WriteTransaction?
+    var write: WriteTransaction?
     /// Bumped whenever views handed out earlier (clusters, chunks) may be stale. Kept behind
     /// a pointer so that object accessors can compare it without touching the session.
     package let generationPointer: UnsafeMutablePointer<UInt64> = {
@@ -24,15 +24,20 @@ public final class StoreSession {
         set { generationPointer.pointee = newValue }
     }
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
-    private(set) var transactionSerial: UInt64 = 1
+    var transactionSerial: UInt64 = 1
     /// Bumped by every change to objects in a write transaction, and whenever the version read
     /// changes. Cached query results check this, not `generation`: a value written in place
     /// changes what a query matches without moving any view.
-    package private(set) var contentSerial: UInt64 = 1
+    package internal(set) var contentSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
-    private var trees: [String: Tree?] = [:]
-    private var pendingSchema: Schema?
+    var trees: [String: Tree?] = [:]
+    var pendingSchema: Schema?
+    /// Where a rollback goes back to while the write transaction holds chained writes
+    /// (ChainedWrites.swift).
+    var chainPoint: ChainPoint?
+    /// Set between a chained commit and the next chained write.
+    package internal(set) var isChainSuspended = false
 
     /// A session reading the newest version, or `read`'s version when given.
     init(store: Store, read given: ReadTransaction? = nil) throws(StoreError) {
@@ -72,8 +77,14 @@ public final class StoreSession {
     /// The version this session reads.
     public var version: UInt64 { write?.version ?? read?.version ?? 0 }
 
-    /// Whether a write transaction is open.
-    public var isInWriteTransaction: Bool { write != nil }
+    /// Whether a write transaction is open for changes: false between a chained grouped
+    /// commit and the next chained write (see ChainedWrites.swift), when the engine
+    /// transaction stays open only to hold the committed writes.
+    public var isInWriteTransaction: Bool { write != nil && !isChainSuspended }
+
+    /// Whether reads go through an engine write transaction (one open for changes, or one
+    /// holding chained writes).
+    package var readsThroughWrite: Bool { write != nil }
 
     /// Whether the session has been closed.
     public var isClosed: Bool { read == nil && write == nil }
@@ -102,7 +113,7 @@ public final class StoreSession {
 
     package func noteContentChange() { contentSerial &+= 1 }
 
-    private func transactionChanged() {
+    func transactionChanged() {
         generation &+= 1
         contentSerial &+= 1
         transactionSerial &+= 1
@@ -189,6 +200,8 @@ public final class StoreSession {
     public func close() {
         write?.rollback()
         write = nil
+        chainPoint = nil
+        isChainSuspended = false
         read?.close()
         read = nil
         transactionChanged()
@@ -229,13 +242,13 @@ public final class StoreSession {
     }
 
     func requireWrite() throws(StoreError) {
-        guard write != nil else {
+        guard write != nil, !isChainSuspended else {
             fatalError("Cannot modify objects outside a write transaction: call write { } or beginWrite() first.")
         }
     }
 
     func writer() throws(StoreError) -> WriteTransaction {
-        guard let write else { throw .transactionEnded }
+        guard let write, !isChainSuspended else { throw .transactionEnded }
         return write
     }
 
@@ -250,6 +263,8 @@ public final class StoreSession {
     @discardableResult
     public func commit() throws(StoreError) -> ChangeSet {
         guard let write else { throw .transactionEnded }
+        require(!isChainSuspended, "commit() between chained writes")
+        chainPoint = nil
         let changes = pendingChanges()
         do {
             for table in tables { try table.flush(into: write) }
@@ -278,14 +293,16 @@ public final class StoreSession {
     /// the session's context.
     public func prepareCommit() throws(StoreError) -> PendingCommit {
         guard let write else { throw .transactionEnded }
+        require(!isChainSuspended, "prepareCommit() between chained writes")
         let changes = pendingChanges()
         do {
             for table in tables { try table.flush(into: write) }
             try appendLog(changes, in: write)
         } catch {
-            rollback()
+            rollbackAll()
             throw StoreError.wrap(error)
         }
+        chainPoint = nil
         self.write = nil
         let pending = PendingCommit(write: write, changes: changes, schema: pendingSchema, engine: store.engine)
         pendingSchema = nil
@@ -312,9 +329,22 @@ public final class StoreSession {
         if write == nil { transactionChanged() }
     }
 
-    /// Discards the write transaction.
+    /// Discards the write transaction's changes: all of them, or, while it holds chained
+    /// writes (ChainedWrites.swift), those made since the last chained commit, which stay.
     public func rollback() {
         guard let write else { return }
+        if let chainPoint {
+            rollBack(to: chainPoint, in: write)
+            return
+        }
+        rollbackAll()
+    }
+
+    /// Discards the write transaction, chained writes included.
+    package func rollbackAll() {
+        guard let write else { return }
+        chainPoint = nil
+        isChainSuspended = false
         self.write = nil
         write.rollback()
         for table in tables { table.rollBack() }
@@ -326,7 +356,7 @@ public final class StoreSession {
     /// added. Objects made in that transaction still point at them, so they are marked dropped
     /// rather than just removed: they must find nothing, and take no writes that no commit
     /// would flush.
-    private func dropPendingTables() {
+    func dropPendingTables() {
         guard pendingSchema != nil else { return }
         pendingSchema = nil
         let known = Set(store.schema.objectSchemas.map(\.name))
@@ -446,7 +476,7 @@ public final class StoreSession {
 /// A commit prepared by `StoreSession.prepareCommit()`: the engine transaction, ready to be
 /// written and synced from any thread, once.
 public final class PendingCommit: @unchecked Sendable {  // used by one thread at a time
-    private var write: WriteTransaction?
+    var write: WriteTransaction?
     /// What the commit changes.
     public let changes: ChangeSet
     let schema: Schema?

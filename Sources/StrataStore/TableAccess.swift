@@ -102,6 +102,49 @@ package final class TableAccess {
         isDropped = true
     }
 
+    /// A write transaction's state of this table, to come back to (ChainedWrites.swift).
+    struct WriteState {
+        fileprivate let dirty: [Int64: DirtyCluster]
+        fileprivate let newClusters: [Int64]
+        fileprivate let nextKey: Int64
+        fileprivate let storedCount: Int
+        fileprivate let metaLoaded: Bool
+        fileprivate let changes: ChangeTracker
+        fileprivate let dirtyLists: [ListID: [StoreValue]]
+    }
+
+    /// Records the table's write state. The dirty clusters are shared with the savepoint and
+    /// marked frozen: the next change to one works on a copy.
+    func saveWriteState() -> WriteState {
+        for cluster in dirty.values { cluster.frozen = true }
+        return WriteState(dirty: dirty, newClusters: newClusters, nextKey: nextKey, storedCount: storedCount,
+                          metaLoaded: metaLoaded, changes: changes, dirtyLists: dirtyLists)
+    }
+
+    /// Goes back to a recorded write state (the engine transaction went back to the matching
+    /// savepoint). Keys handed out since stay used: they count as inserted and deleted.
+    func restoreWriteState(_ state: WriteState) {
+        let handedOut = nextKey
+        treeSerial = .max
+        clusterTree = nil
+        primaryKeyTree = nil
+        lookupCursor = nil
+        cache = nil
+        viewCache.removeAll(keepingCapacity: false)
+        dirty = state.dirty
+        newClusters = state.newClusters
+        lastNewCluster = nil
+        storedCount = state.storedCount
+        metaLoaded = state.metaLoaded
+        nextKey = state.metaLoaded ? max(state.nextKey, handedOut) : state.nextKey
+        var tracker = state.changes
+        if tracker.firstInserted != nil, handedOut > tracker.nextKey {
+            for key in tracker.nextKey..<handedOut { tracker.deletedInserted.insert(key) }
+        }
+        changes = tracker
+        dirtyLists = state.dirtyLists
+    }
+
     var reading: any TransactionReading { session.reading }
 
     func clusters() throws(StoreError) -> Tree? {
@@ -128,7 +171,7 @@ package final class TableAccess {
     private var lookupCursor: Cursor?
 
     private func clusterCursor(_ tree: Tree) throws -> Cursor {
-        if session.isInWriteTransaction { return try reading.makeCursor(on: tree) }
+        if session.readsThroughWrite { return try reading.makeCursor(on: tree) }
         if let lookupCursor { return lookupCursor }
         let cursor = try reading.makeCursor(on: tree)
         lookupCursor = cursor
@@ -138,7 +181,7 @@ package final class TableAccess {
     private func loadMeta() throws(StoreError) {
         guard !metaLoaded else { return }
         (nextKey, storedCount) = try session.tableMeta(tableID)
-        if session.isInWriteTransaction { nextKey = max(nextKey, session.store.firstUnusedKey(inTable: tableID)) }
+        if session.readsThroughWrite { nextKey = max(nextKey, session.store.firstUnusedKey(inTable: tableID)) }
         metaLoaded = true
     }
 
@@ -191,7 +234,7 @@ package final class TableAccess {
         // A key lives in one cluster per version, so a cached cluster of this generation that
         // holds it is the one. Write transactions skip this: their dirty clusters take
         // precedence over the snapshot's views the cache holds.
-        if viewCacheGeneration == session.generation, !session.isInWriteTransaction,
+        if viewCacheGeneration == session.generation, !session.readsThroughWrite,
            let view = viewCache.last(atOrBelow: key.rawValue), let row = view.row(of: key.rawValue) {
             cache = view
             return (view, row)
@@ -371,7 +414,7 @@ package final class TableAccess {
 
     private func primaryKeyTreeHandle() throws(StoreError) -> Tree? {
         try loadTrees()
-        if primaryKeyTree == nil, session.isInWriteTransaction { primaryKeyTree = try session.tree(primaryKeyTreeName) }
+        if primaryKeyTree == nil, session.readsThroughWrite { primaryKeyTree = try session.tree(primaryKeyTreeName) }
         return primaryKeyTree
     }
 
@@ -528,9 +571,19 @@ package final class TableAccess {
 
     /// The writer's copy of the cluster that starts at `first`, with the columns `properties`
     /// (nil: all) loaded.
+    /// The dirty cluster `first`, copied first if a savepoint holds it.
+    private func mutableDirty(_ first: Int64) -> DirtyCluster? {
+        guard let cluster = dirty[first] else { return nil }
+        guard cluster.frozen else { return cluster }
+        let copy = cluster.copy()
+        dirty[first] = copy
+        session.invalidateViews()
+        return copy
+    }
+
     private func dirtyCluster(_ first: Int64, loading properties: [Int]?) throws(StoreError) -> DirtyCluster {
         let cluster: DirtyCluster
-        if let existing = dirty[first] {
+        if let existing = mutableDirty(first) {
             cluster = existing
         } else {
             guard let tree = try clusters() else { throw .corrupted("a cluster of '\(schema.name)' vanished") }
@@ -588,7 +641,13 @@ package final class TableAccess {
         // The last cluster takes the object if it has room; otherwise a new cluster starts.
         var cluster: DirtyCluster?
         if let last = newClusters.last {
-            cluster = lastNewCluster ?? dirty[last]
+            // The cached cluster unless a chained write's savepoint holds it (then a copy).
+            if let cached = lastNewCluster, !cached.frozen {
+                cluster = cached
+            } else {
+                cluster = mutableDirty(last)
+                lastNewCluster = cluster
+            }
         } else if let tree = try clusters() {
             do {
                 let cursor = try reading.makeCursor(on: tree)

@@ -1,0 +1,85 @@
+// Chained writes: several grouped async writes of one session in one engine transaction.
+//
+// RealmSwift's `commitAsyncWrite(allowGrouping: true)` lets consecutive commits share one
+// durable sync. Sharing the sync alone leaves every small write paying a whole commit (copying
+// the root-to-leaf paths it touched into new pages, writing them, and later writing the next
+// copy of the same pages), so a session that has more async writes queued keeps its engine
+// transaction instead: the grouped commit *chains*, the next queued write runs in the same
+// transaction, and one engine commit (one sync) makes the whole chain durable.
+//
+// A chained commit is final for its writer: later writes in the chain cannot undo it. So each
+// chained commit takes a savepoint of the engine transaction (`WriteTransaction.savepoint()`)
+// and of each table's write state (its dirty clusters, shared with the savepoint and copied
+// when next changed, its key counter and its change tracker); a later write that rolls back
+// (or is cancelled) returns to that savepoint, keeping every chained commit before it. The
+// tables' change trackers go on across the chain, so the engine commit logs one change set:
+// the union of the chained writes, as if they had been one transaction.
+//
+// Between a chained commit and the next write the session is *suspended*: the engine
+// transaction stays open (reads go through it, so the writer sees what it committed), but
+// `isInWriteTransaction` is false and changes are refused, as after any commit.
+
+import StrataStorage
+
+/// The state of a session's write transaction at its last chained commit.
+struct ChainPoint {
+    let savepoint: WriteSavepoint
+    /// Each table's write state at that point (by table position).
+    let tables: [TableAccess.WriteState]
+}
+
+extension StoreSession {
+    /// Whether the open write transaction can chain its commit (no schema change pending: a
+    /// new type is published when its transaction commits).
+    package var canChain: Bool { write != nil && !isChainSuspended && pendingSchema == nil }
+
+    /// Whether the session holds chained writes (suspended or running the next one).
+    package var hasChainedWrites: Bool { chainPoint != nil }
+
+    /// Commits the open write for its writer without committing the engine transaction: a
+    /// savepoint of the engine transaction and of the tables' write state (their dirty
+    /// clusters are shared with it and copied when next changed) is taken, and the session is
+    /// suspended until `resumeChain()` (the next chained write) or the commit of the chain
+    /// (`prepareCommit()` or `commit()`, after `resumeChain()`).
+    package func chainCommit() throws(StoreError) {
+        guard let write, canChain else { throw .transactionEnded }
+        do {
+            let savepoint = try write.savepoint()
+            chainPoint = ChainPoint(savepoint: savepoint, tables: tables.map { $0.saveWriteState() })
+        } catch {
+            rollbackAll()
+            throw StoreError.wrap(error)
+        }
+        // Views handed out so far may point into clusters the savepoint now holds.
+        generation &+= 1
+        isChainSuspended = true
+    }
+
+    /// Opens the suspended write transaction for the next chained write (or for the commit of
+    /// the chain).
+    package func resumeChain() {
+        isChainSuspended = false
+    }
+
+    /// Goes back to the last chained commit: the changes since are discarded, the chained
+    /// writes stay, and the session is suspended again.
+    func rollBack(to point: ChainPoint, in write: WriteTransaction) {
+        for table in tables { table.rollBack() }  // the keys handed out stay used
+        do {
+            try write.rollback(to: point.savepoint)
+        } catch {
+            // The engine transaction is closed: nothing of the chain can be committed.
+            rollbackAll()
+            return
+        }
+        dropPendingTables()
+        trees.removeAll(keepingCapacity: true)
+        for (position, table) in tables.enumerated() {
+            if position < point.tables.count { table.restoreWriteState(point.tables[position]) } else { table.reset() }
+        }
+        generation &+= 1
+        contentSerial &+= 1
+        transactionSerial &+= 1
+        isChainSuspended = true
+    }
+}
