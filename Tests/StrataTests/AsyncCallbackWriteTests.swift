@@ -13,6 +13,11 @@ final class Shared<Value>: @unchecked Sendable {
         get { lock.withLock { _ in storage } }
         set { lock.withLock { _ in storage = newValue } }
     }
+    /// Reads and changes the value in one step (`value += 1` from two threads can lose one).
+    @discardableResult
+    func modify<R>(_ body: (inout Value) -> R) -> R {
+        lock.withLock { _ in body(&storage) }
+    }
 }
 
 /// A queue with a queue-confined instance, for the callback API.
@@ -273,9 +278,9 @@ actor CallbackWriter {
                 db.beginAsyncWrite {
                     db.create(Person.self, value: ["id": index * 1000 + perWriter, "name": "last"])
                     db.commitAsyncWrite(allowGrouping: true) { error in
-                        if error != nil { failures.value += 1 }
-                        completions.value += 1
-                        if completions.value == writers.count { done.signal() }
+                        // Completions of different queues run at the same time: count atomically.
+                        if error != nil { failures.modify { $0 += 1 } }
+                        if completions.modify({ $0 += 1; return $0 }) == writers.count { done.signal() }
                     }
                 }
             }
