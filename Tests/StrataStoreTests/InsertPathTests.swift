@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import StrataStore
 import StrataStorage
+import StrataTestWorkloads
 
 /// The insert path: primary-key index entries go in with one descent (`insertIfAbsent`, the
 /// value encoded on the stack), before the object's row, so a duplicate changes nothing. The
@@ -36,7 +37,7 @@ import StrataStorage
     func primaryKeyEntriesMatchTheGeneralEncoding(order: String) throws {
         let folder = TemporaryFolder()
         var ids = Array(Int64(-600)..<1_400)
-        var rng = SeededGenerator(state: 11)
+        var rng = SplitMix64(seed: 11)
         switch order {
         case "descending": ids.reverse()
         case "random": ids.shuffle(using: &rng)
@@ -118,17 +119,5 @@ import StrataStorage
         #expect(try Self.primaryKeyEntries(session, docs) == expected)
         session.close()
         store.close()
-    }
-}
-
-/// SplitMix64, so the random order replays exactly.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476C_E5B9_E1D5
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
