@@ -9,6 +9,7 @@
 import Dispatch
 import Foundation
 import StrataStorage
+import StrataTestWorkloads
 import Testing
 @testable import Strata
 
@@ -158,6 +159,90 @@ import Testing
         #expect(!outcome.value.error)
         #expect(outcome.value.ids == [1, 2, 100])
         #expect(try people(config).keys.sorted() == [1, 2, 100])
+    }
+
+    /// The people an instance sees: id → name.
+    private static func names(_ db: Database) -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: db.objects(Person.self).map { ($0.id, $0.name) })
+    }
+
+    /// What the blocks of `randomChainsMatchAModel` share; used only on the instance's queue.
+    private final class ModelRun: @unchecked Sendable {
+        var random: SplitMix64
+        /// id → name: what every write committed so far holds.
+        var model: [Int: String] = [:]
+        var ids: [AsyncTransactionId] = []
+        var mismatches: [String] = []
+        var committed = 0
+        var completed = 0
+        var failed = 0
+        init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    }
+
+    /// Random writes queued on one instance: each changes a few of 12 objects (create, rename or
+    /// delete), then commits with or without grouping, cancels itself, leaves its transaction
+    /// open, or cancels the next begin. Every block must start from exactly the objects the
+    /// committed writes before it made, and the file must end with them.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func randomChainsMatchAModel(seed: UInt64) async throws {
+        let config = configuration
+        let instance = try QueueDatabase(config)
+        let run = ModelRun(seed: seed)
+        let writes = 120
+        let done = Signal()
+        instance.async { db in
+            for index in 0..<writes {
+                let id = db.beginAsyncWrite {
+                    if Self.names(db) != run.model { run.mismatches.append("write \(index) started from \(Self.names(db)), expected \(run.model)") }
+                    var view = run.model
+                    for _ in 0..<run.random.int(1..<4) {
+                        let key = run.random.int(0..<12)
+                        let name = "w\(index)-\(key)"
+                        if let person = db.object(ofType: Person.self, forPrimaryKey: key) {
+                            if run.random.int(0..<3) == 0 {
+                                db.delete(person)
+                                view[key] = nil
+                            } else {
+                                person.name = name
+                                view[key] = name
+                            }
+                        } else {
+                            db.create(Person.self, value: ["id": key, "name": name])
+                            view[key] = name
+                        }
+                    }
+                    let last = index == writes - 1
+                    let ending = last ? 0 : run.random.int(0..<10)
+                    if ending == 8 {
+                        db.cancelWrite()
+                    } else if ending == 9 {
+                        // returns with the transaction open: cancelled
+                    } else {
+                        run.committed += 1
+                        run.model = view
+                        db.commitAsyncWrite(allowGrouping: !last && ending < 6) { error in
+                            run.completed += 1
+                            if error != nil { run.failed += 1 }
+                            if last { done.signal() }
+                        }
+                    }
+                    // Now and then the next write is cancelled before it runs (never the last).
+                    if index + 2 < writes, run.random.int(0..<12) == 0 {
+                        try? db.cancelAsyncWrite(run.ids[index + 1])
+                    }
+                }
+                run.ids.append(id)
+            }
+        }
+        await done.wait()
+        let (final, completed, committed, failed, mismatches) = instance.sync { db in
+            (Self.names(db), run.completed, run.committed, run.failed, run.mismatches)
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+        #expect(failed == 0)
+        #expect(completed == committed)
+        #expect(final == run.model)
+        #expect(try people(config) == run.model)
     }
 
     @Test func observersHearTheChainAsOneChange() async throws {
