@@ -156,6 +156,22 @@ final class Node {
         return low - 1
     }
 
+    /// How many entries, from the first, fill `pages` pages of `capacity` bytes when each page
+    /// takes entries in order while they fit.
+    func entriesFitting(pages: Int, capacity: Int, inlineLimit: Int) -> Int {
+        var index = 0
+        for _ in 0..<pages {
+            var bytes = 0
+            while index < count {
+                let size = entrySize(index, inlineLimit: inlineLimit)
+                if bytes > 0 && bytes + size > capacity { break }
+                bytes += size
+                index += 1
+            }
+        }
+        return index
+    }
+
     /// Moves entries `from...` into a new right sibling and returns it.
     func splitOff(from index: Int, inlineLimit: Int) -> Node {
         let right = Node(isLeaf: isLeaf)

@@ -443,7 +443,10 @@ public final class WriteTransaction: TransactionReading {
         while node.size > splitThreshold {
             let splitIndex: Int
             if insertedAt == node.count - 1 {
-                splitIndex = node.count - 1  // appending: leave the left node full
+                // Appending: leave the left node full, with no more than fills two whole pages
+                // (keeping every entry but the new one left 2 pages and one entry, which the
+                // commit wrote as three pages, the last holding one entry).
+                splitIndex = max(1, min(node.count - 1, node.entriesFitting(pages: 2, capacity: pageSize - PageLayout.headerSize, inlineLimit: inlineLimit)))
             } else {
                 var accumulated = 0
                 var i = 0
