@@ -300,13 +300,24 @@ final class AsyncWriteQueue {
     func finishChain() {
         guard let batch = openBatch else { return }
         openBatch = nil
-        if let next = batch.next {
-            next.chained = false
-            batch.next = nil
-            returnToWaiting(next)
-        }
+        releaseNext(of: batch)
         core.session.resumeChain()
         dispatch(batch, grouped: true)
+    }
+
+    /// Puts the begin a batch was to run next back at the front of the waiting line.
+    private func releaseNext(of batch: Batch) {
+        guard let next = batch.next else { return }
+        next.chained = false
+        batch.next = nil
+        returnToWaiting(next)
+    }
+
+    /// Settling `batch` on the context, as work for a hop; it keeps the instance alive until
+    /// then.
+    private func settlement(of batch: Batch) -> ContextBound<() -> Void> {
+        let core: DatabaseCore = self.core
+        return ContextBound(value: { [self, core] in withExtendedLifetime(core) { self.settle(batch) } })
     }
 
     /// Prepares the batch's engine commit and runs its I/O in the background; the batch
@@ -322,10 +333,7 @@ final class AsyncWriteQueue {
         batch.pending = pending
         let cell = batch.cell
         let hop = hopper()
-        let core: DatabaseCore = self.core
-        let settle = ContextBound(value: { [self, core] in
-            withExtendedLifetime(core) { self.settle(batch) }
-        })
+        let settle = settlement(of: batch)
         DispatchQueue.global(qos: .userInitiated).async {
             do {
                 try pending.perform(grouped: grouped)
@@ -357,14 +365,9 @@ final class AsyncWriteQueue {
 
     /// Fails every commit of the batch (their completions run later, on the context).
     private func fail(_ batch: Batch, _ error: Database.Error) {
-        if let next = batch.next {
-            next.chained = false
-            batch.next = nil
-            returnToWaiting(next)
-        }
+        releaseNext(of: batch)
         batch.cell.fill(.failure(error))
-        let core: DatabaseCore = self.core
-        hopper()(ContextBound(value: { [self, core] in withExtendedLifetime(core) { self.settle(batch) } }))
+        hopper()(settlement(of: batch))
     }
 
     // MARK: Cancel
@@ -446,8 +449,7 @@ final class AsyncWriteQueue {
             // The block committed the chain itself, synchronously (commitWrite()).
             openBatch = nil
             batch.cell.fill(.success(nil))
-            let core: DatabaseCore = self.core
-            hopper()(ContextBound(value: { [self, core] in withExtendedLifetime(core) { self.settle(batch) } }))
+            hopper()(settlement(of: batch))
         }
     }
 

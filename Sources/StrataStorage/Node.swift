@@ -91,7 +91,10 @@ final class Node {
     /// a node of an older epoch may be shared with a savepoint and is copied before it changes.
     @exclusivity(unchecked) var epoch: UInt64 = 0
 
-    init(isLeaf: Bool) { self.isLeaf = isLeaf }
+    init(isLeaf: Bool, epoch: UInt64 = 0) {
+        self.isLeaf = isLeaf
+        self.epoch = epoch
+    }
 
     var count: Int { keys.count }
 
@@ -174,8 +177,7 @@ final class Node {
 
     /// Moves entries `from...` into a new right sibling and returns it.
     func splitOff(from index: Int, inlineLimit: Int) -> Node {
-        let right = Node(isLeaf: isLeaf)
-        right.epoch = epoch
+        let right = Node(isLeaf: isLeaf, epoch: epoch)
         right.keys = keys.split(from: index)
         // The right node of an append split starts with one entry and fills up to this node's
         // size: reserve that much at once instead of growing through every power of two.

@@ -89,12 +89,11 @@ extension Node {
     /// A copy of this node alone, of epoch `epoch`: its children are shared. Keys and values
     /// are views of bytes that do not change while the transaction is open.
     func copy(epoch: UInt64) -> Node {
-        let node = Node(isLeaf: isLeaf)
+        let node = Node(isLeaf: isLeaf, epoch: epoch)
         node.keys = keys
         node.values = values
         node.children = children
         node.size = size
-        node.epoch = epoch
         return node
     }
 }

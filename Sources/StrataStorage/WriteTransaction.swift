@@ -366,8 +366,7 @@ public final class WriteTransaction: TransactionReading {
             node = owned(root)
             if node !== root { state.rootNode = node }
         } else if state.root == 0 {
-            node = Node(isLeaf: true)
-            node.epoch = epoch
+            node = Node(isLeaf: true, epoch: epoch)
             state.rootNode = node
         } else {
             node = try materialize(state.root)
@@ -394,8 +393,7 @@ public final class WriteTransaction: TransactionReading {
     /// Reads a page into a node and frees the page (the node replaces it at commit).
     func materialize(_ number: PageNumber) throws -> Node {
         let view = try snapshot.treePage(number)
-        let node = Node(isLeaf: view.isLeaf)
-        node.epoch = epoch
+        let node = Node(isLeaf: view.isLeaf, epoch: epoch)
         let count = view.count
         node.keys.reserveCapacity(count + 1)
         if view.isLeaf {
@@ -458,8 +456,7 @@ public final class WriteTransaction: TransactionReading {
             }
             let right = node.splitOff(from: splitIndex, inlineLimit: inlineLimit)
             if level == 0 {
-                let root = Node(isLeaf: false)
-                root.epoch = epoch
+                let root = Node(isLeaf: false, epoch: epoch)
                 root.keys = [node.keys[0], right.keys[0]]
                 root.children = [ChildReference(page: 0, node: node), ChildReference(page: 0, node: right)]
                 root.recomputeSize(inlineLimit: inlineLimit)

@@ -64,6 +64,7 @@ extension StoreSession {
     /// Goes back to the last chained commit: the changes since are discarded, the chained
     /// writes stay, and the session is suspended again.
     func rollBack(to point: ChainPoint, in write: WriteTransaction) {
+        let handedOut = tables.map(\.nextKey)
         for table in tables { table.rollBack() }  // the keys handed out stay used
         do {
             try write.rollback(to: point.savepoint)
@@ -72,14 +73,14 @@ extension StoreSession {
             rollbackAll()
             return
         }
+        // Tables added since the chain point come after the others, and go.
         dropPendingTables()
-        trees.removeAll(keepingCapacity: true)
-        for (position, table) in tables.enumerated() {
-            if position < point.tables.count { table.restoreWriteState(point.tables[position]) } else { table.reset() }
+        // Tree handles, views and every table's state go, as at any change of transaction;
+        // the tables then take back their state at the chain point.
+        transactionChanged()
+        for (position, state) in point.tables.enumerated() where position < tables.count {
+            tables[position].restoreWriteState(state, handedOut: handedOut[position])
         }
-        generation &+= 1
-        contentSerial &+= 1
-        transactionSerial &+= 1
         isChainSuspended = true
     }
 }

@@ -24,14 +24,14 @@ public final class StoreSession {
         set { generationPointer.pointee = newValue }
     }
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
-    var transactionSerial: UInt64 = 1
+    private(set) var transactionSerial: UInt64 = 1
     /// Bumped by every change to objects in a write transaction, and whenever the version read
     /// changes. Cached query results check this, not `generation`: a value written in place
     /// changes what a query matches without moving any view.
-    package internal(set) var contentSerial: UInt64 = 1
+    package private(set) var contentSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
-    var trees: [String: Tree?] = [:]
+    private var trees: [String: Tree?] = [:]
     var pendingSchema: Schema?
     /// Where a rollback goes back to while the write transaction holds chained writes
     /// (ChainedWrites.swift).
@@ -476,7 +476,7 @@ public final class StoreSession {
 /// A commit prepared by `StoreSession.prepareCommit()`: the engine transaction, ready to be
 /// written and synced from any thread, once.
 public final class PendingCommit: @unchecked Sendable {  // used by one thread at a time
-    var write: WriteTransaction?
+    private var write: WriteTransaction?
     /// What the commit changes.
     public let changes: ChangeSet
     let schema: Schema?

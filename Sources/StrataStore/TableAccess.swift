@@ -114,26 +114,21 @@ package final class TableAccess {
     }
 
     /// Records the table's write state. The dirty clusters are shared with the savepoint and
-    /// marked frozen: the next change to one works on a copy.
+    /// marked frozen: the next change to one works on a copy (so `lastNewCluster`, which is
+    /// never frozen, is looked up again).
     func saveWriteState() -> WriteState {
         for cluster in dirty.values { cluster.frozen = true }
+        lastNewCluster = nil
         return WriteState(dirty: dirty, newClusters: newClusters, nextKey: nextKey, storedCount: storedCount,
                           metaLoaded: metaLoaded, changes: changes, dirtyLists: dirtyLists)
     }
 
-    /// Goes back to a recorded write state (the engine transaction went back to the matching
-    /// savepoint). Keys handed out since stay used: they count as inserted and deleted.
-    func restoreWriteState(_ state: WriteState) {
-        let handedOut = nextKey
-        treeSerial = .max
-        clusterTree = nil
-        primaryKeyTree = nil
-        lookupCursor = nil
-        cache = nil
-        viewCache.removeAll(keepingCapacity: false)
+    /// Goes back to a recorded write state, after `reset()` (the engine transaction went back
+    /// to the matching savepoint). `handedOut` is the key counter before the reset: keys handed
+    /// out since the state was recorded stay used, and count as inserted and deleted.
+    func restoreWriteState(_ state: WriteState, handedOut: Int64) {
         dirty = state.dirty
         newClusters = state.newClusters
-        lastNewCluster = nil
         storedCount = state.storedCount
         metaLoaded = state.metaLoaded
         nextKey = state.metaLoaded ? max(state.nextKey, handedOut) : state.nextKey
@@ -485,7 +480,7 @@ package final class TableAccess {
     /// The value is encoded on the stack (except strings and data) and the entry goes in with one
     /// descent (`insertIfAbsent`); only an encoding already present — a duplicate, or a cut
     /// long value shared with another object — takes the general path.
-    private func insertPrimaryKeyEntry(_ value: StoreValue, key: Int64) throws(StoreError) {
+    private func insertPrimaryKeyEntry(_ value: StoreValue, property pk: Int, key: Int64) throws(StoreError) {
         _ = try clusters()
         let tree: Tree
         if let existing = primaryKeyTree { tree = existing } else {
@@ -512,7 +507,7 @@ package final class TableAccess {
         var offset = 0
         while offset + 8 <= existing.count {
             let other = ObjectKey(Int64(bitPattern: existing.withUnsafeBytes { TreeKey.readU64($0, at: offset) }))
-            if try self.value(other, property: primaryKeyIndex.unsafelyUnwrapped) == value {
+            if try self.value(other, property: pk) == value {
                 throw .duplicatePrimaryKey(type: schema.name, value: "\(value)")
             }
             offset += 8
@@ -569,8 +564,6 @@ package final class TableAccess {
 
     // MARK: Writing
 
-    /// The writer's copy of the cluster that starts at `first`, with the columns `properties`
-    /// (nil: all) loaded.
     /// The dirty cluster `first`, copied first if a savepoint holds it.
     private func mutableDirty(_ first: Int64) -> DirtyCluster? {
         guard let cluster = dirty[first] else { return nil }
@@ -581,6 +574,8 @@ package final class TableAccess {
         return copy
     }
 
+    /// The writer's copy of the cluster that starts at `first`, with the columns `properties`
+    /// (nil: all) loaded.
     private func dirtyCluster(_ first: Int64, loading properties: [Int]?) throws(StoreError) -> DirtyCluster {
         let cluster: DirtyCluster
         if let existing = mutableDirty(first) {
@@ -636,18 +631,13 @@ package final class TableAccess {
         }
         let key = nextKey
         // First, so that a duplicate throws before anything changed.
-        if let pk = primaryKeyIndex { try insertPrimaryKeyEntry(values[pk], key: key) }
+        if let pk = primaryKeyIndex { try insertPrimaryKeyEntry(values[pk], property: pk, key: key) }
         nextKey += 1
         // The last cluster takes the object if it has room; otherwise a new cluster starts.
         var cluster: DirtyCluster?
         if let last = newClusters.last {
-            // The cached cluster unless a chained write's savepoint holds it (then a copy).
-            if let cached = lastNewCluster, !cached.frozen {
-                cluster = cached
-            } else {
-                cluster = mutableDirty(last)
-                lastNewCluster = cluster
-            }
+            if lastNewCluster == nil { lastNewCluster = mutableDirty(last) }
+            cluster = lastNewCluster
         } else if let tree = try clusters() {
             do {
                 let cursor = try reading.makeCursor(on: tree)
