@@ -65,7 +65,7 @@ extension Database {
             if let error = error as? StorageError {
                 let code: Code
                 switch error {
-                case .notADatabase, .corrupted, .truncated: code = .invalidDatabase
+                case .notADatabase, .corrupted, .truncated, .commitLogMismatch: code = .invalidDatabase
                 case .unsupportedFormatVersion: code = .unsupportedFileFormatVersion
                 case .ioFailure(_, let errno):
                     switch errno {
@@ -76,6 +76,7 @@ extension Database {
                     }
                 case .fileTooLarge: code = .addressSpaceExhausted
                 case .lockFileInvalid: code = .incompatibleLockFile
+                case .recoveryNeedsWriteAccess: code = .fileAccess
                 default: code = .fail
                 }
                 return Error(code, error.description, path: path)

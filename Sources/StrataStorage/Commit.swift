@@ -11,7 +11,10 @@ extension WriteTransaction {
     /// Everything up to (not including) the file writes: returns the new meta. With `chain`
     /// (the base meta, when it announced a stretch and durability allows), the commit tries to
     /// become a record written at the start of that stretch, followed by its pages.
-    func layOut(chain base: MetaPage?) throws -> MetaPage {
+    /// `logged`: a logged commit (CommitLog.swift): its meta goes to a page of its own stretch
+    /// (outside the slots and the chain, where recovery never looks); it keeps the base's
+    /// chain (recovery's way to the generation's base) and announces nothing.
+    func layOut(chain base: MetaPage?, logged: Bool = false) throws -> MetaPage {
         let limit = engine.maximumPages
         // One contiguous stretch for everything this commit writes (estimated; overflow beyond
         // the estimate falls back to ordinary allocation).
@@ -23,6 +26,7 @@ extension WriteTransaction {
             recordPage = freeSpace.takeReserved(1)
         } else {
             try freeSpace.reserve(estimate, limitPages: limit)
+            if logged { recordPage = try freeSpace.takeReserved(1) ?? freeSpace.allocate(1, limitPages: limit) }
         }
         for state in states where state.changed || state.dropped {
             let key = Array(state.name.utf8)
@@ -40,13 +44,17 @@ extension WriteTransaction {
 
         // Record or anchor. A record must list every page it wrote.
         let listCapacity = MetaPage.listCapacity(pageSize: pageSize)
-        if let page = recordPage, dirty.count + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 2 > listCapacity {
+        if !logged, let page = recordPage, dirty.count + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 2 > listCapacity {
             freeSpace.free(start: page, count: 1, birth: txid, death: txid)
             recordPage = nil
         }
         let baseMeta = snapshot.meta
+        // A logged base's meta page is needed by nobody once no snapshot reads that version.
+        if baseMeta.isLogged { freeSpace.free(start: baseMeta.selfPage, count: 1, birth: baseMeta.txid, death: txid) }
         var chainRecords: [MetaPage.ChainRecord] = []
-        if let page = recordPage {
+        if logged {
+            chainRecords = baseMeta.chain
+        } else if let page = recordPage {
             chainRecords = baseMeta.chain + [MetaPage.ChainRecord(page: page, txid: txid)]
         } else {
             // An anchor ends the chain: its records may be reused once no snapshot reads them.
@@ -96,7 +104,11 @@ extension WriteTransaction {
             flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
             freeListBirth: txid, written: [])
         meta.chain = chainRecords
-        if let page = recordPage {
+        if logged, let page = recordPage {
+            meta.selfPage = page
+            meta.anchorSlot = baseMeta.anchorSlot
+            return meta
+        } else if let page = recordPage {
             meta.selfPage = page
             meta.token = baseMeta.nextToken
             meta.anchorSlot = baseMeta.anchorSlot

@@ -96,9 +96,11 @@ extension StorageEngine {
     /// The newest commit known durable in this engine.
     public var durableVersion: UInt64 { state.withLock { $0.group.durable } }
 
-    /// Readers' pinned versions plus the versions an unsynced group keeps, sorted.
-    func groupPins(merging pinned: [UInt64]) -> [UInt64] {
-        let extra = state.withLock { $0.group.pins }
+    /// Readers' pinned versions plus the versions an unsynced group keeps, and the base of
+    /// the log generation a write from `base` continues (CommitLog.swift), sorted.
+    func groupPins(merging pinned: [UInt64], base: MetaPage) -> [UInt64] {
+        var extra = state.withLock { $0.group.pins }
+        if base.isLogged { extra.append(base.syncedThrough) }
         guard !extra.isEmpty else { return pinned }
         return Array(Set(pinned).union(extra)).sorted()
     }

@@ -49,9 +49,24 @@ final class LockFile: @unchecked Sendable {
     /// True when this process was the first to open and (re)initialised the table.
     let initialisedByThisProcess: Bool
 
+    /// Lets other processes open the database: the end of an initialisation that kept the
+    /// flock exclusive.
+    func endInitialisation() {
+        _ = flock(descriptor, LOCK_SH)
+    }
+
+    /// Takes the flock exclusively if no other process has the database open (for work before
+    /// the last close); `endInitialisation()` gives it back. A failed attempt may drop this
+    /// process's shared flock, so call it only just before closing.
+    func tryExclusive() -> Bool {
+        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
     /// Opens or creates the lock file. `initialise` runs while this process holds the
     /// exclusive flock (no other process has the database open), before readers can start.
-    init(path: String, slotCount: Int, initialise: (LockFile) throws -> Void) throws {
+    /// When it returns true the flock stays exclusive until `endInitialisation()` (the engine
+    /// replays its commit log first).
+    init(path: String, slotCount: Int, initialise: (LockFile) throws -> Bool) throws {
         self.path = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StorageError.ioFailure(operation: "open \(path)", code: errno) }
@@ -100,14 +115,15 @@ final class LockFile: @unchecked Sendable {
         self.initialisedByThisProcess = exclusive
         if exclusive {
             Self.reset(map, length: length, slots: slots)
+            let keep: Bool
             do {
-                try initialise(self)
+                keep = try initialise(self)
             } catch {
                 munmap(map, length)
                 Glibc_close(fd)
                 throw error
             }
-            _ = flock(fd, LOCK_SH)  // downgrade: others may now join
+            if !keep { _ = flock(fd, LOCK_SH) }  // downgrade: others may now join
             exclusive = false
         }
         // Announce that this process is alive.

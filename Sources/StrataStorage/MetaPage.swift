@@ -22,7 +22,9 @@
 //      100    4 anchorSlot: the slot of the anchor this meta's chain hangs from
 //      104    8 syncedThrough: every commit up to this txid was synced before this one was
 //               written (grouped commits, GroupedCommits.swift; 0 in older files)
-//      112      reserved, zero, to 128
+//      112    8 logSalt: logged commits (CommitLog.swift): the salt of the log generation
+//               that holds this commit (0 otherwise)
+//      120    8 logEnd: logged commits: where the generation's next record goes
 //      128      chainCount × { page u64, txid u64 }: the records since the anchor, this one included
 //               listCount  × { page u64, crc32c u32, pages u32 }: what this commit wrote
 //
@@ -52,6 +54,8 @@ struct MetaPage: Equatable, Sendable {
     var nextPages: UInt32 = 0
     var anchorSlot: UInt32 = 1
     var syncedThrough: UInt64 = 0
+    var logSalt: UInt64 = 0
+    var logEnd: UInt64 = 0
     var chain: [ChainRecord] = []
     var written: [WrittenRun]
 
@@ -76,7 +80,14 @@ struct MetaPage: Equatable, Sendable {
     /// one, incomplete.
     static let flagGrouped: UInt32 = 2
 
+    /// A logged commit (CommitLog.swift): its meta sits in the anchor slot its chain does not
+    /// hang from, unsynced; the commit log holds it durably. Recovery never adopts such a meta:
+    /// it recovers the state the log generation starts from (`syncedThrough`) and replays the
+    /// log.
+    static let flagLogged: UInt32 = 4
+
     var isGrouped: Bool { flags & Self.flagGrouped != 0 }
+    var isLogged: Bool { flags & Self.flagLogged != 0 }
 
     static let signature: UInt32 = 0x4154_454D  // "META"
     static let headerSize = 128
@@ -110,6 +121,8 @@ struct MetaPage: Equatable, Sendable {
         page.storeBytes(of: nextPages, toByteOffset: 96, as: UInt32.self)
         page.storeBytes(of: anchorSlot, toByteOffset: 100, as: UInt32.self)
         page.storeBytes(of: syncedThrough, toByteOffset: 104, as: UInt64.self)
+        page.storeBytes(of: logSalt, toByteOffset: 112, as: UInt64.self)
+        page.storeBytes(of: logEnd, toByteOffset: 120, as: UInt64.self)
         var at = Self.headerSize
         for record in chain {
             page.storeBytes(of: record.page, toByteOffset: at, as: UInt64.self)
@@ -150,6 +163,8 @@ struct MetaPage: Equatable, Sendable {
         meta.nextPages = page.loadUnaligned(fromByteOffset: 96, as: UInt32.self)
         meta.anchorSlot = page.loadUnaligned(fromByteOffset: 100, as: UInt32.self)
         meta.syncedThrough = page.loadUnaligned(fromByteOffset: 104, as: UInt64.self)
+        meta.logSalt = page.loadUnaligned(fromByteOffset: 112, as: UInt64.self)
+        meta.logEnd = page.loadUnaligned(fromByteOffset: 120, as: UInt64.self)
         var at = headerSize
         meta.chain.reserveCapacity(chainCount)
         for _ in 0..<chainCount {

@@ -21,6 +21,7 @@ public struct WriteSavepoint {
     fileprivate let stateSlots: [String: Int]
     fileprivate let catalog: TreeState
     fileprivate let freeSpace: FreeSpace
+    fileprivate let redo: (count: Int, overflowed: Bool)
 }
 
 extension WriteTransaction {
@@ -33,7 +34,8 @@ extension WriteTransaction {
             states: states.map { $0.copy() },
             stateSlots: stateSlots,
             catalog: catalog.copy(),
-            freeSpace: freeSpace)
+            freeSpace: freeSpace,
+            redo: redo.mark)
     }
 
     /// `node` if this transaction may change it, else a copy made for changing (the caller
@@ -58,6 +60,7 @@ extension WriteTransaction {
         stateSlots = savepoint.stateSlots
         catalog.restore(from: savepoint.catalog)
         freeSpace = savepoint.freeSpace
+        redo.truncate(to: savepoint.redo)
         path.removeAll(keepingCapacity: true)
         // Handles made since the savepoint may name slots that are gone or reused.
         treeOwner = treeOwner &+ (1 << 48)

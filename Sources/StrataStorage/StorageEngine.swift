@@ -35,6 +35,9 @@ public final class StorageEngine: @unchecked Sendable {
     /// The file's page size.
     public let pageSize: Int
     let file: any StorageFile
+    /// The commit log (CommitLog.swift); nil for a read-only engine whose file has none, and
+    /// for engines opened on a given file without one.
+    let log: CommitLog?
     let lockFile: LockFile
     let writeLock: WriteLock
     let verifier: PageVerifier
@@ -98,7 +101,7 @@ public final class StorageEngine: @unchecked Sendable {
                         return nil
                     }
                 }
-                let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, registryKey: key)
+                let engine = try StorageEngine(path: path, lockPath: path + "-lock", options: options, file: nil, log: nil, registryKey: key)
                 registry[key] = Weak(engine: engine)
                 return engine
             }
@@ -108,12 +111,18 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Opens a database stored in `file` (for example a simulated disk in tests), with its
-    /// lock file at `lockPath`. Not shared through the registry.
-    public static func open(file: any StorageFile, lockPath: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
-        try StorageEngine(path: lockPath, lockPath: lockPath, options: options, file: file, registryKey: nil)
+    /// lock file at `lockPath` and its commit log in `log` (without one, every durable commit
+    /// syncs the database file). Not shared through the registry.
+    public static func open(file: any StorageFile, log: (any StorageFile)? = nil, lockPath: String,
+                            options: StorageOptions = StorageOptions()) throws -> StorageEngine {
+        try StorageEngine(path: lockPath, lockPath: lockPath, options: options, file: file, log: log, registryKey: nil)
     }
 
-    private init(path: String, lockPath: String, options: StorageOptions, file given: (any StorageFile)?, registryKey: String?) throws {
+    /// The path of the commit log of the database at `path`.
+    public static func logPath(for path: String) -> String { path + "-log" }
+
+    private init(path: String, lockPath: String, options: StorageOptions, file given: (any StorageFile)?,
+                 log givenLog: (any StorageFile)?, registryKey: String?) throws {
         guard StorageOptions.validPageSizes.contains(options.pageSize) else {
             throw StorageError.corrupted(page: nil, reason: "invalid page size option \(options.pageSize)")
         }
@@ -122,17 +131,47 @@ public final class StorageEngine: @unchecked Sendable {
         self.registryKey = registryKey
         var opened: (any StorageFile)? = given
         var recovered: MetaPage?
-        let lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders) { lockFile in
-            // We are the only process with the database open.
-            if given == nil {
-                try Self.createIfNeeded(path: path, options: options)
-                opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
-            } else if try given!.size() == 0 {
-                try Self.writeInitialContents(to: given!, pageSize: options.pageSize)
+        let log: CommitLog?
+        let logPath = given == nil ? Self.logPath(for: path) : path + " (commit log)"
+        if let givenLog {
+            log = try CommitLog(file: givenLog)
+        } else if given == nil {
+            log = try Self.openLog(at: logPath, readOnly: options.readOnly)
+        } else {
+            log = nil
+        }
+        var replay: ReplayPlan?
+        let lockFile: LockFile
+        do {
+            lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders) { lockFile in
+                // We are the only process with the database open.
+                var created = false
+                if given == nil {
+                    created = try Self.createIfNeeded(path: path, options: options)
+                    opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
+                } else if try given!.size() == 0 {
+                    try Self.writeInitialContents(to: given!, pageSize: options.pageSize)
+                    created = true
+                }
+                let meta = try Self.recover(file: opened!, path: path)
+                recovered = meta
+                lockFile.publish(meta.txid, metaPage: meta.selfPage)
+                if let log {
+                    // A new database starts a new log: whatever the file held belonged to a
+                    // database that is gone.
+                    if created {
+                        if try log.file.size() > 0 { try log.erase(at: 0) }
+                    } else {
+                        replay = try Self.replayPlan(log, logPath: logPath, recovered: meta, file: opened!, path: path)
+                        if replay != nil && options.readOnly { throw StorageError.recoveryNeedsWriteAccess(path: logPath) }
+                    }
+                }
+                return replay != nil
             }
-            let meta = try Self.recover(file: opened!, path: path)
-            recovered = meta
-            lockFile.publish(meta.txid, metaPage: meta.selfPage)
+        } catch {
+            log?.file.close()
+            if given == nil { opened?.close() }
+            throw error
         }
         do {
             if opened == nil {
@@ -157,6 +196,7 @@ public final class StorageEngine: @unchecked Sendable {
                 meta = m
             }
             self.file = file
+            self.log = log
             self.lockFile = lockFile
             self.pageSize = pageSize
             self.base = base
@@ -168,9 +208,45 @@ public final class StorageEngine: @unchecked Sendable {
             self.state = Locked(state)
         } catch {
             opened?.close()
+            log?.file.close()
             lockFile.close()
             throw error
         }
+        if let replay {
+            do {
+                try replayLog(replay)
+            } catch {
+                abandon()
+                throw error
+            }
+            lockFile.endInitialisation()
+        }
+    }
+
+    /// Opens (creating) the commit log beside a database; for a read-only engine, only if it
+    /// exists.
+    private static func openLog(at path: String, readOnly: Bool) throws -> CommitLog? {
+        if readOnly {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+        }
+        let file = try PosixFile(path: path, create: !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
+        do {
+            return try CommitLog(file: file)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Gives up an engine whose opening failed after it was built: releases its files (the
+    /// deinit then finds nothing to do).
+    private func abandon() {
+        state.withLock { $0.closed = true }
+        lockFile.close()
+        file.close()
+        log?.file.close()
+        released.leave()
     }
 
     static func canonicalPath(_ path: String) -> String {
@@ -188,9 +264,10 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Creates the file atomically: written under a temporary name, synced, renamed, and the
     /// directory synced, so a crash leaves either no file or a complete empty database.
-    private static func createIfNeeded(path: String, options: StorageOptions) throws {
+    @discardableResult
+    private static func createIfNeeded(path: String, options: StorageOptions) throws -> Bool {
         var info = stat()
-        if stat(path, &info) == 0 && info.st_size > 0 { return }
+        if stat(path, &info) == 0 && info.st_size > 0 { return false }
         // Read-only: nothing to create; an empty or missing file is reported as such.
         if options.readOnly { throw StorageError.ioFailure(operation: "open \(path) read-only (no database there)", code: ENOENT) }
         let temporary = path + ".creating-\(getpid())"
@@ -214,6 +291,7 @@ public final class StorageEngine: @unchecked Sendable {
             _ = fsync(fd)
             Glibc_close(fd)
         }
+        return true
     }
 
     static func writeInitialContents(to file: any StorageFile, pageSize: Int) throws {
@@ -237,7 +315,10 @@ public final class StorageEngine: @unchecked Sendable {
         guard size >= UInt64(3 * pageSize) else { throw StorageError.truncated(expectedBytes: UInt64(3 * pageSize), actualBytes: size) }
         let base = try file.map(length: size)
         let filePages = size / UInt64(pageSize)
+        // A logged meta is never adopted: its commit is durable in the commit log, and only
+        // there (see CommitLog.swift).
         let anchors = [PageNumber(1), 2].compactMap { MetaPage.decode(base + Int($0) * pageSize, pageSize: pageSize, at: $0) }
+            .filter { !$0.isLogged }
             .sorted { $0.txid > $1.txid }
         if anchors.isEmpty { throw StorageError.corrupted(page: 1, reason: "neither meta page is valid") }
         var truncation: StorageError?
@@ -342,8 +423,15 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Closes this use of the engine. The file is released when every opener has closed it and
-    /// the last transaction has ended.
+    /// the last transaction has ended. The last close in the last process to have the file open
+    /// checkpoints (see `checkpoint()`), so the next open has no commit log to replay.
     public func close() {
+        let last = state.withLock { !$0.closing && $0.openCount == 1 && $0.activeTransactions == 0 && $0.latestMeta.isLogged }
+        if last && !options.readOnly && lockFile.tryExclusive() {
+            // Best effort: the log keeps every commit durable whatever happens here.
+            try? checkpoint()
+            lockFile.endInitialisation()
+        }
         let finalize = state.withLock { state -> Bool in
             guard !state.closing else { return false }
             state.openCount -= 1
@@ -367,6 +455,7 @@ public final class StorageEngine: @unchecked Sendable {
         lockFile.wakeWaiters()
         lockFile.close()
         file.close()
+        log?.file.close()
         released.leave()
         if let registryKey {
             Self.registry.withLock { registry in
@@ -428,7 +517,7 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Makes sure the mapping covers `pages` and the file really is that long (so no access
     /// through the mapping can fault).
-    private func ensureMapped(_ pages: UInt64) throws {
+    func ensureMapped(_ pages: UInt64) throws {
         let needed = pages * UInt64(pageSize)
         try state.withLock { state in
             if state.knownFileSize < needed {
@@ -537,10 +626,10 @@ public final class StorageEngine: @unchecked Sendable {
             try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
-            let pinned = groupPins(merging: lockFile.pinnedVersions())
+            let pinned = groupPins(merging: lockFile.pinnedVersions(), base: meta)
             space.release(pinned: pinned)
             if space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
-                space.release(pinned: groupPins(merging: lockFile.pinnedVersions()))
+                space.release(pinned: groupPins(merging: lockFile.pinnedVersions(), base: meta))
             }
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
         } catch {
@@ -625,6 +714,15 @@ public final class StorageEngine: @unchecked Sendable {
     // MARK: Commit
 
     func commitWrite(_ transaction: WriteTransaction, grouped requested: Bool = false) throws {
+        // Small durable commits go through the commit log (a grouped one too: its record is
+        // synced at once, which costs what the group's sync would).
+        let recordLength = CommitLog.headerSize + transaction.redo.bytes.count
+        if let position = logPosition(for: transaction, recordLength: recordLength) {
+            let header = CommitLog.Header(salt: position.salt, txid: transaction.txid, baseTxid: position.baseTxid,
+                                          baseChecksum: position.baseChecksum, length: recordLength)
+            try commitLogged(transaction, at: position, image: CommitLog.encode(header, body: transaction.redo.bytes), length: recordLength)
+            return
+        }
         let failpoint = options.failpoint
         let base = transaction.snapshot.meta
         let durable = options.durability == .full
@@ -723,7 +821,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// two-sync meta lists no checksums that could catch it). Costs a write and a sync only in
     /// that case; otherwise one read of the mapped slot. (Records always list their pages, so a
     /// dead writer's record cannot be adopted over pages changed since.)
-    private func discardUnpublishedMeta(slot: PageNumber, txid: UInt64, durable: Bool) throws {
+    func discardUnpublishedMeta(slot: PageNumber, txid: UInt64, durable: Bool) throws {
         guard let stale = MetaPage.decode(base + Int(slot) * pageSize, pageSize: pageSize, at: slot), stale.txid >= txid else { return }
         let zeros = [UInt8](repeating: 0, count: pageSize)
         try zeros.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
@@ -731,7 +829,7 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Writes dirty pages sorted by position, one gathering write per contiguous stretch.
-    private func writePages(_ pages: [WriteTransaction.DirtyPage]) throws {
+    func writePages(_ pages: [WriteTransaction.DirtyPage]) throws {
         let sorted = pages.sorted { $0.page < $1.page }
         var index = 0
         while index < sorted.count {

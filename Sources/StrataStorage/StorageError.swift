@@ -36,6 +36,13 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnly
     /// A test failpoint stopped the operation at the named step.
     case failpoint(String)
+    /// The commit log at `path` continues version `logBase`, but the database file recovers to
+    /// version `recovered`: the log belongs to another copy of the database (a file restored
+    /// from a backup without its log, say). Move the log aside to open the file as it is.
+    case commitLogMismatch(path: String, logBase: UInt64, recovered: UInt64)
+    /// The database's commit log holds commits the file does not have yet, and replaying them
+    /// needs write access: open the database writable once.
+    case recoveryNeedsWriteAccess(path: String)
 
     public var description: String {
         switch self {
@@ -58,6 +65,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lockFileInvalid(let path): "\(path) is not a valid Strata lock file"
         case .readOnly: "the database is open read-only"
         case .failpoint(let step): "failpoint triggered at \(step)"
+        case .commitLogMismatch(let path, let logBase, let recovered):
+            "the commit log \(path) continues version \(logBase), but the database file is at version \(recovered): the log belongs to another copy of the database; move it aside to open the file as it is"
+        case .recoveryNeedsWriteAccess(let path):
+            "the commit log \(path) holds commits the database file does not have yet; open the database writable once to replay them"
         }
     }
 }

@@ -31,6 +31,12 @@ public struct StorageOptions: Sendable, Hashable {
     /// A hook called at each step of a commit, for fault-injection tests. It may throw to fail
     /// the commit at that step, or end the process to simulate a crash there.
     public var failpoint: (@Sendable (CommitStep) throws -> Void)?
+    /// With `.full` durability, make small commits durable through the commit log
+    /// (`<path>-log`): their pages are written to the database file without a sync, and their
+    /// changes to the log with one block and one sync. Larger commits, and the commit after a
+    /// log generation fills up, sync the database file instead. On by default. Whatever this
+    /// says, opening a database whose log holds commits the file lacks replays them.
+    public var logsCommits: Bool
 
     /// Creates options; every parameter has the default described on its property.
     public init(durability: Durability = .full, pageSize: Int = 4096, maximumFileSize: UInt64 = 1 << 40,
@@ -41,6 +47,7 @@ public struct StorageOptions: Sendable, Hashable {
         self.readOnly = readOnly
         self.maximumReaders = maximumReaders
         self.failpoint = nil
+        self.logsCommits = true
     }
 
     static let validPageSizes: Set<Int> = [4096, 8192, 16384, 65536]
@@ -48,6 +55,7 @@ public struct StorageOptions: Sendable, Hashable {
     public static func == (lhs: StorageOptions, rhs: StorageOptions) -> Bool {
         lhs.durability == rhs.durability && lhs.pageSize == rhs.pageSize && lhs.maximumFileSize == rhs.maximumFileSize
             && lhs.readOnly == rhs.readOnly && lhs.maximumReaders == rhs.maximumReaders
+            && lhs.logsCommits == rhs.logsCommits
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -56,6 +64,7 @@ public struct StorageOptions: Sendable, Hashable {
         hasher.combine(maximumFileSize)
         hasher.combine(readOnly)
         hasher.combine(maximumReaders)
+        hasher.combine(logsCommits)
     }
 }
 
@@ -79,4 +88,13 @@ public enum CommitStep: String, Sendable, CaseIterable {
     case beforeFinalSync
     /// The commit is durable but not yet visible to other transactions.
     case afterFinalSync
+    /// Logged commits: the database file is written; the record is about to go to the log.
+    case beforeLogWrite
+    /// Logged commits: the record is written to the log, not synced.
+    case beforeLogSync
+    /// Logged commits: the log is synced (the commit is durable), not yet visible.
+    case afterLogSync
+
+    /// The steps only logged commits reach.
+    public var isLogStep: Bool { self == .beforeLogWrite || self == .beforeLogSync || self == .afterLogSync }
 }

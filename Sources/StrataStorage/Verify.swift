@@ -100,6 +100,7 @@ private struct Checker {
         report.pageSize = snapshot.pageSize
         report.pageCount = meta.pageCount
         for page in 0..<min(FileHeader.firstDataPage, UInt64(owner.count)) { owner[Int(page)] = 1 }
+        if meta.isLogged { _ = claim(meta.selfPage, as: "meta of logged version \(meta.txid)") }
         for record in meta.chain {
             guard claim(record.page, as: "commit record of version \(record.txid)") else { continue }
             let stored = PageView(base: snapshot.base + Int(record.page) * snapshot.pageSize)

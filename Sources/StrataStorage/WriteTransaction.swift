@@ -33,6 +33,9 @@ public final class WriteTransaction: TransactionReading {
     /// The txid this transaction will commit as.
     let txid: UInt64
     var freeSpace: FreeSpace
+    /// Freed pages still waiting for readers when the transaction began: what it frees itself
+    /// is the growth from here.
+    let pendingAtStart: UInt64
     let oldFreeListPages: [PageNumber]
     /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
     var newFreeListPages: [PageNumber] = []
@@ -62,6 +65,9 @@ public final class WriteTransaction: TransactionReading {
     /// savepoint (Savepoint.swift).
     @exclusivity(unchecked) var epoch: UInt64 = 0
     var dirty: [DirtyPage] = []
+    /// What this transaction did, for the commit log (RedoRecord.swift). Like the other
+    /// per-put state, exempt from dynamic exclusivity checks.
+    @exclusivity(unchecked) var redo = RedoRecorder()
 
     struct DirtyPage {
         var page: PageNumber
@@ -78,6 +84,7 @@ public final class WriteTransaction: TransactionReading {
         self.snapshot = snapshot
         self.txid = snapshot.txid + 1
         self.freeSpace = freeSpace
+        self.pendingAtStart = freeSpace.pendingPageCount
         self.oldFreeListPages = freeListPages
         self.arena = engine.takeArena()
         self.serial = serial
@@ -126,7 +133,7 @@ public final class WriteTransaction: TransactionReading {
         finish()
     }
 
-    private func finish() {
+    func finish() {
         isOpen = false
         generation.bump()
         dirty.removeAll()
@@ -156,6 +163,7 @@ public final class WriteTransaction: TransactionReading {
         let state = TreeState(name: name, root: 0, count: 0)
         state.changed = true
         generation.bump()
+        redo.record(.createTree, tree: name)
         states.append(state)
         stateSlots[name] = states.count - 1
         return Tree(name: name, slot: states.count - 1, owner: treeOwner)
@@ -173,6 +181,7 @@ public final class WriteTransaction: TransactionReading {
         state.root = 0
         state.count = 0
         generation.bump()
+        redo.record(.dropTree, tree: name)
         return true
     }
 
@@ -247,6 +256,7 @@ public final class WriteTransaction: TransactionReading {
     public func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in tree: Tree) throws {
         let state = try state(tree)
         try put(value, forKey: key, in: state)
+        redo.record(.put, tree: state.name, key: key, value: value)
     }
 
     /// Stores `value` under `key` if the tree has no entry for `key`, and returns true; returns
@@ -261,6 +271,7 @@ public final class WriteTransaction: TransactionReading {
         let (index, found) = leaf.search(key)
         if found { return false }
         try put(value, forKey: key, in: state, leaf: leaf, index: index, found: false)
+        redo.record(.put, tree: state.name, key: key, value: value)
         return true
     }
 
@@ -324,7 +335,10 @@ public final class WriteTransaction: TransactionReading {
     /// Removes `key`; returns whether it was present.
     @discardableResult
     public func delete(forKey key: UnsafeRawBufferPointer, in tree: Tree) throws -> Bool {
-        try deleteInState(try state(tree), key)
+        let state = try state(tree)
+        guard try deleteInState(state, key) else { return false }
+        redo.record(.delete, tree: state.name, key: key)
+        return true
     }
 
     func deleteInState(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> Bool {
@@ -352,6 +366,7 @@ public final class WriteTransaction: TransactionReading {
         state.count = 0
         state.changed = true
         generation.bump()
+        redo.record(.removeAll, tree: state.name)
     }
 
     // MARK: Nodes

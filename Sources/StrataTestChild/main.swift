@@ -79,10 +79,13 @@ do {
         guard let step = CommitStep(rawValue: arguments[1]) else { fail("unknown step \(arguments[1])") }
         var options = StorageOptions()
         options.failpoint = { if $0 == step { _exit(9) } }
+        // "logged": the "small" commit through the commit log; the other shapes without it.
+        let shape = arguments[2] == "logged" ? "small" : arguments[2]
+        options.logsCommits = arguments[2] == "logged"
         let engine = try StorageEngine.open(path: arguments[3], options: options)
         try engine.write { txn in
             let tree = try txn.createTree(named: "kv")
-            for (key, value) in CrashShape.entries(arguments[2], version: txn.version + 1) {
+            for (key, value) in CrashShape.entries(shape, version: txn.version + 1) {
                 try txn.put(value, forKey: key, in: tree)
             }
         }

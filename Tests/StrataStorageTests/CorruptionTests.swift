@@ -13,7 +13,13 @@ import Testing
 @testable import StrataStorage
 
 @Suite struct CorruptionTests {
-    static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 1 << 30, maximumReaders: 8)
+    /// Without the commit log: these tests damage the database file, so every commit must be
+    /// in it (CommitLogTests damage the log).
+    static let options: StorageOptions = {
+        var options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 1 << 30, maximumReaders: 8)
+        options.logsCommits = false
+        return options
+    }()
 
     /// What a page of the sample's newest version holds.
     enum PageRole: Equatable {

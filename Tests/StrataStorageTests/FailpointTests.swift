@@ -35,7 +35,8 @@ struct FailpointCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(step.rawValue), \(large ? "two-sync" : "one-sync") commit" }
 
-    static let all: [FailpointCase] = CommitStep.allCases.flatMap { step in
+    // Logged commits have their own failpoint tests (CommitLogTests).
+    static let all: [FailpointCase] = CommitStep.allCases.filter { !$0.isLogStep }.flatMap { step in
         [false, true].compactMap { large in
             // Only two-sync commits sync their data pages before the meta.
             (step == .beforeDataSync || step == .afterDataSync) && !large ? nil : FailpointCase(step: step, large: large)

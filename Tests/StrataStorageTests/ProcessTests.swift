@@ -175,19 +175,24 @@ struct ProcessTests {
 
     // MARK: Crashes at every commit step
 
-    /// Where a commit can stop, for each shape of commit: a small one (one sync) never reaches
-    /// the data sync steps.
+    /// Where a commit can stop, for each shape of commit: a small one (one sync, with the
+    /// commit log off) never reaches the data sync steps; a logged one (the same commit through
+    /// the commit log) syncs only the log.
     static let crashCases: [(step: CommitStep, shape: String)] =
-        CommitStep.allCases.map { ($0, "large") }
-        + CommitStep.allCases.filter { $0 != .beforeDataSync && $0 != .afterDataSync }.map { ($0, "small") }
+        CommitStep.allCases.filter { !$0.isLogStep }.map { ($0, "large") }
+        + CommitStep.allCases.filter { $0 != .beforeDataSync && $0 != .afterDataSync && !$0.isLogStep }.map { ($0, "small") }
+        + CommitStep.allCases.filter { ![.beforeDataSync, .afterDataSync, .beforeFinalSync, .afterFinalSync].contains($0) }.map { ($0, "logged") }
 
     /// The outcome of a process crash at each step when the file is reopened by a new process:
     /// the new version once its meta page has been written (the page cache keeps it; for a
     /// one-sync commit every page it lists is in place too), the previous version before that.
-    static func survives(_ step: CommitStep) -> Bool {
+    /// A logged commit survives once its record is in the log (the page cache keeps it, and
+    /// reopening replays it); its meta alone is never adopted.
+    static func survives(_ step: CommitStep, shape: String) -> Bool {
         switch step {
-        case .beforeDataWrite, .beforeGrowth, .afterDataWrite, .beforeDataSync, .afterDataSync, .beforeMetaWrite: false
-        case .afterMetaWrite, .beforeFinalSync, .afterFinalSync: true
+        case .beforeDataWrite, .beforeGrowth, .afterDataWrite, .beforeDataSync, .afterDataSync, .beforeMetaWrite, .beforeLogWrite: false
+        case .afterMetaWrite: shape != "logged"
+        case .beforeFinalSync, .afterFinalSync, .beforeLogSync, .afterLogSync: true
         }
     }
 
@@ -204,7 +209,7 @@ struct ProcessTests {
             #expect(status == .exited(9), "\(step) \(shape): the child should have died at the step, got \(status)")
 
             let engine = try StorageEngine.open(path: path)
-            let survived = Self.survives(step)
+            let survived = Self.survives(step, shape: shape)
             #expect(engine.latestVersion == (survived ? 2 : 1), "\(step) \(shape)")
             try expectHealthy(engine, "\(step) \(shape)")
             try expectContents(engine, equal: crashContents(shape: shape, committed: survived), "\(step) \(shape)")

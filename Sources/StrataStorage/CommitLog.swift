@@ -1,0 +1,185 @@
+// The commit log: `<database>-log`, where small durable commits become durable with one
+// block and one sync.
+//
+// A copy-on-write commit writes its whole path (leaf, branches, catalog, free list, meta): five
+// pages or more, which on a real disk cost a good deal more than the one block of the
+// physical floor. A *logged* commit writes those pages to the database file without syncing
+// them and its redo record (RedoRecord.swift: the puts and deletes it made, usually one block)
+// to the log, and syncs the log only. Its meta goes to the anchor slot its chain does not hang
+// from, flagged `MetaPage.flagLogged`, and is published as usual, so readers in every process
+// see the commit at once.
+//
+// Generations. The log holds one *generation*: the records of consecutive logged commits that
+// all start from one durable state, the generation's *base* (an anchor or record that was
+// synced). The first record sits at offset 0 and names the base (its txid and its meta's
+// checksum); every record carries the generation's random salt and the next txid, and records
+// follow each other block-aligned. A later logged commit in any process continues the
+// generation: its base meta carries the salt and where the next record goes. A commit that is
+// not logged (too large, or the log is full) is a two-sync anchor that makes everything
+// durable in the database file (a *checkpoint*); the next logged commit starts a new
+// generation at offset 0.
+//
+// Crash safety:
+// - The base's pages are kept from reuse while its generation lasts (the base is pinned like a
+//   reader's version), and its chain records stay allocated, so recovery can always reach it.
+// - Recovery ignores logged metas: it finds the newest durable state as before, and if that is
+//   the base of the log's generation (same txid, same meta checksum), replays the records after
+//   it as ordinary write transactions with the same txids, under the exclusive lock of the
+//   first opener; the result continues the generation. A log whose generation ends at or before
+//   the recovered state is stale and ignored; any other log belongs to another copy of the
+//   database and is refused.
+// - A logged commit writes the database file first and the log last; if the log write or sync
+//   fails, it erases the record's first block and syncs before reporting the failure, so a
+//   commit reported as failed is never replayed.
+//
+// Record layout (all integers little-endian):
+//   0  u32 crc32c of bytes 4 ..< length
+//   4  u32 "SLOG"
+//   8  u64 salt of the generation
+//  16  u64 txid of this commit
+//  24  u64 txid of the generation's base
+//  32  u32 checksum of the base's meta page (its stored crc32c)
+//  36  u32 length: header and body
+//  40      body: the redo record
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The commit log of one engine. Used under the write lock (appends) and while opening
+/// (recovery), never by two threads at once.
+final class CommitLog: @unchecked Sendable {
+    // @unchecked: `allocated` changes only under the database's write lock.
+    static let headerSize = 40
+    static let signature: UInt32 = 0x474F_4C53  // "SLOG"
+    /// Records start at multiples of this, the disk's block, so a record never shares a block
+    /// with the one before it.
+    static let blockSize: UInt64 = 4096
+    /// How far a generation may grow; a commit that would go past it checkpoints instead.
+    static let capacity: UInt64 = 4 << 20
+    /// The file is extended (with zeros, written and synced) this much at a time, so that
+    /// records are written over allocated blocks: writing past the end costs the disk a
+    /// metadata update per sync.
+    static let growthStep: UInt64 = 256 << 10
+
+    let file: any StorageFile
+    private var allocated: UInt64
+
+    init(file: any StorageFile) throws {
+        self.file = file
+        allocated = try file.size()
+    }
+
+    struct Header: Equatable {
+        var salt: UInt64
+        var txid: UInt64
+        var baseTxid: UInt64
+        var baseChecksum: UInt32
+        var length: Int
+    }
+
+    /// The record's image: header and body, padded with zeros to whole blocks.
+    static func encode(_ header: Header, body: [UInt8]) -> [UInt8] {
+        let length = headerSize + body.count
+        let padded = (length + Int(blockSize) - 1) / Int(blockSize) * Int(blockSize)
+        var image = [UInt8](repeating: 0, count: padded)
+        image.withUnsafeMutableBytes { raw in
+            let page = raw.baseAddress!
+            page.storeBytes(of: signature.littleEndian, toByteOffset: 4, as: UInt32.self)
+            page.storeBytes(of: header.salt.littleEndian, toByteOffset: 8, as: UInt64.self)
+            page.storeBytes(of: header.txid.littleEndian, toByteOffset: 16, as: UInt64.self)
+            page.storeBytes(of: header.baseTxid.littleEndian, toByteOffset: 24, as: UInt64.self)
+            page.storeBytes(of: header.baseChecksum.littleEndian, toByteOffset: 32, as: UInt32.self)
+            page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 36, as: UInt32.self)
+            if !body.isEmpty { body.withUnsafeBytes { (page + headerSize).copyMemory(from: $0.baseAddress!, byteCount: body.count) } }
+            page.storeBytes(of: crc32c(page + 4, count: length - 4).littleEndian, as: UInt32.self)
+        }
+        return image
+    }
+
+    /// Writes `image` at `offset` and syncs the log; the file is first extended over the
+    /// record if it does not reach that far.
+    func append(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
+        let end = offset + UInt64(image.count)
+        if end > allocated {
+            allocated = try file.size()
+            if end > allocated {
+                let target = (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep
+                let zeros = [UInt8](repeating: 0, count: Int(min(target - allocated, Self.growthStep)))
+                var at = allocated
+                while at < target {
+                    let count = Int(min(UInt64(zeros.count), target - at))
+                    try zeros.withUnsafeBytes { try file.write([UnsafeRawBufferPointer(rebasing: $0.prefix(count))], at: at) }
+                    at += UInt64(count)
+                }
+                allocated = target
+            }
+        }
+        try failpoint?(.beforeLogWrite)
+        try image.withUnsafeBytes { try file.write([$0], at: offset) }
+        try failpoint?(.beforeLogSync)
+        try file.synchronize()
+        try failpoint?(.afterLogSync)
+    }
+
+    /// Makes sure the record at `offset` can never be replayed: zeros over its first block,
+    /// synced. For a commit that failed after (part of) its record may have been written.
+    func erase(at offset: UInt64) throws {
+        let zeros = [UInt8](repeating: 0, count: Int(Self.blockSize))
+        try zeros.withUnsafeBytes { try file.write([$0], at: offset) }
+        try file.synchronize()
+    }
+
+    /// The generation at the start of the log: its first record's header and every record's
+    /// txid and body, in order, up to the first block that does not hold the next valid record.
+    /// Empty when the log has none.
+    func readGeneration() throws -> (first: Header, records: [(txid: UInt64, body: [UInt8])])? {
+        let size = try file.size()
+        var offset: UInt64 = 0
+        var first: Header?
+        var records: [(txid: UInt64, body: [UInt8])] = []
+        var block = [UInt8](repeating: 0, count: Int(Self.blockSize))
+        while offset + Self.blockSize <= size {
+            try block.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+            guard let header = block.withUnsafeBytes({ Self.decodeHeader($0) }) else { break }
+            if let first {
+                guard header.salt == first.salt, header.baseTxid == first.baseTxid,
+                      header.txid == records.last!.txid + 1 else { break }
+            }
+            guard offset + UInt64(header.length) <= size else { break }
+            var image = block
+            if header.length > block.count {
+                image = [UInt8](repeating: 0, count: header.length)
+                try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+            }
+            let valid = image.withUnsafeBytes { raw in
+                raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian
+            }
+            guard valid else { break }
+            if first == nil { first = header }
+            records.append((header.txid, Array(image[Self.headerSize..<header.length])))
+            offset += (UInt64(header.length) + Self.blockSize - 1) / Self.blockSize * Self.blockSize
+        }
+        guard let first else { return nil }
+        return (first, records)
+    }
+
+    private static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
+        guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == signature else { return nil }
+        let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 36, as: UInt32.self)))
+        guard length >= headerSize, UInt64(length) <= capacity else { return nil }
+        return Header(
+            salt: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+            txid: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+            baseTxid: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
+            baseChecksum: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 32, as: UInt32.self)),
+            length: length)
+    }
+
+    /// The offset after a record of `length` bytes written at `offset`.
+    static func end(of length: Int, at offset: UInt64) -> UInt64 {
+        offset + (UInt64(length) + blockSize - 1) / blockSize * blockSize
+    }
+}

@@ -1,0 +1,232 @@
+// Logged commits and their recovery: the engine's side of the commit log (CommitLog.swift
+// describes the protocol and why it is safe).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a logged commit's record goes, and the generation it belongs to.
+struct LogPosition {
+    var salt: UInt64
+    var offset: UInt64
+    var baseTxid: UInt64
+    var baseChecksum: UInt32
+}
+
+/// Records of the log to replay at open, after the state the generation starts from.
+struct ReplayPlan {
+    var salt: UInt64
+    var baseTxid: UInt64
+    var baseChecksum: UInt32
+    var records: [(txid: UInt64, body: [UInt8], offset: UInt64)]
+}
+
+extension StorageEngine {
+    /// What the log means for a file that recovered to `recovered`: nil when it holds nothing
+    /// newer; the records to replay when its generation starts there; an error when it
+    /// belongs to another history of the file.
+    static func replayPlan(_ log: CommitLog, logPath: String, recovered: MetaPage, file: any StorageFile, path: String) throws -> ReplayPlan? {
+        guard let (first, records) = try log.readGeneration() else { return nil }
+        guard let last = records.last, last.txid > recovered.txid else { return nil }
+        let checksum = try storedMetaChecksum(of: recovered, file: file, path: path)
+        guard first.baseTxid == recovered.txid, first.txid == recovered.txid + 1, first.baseChecksum == checksum else {
+            throw StorageError.commitLogMismatch(path: logPath, logBase: first.baseTxid, recovered: recovered.txid)
+        }
+        var plan = ReplayPlan(salt: first.salt, baseTxid: first.baseTxid, baseChecksum: checksum, records: [])
+        var offset: UInt64 = 0
+        for record in records {
+            plan.records.append((record.txid, record.body, offset))
+            offset = CommitLog.end(of: CommitLog.headerSize + record.body.count, at: offset)
+        }
+        return plan
+    }
+
+    /// The checksum stored in the meta page `meta` was decoded from.
+    private static func storedMetaChecksum(of meta: MetaPage, file: any StorageFile, path: String) throws -> UInt32 {
+        let size = try file.size()
+        var header = [UInt8](repeating: 0, count: FileHeader.size)
+        try header.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        let pageSize = try header.withUnsafeBytes { try FileHeader.decode($0.baseAddress!, fileSize: size, path: path) }
+        var stored: UInt32 = 0
+        try withUnsafeMutableBytes(of: &stored) { try file.read(into: $0, at: meta.selfPage * UInt64(pageSize)) }
+        return stored
+    }
+
+    /// Replays the log's records as write transactions, each committed like the logged commit
+    /// it repeats (same txid, same place in the generation) without writing the log again.
+    /// Runs while opening, before any other process may open the file.
+    func replayLog(_ plan: ReplayPlan) throws {
+        for record in plan.records {
+            guard let operations = record.body.withUnsafeBytes({ RedoOperation.decode($0) }) else {
+                throw StorageError.corrupted(page: nil, reason: "commit \(record.txid) in the commit log does not decode")
+            }
+            let transaction = try beginWrite()
+            do {
+                guard transaction.committingVersion == record.txid else {
+                    throw StorageError.corrupted(page: nil, reason: "the commit log's commit \(record.txid) does not follow version \(transaction.version)")
+                }
+                try transaction.replay(operations)
+                let position = LogPosition(salt: plan.salt, offset: record.offset, baseTxid: plan.baseTxid, baseChecksum: plan.baseChecksum)
+                try transaction.commitReplayed(at: position, length: CommitLog.headerSize + record.body.count)
+            } catch {
+                transaction.rollback()
+                throw error
+            }
+        }
+    }
+
+    /// Pages a transaction may free and still be logged. The generation's base keeps the pages
+    /// it reaches from reuse until the next checkpoint, so a transaction that frees many (a
+    /// tree dropped or rewritten) checkpoints instead, and its space is reusable at once.
+    static let loggedFreeLimit: UInt64 = 64
+
+    /// Where this commit's record would go if it is logged; nil when it must commit the
+    /// ordinary way: no log, not durable, too large, freeing too much, the log full, or a base
+    /// that is not durable in the file (an unsynced grouped commit) and not logged either.
+    func logPosition(for transaction: WriteTransaction, recordLength: Int) -> LogPosition? {
+        guard log != nil, options.logsCommits, options.durability == .full, transaction.redo.isLoggable,
+              transaction.freeSpace.pendingPageCount &- transaction.pendingAtStart <= Self.loggedFreeLimit else { return nil }
+        let base = transaction.snapshot.meta
+        if base.isLogged {
+            guard base.logSalt != 0,
+                  CommitLog.end(of: recordLength, at: base.logEnd) <= CommitLog.capacity else { return nil }
+            let checksum = UInt32(0)  // only a generation's first record names its base
+            return LogPosition(salt: base.logSalt, offset: base.logEnd, baseTxid: base.syncedThrough, baseChecksum: checksum)
+        }
+        // A new generation starts from a state durable in the file.
+        guard base.flags & MetaPage.flagUnsynced == 0 else { return nil }
+        let durable = state.withLock { !$0.group.hasUnsynced && (!base.isGrouped || $0.group.durable >= base.txid) }
+        guard durable else { return nil }
+        let checksum = self.base.loadUnaligned(fromByteOffset: Int(base.selfPage) * pageSize, as: UInt32.self)
+        return LogPosition(salt: nextToken(), offset: 0, baseTxid: base.txid, baseChecksum: checksum)
+    }
+}
+
+extension WriteTransaction {
+    /// Commits a transaction replayed from the commit log (recovery).
+    func commitReplayed(at position: LogPosition, length: Int) throws {
+        guard isOpen else { throw StorageError.transactionClosed }
+        defer { finish() }
+        guard states.contains(where: { $0.changed || $0.dropped }) else {
+            throw StorageError.corrupted(page: nil, reason: "commit \(txid) in the commit log changes nothing")
+        }
+        try engine.commitLogged(self, at: position, image: nil, length: length)
+    }
+}
+
+extension StorageEngine {
+    /// A logged commit: pages and meta to the database file (no sync), then, unless replaying,
+    /// the record `image` to the log (one write, one sync); then published.
+    func commitLogged(_ transaction: WriteTransaction, at position: LogPosition, image: [UInt8]?, length: Int) throws {
+        // A replay (no image) runs no failpoints: they are for the commits being tested.
+        let failpoint = image == nil ? nil : options.failpoint
+        let base = transaction.snapshot.meta
+        var meta = try transaction.layOut(chain: nil, logged: true)
+        meta.flags |= MetaPage.flagUnsynced | MetaPage.flagLogged
+        meta.syncedThrough = position.baseTxid
+        meta.logSalt = position.salt
+        meta.logEnd = CommitLog.end(of: length, at: position.offset)
+        try failpoint?(.beforeDataWrite)
+        // A writer that died before publishing may have left a meta recovery would adopt: an
+        // anchor in the free slot (see `discardUnpublishedMeta`), or, from a durable base, the
+        // record it announced (synced, and its pages free for us to overwrite).
+        try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: true)
+        if !base.isLogged { try discardUnpublishedRecord(announcedBy: base) }
+        if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
+        try writePages(transaction.dirty)
+        try failpoint?(.afterDataWrite)
+        try failpoint?(.beforeMetaWrite)
+        let location = meta.selfPage * UInt64(pageSize)
+        let metaImage = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
+        defer { metaImage.deallocate() }
+        meta.encode(into: metaImage, pageSize: pageSize)
+        // Checksum last, as in `commitWrite`. If the commit fails from here on, the meta stays
+        // on a free page: nobody reads it unless it is published, and recovery never looks there.
+        try file.write([UnsafeRawBufferPointer(start: metaImage + 4, count: pageSize - 4)], at: location + 4)
+        try file.write([UnsafeRawBufferPointer(start: metaImage, count: 4)], at: location)
+        try failpoint?(.afterMetaWrite)
+        if let image, let log {
+            do {
+                try log.append(image, at: position.offset, failpoint: failpoint)
+            } catch {
+                // The record may have reached the log, even the disk: a commit reported as
+                // failed must never be replayed.
+                do {
+                    try log.erase(at: position.offset)
+                } catch {
+                    state.withLock { $0.poisoned = .ioFailure(operation: "erasing a failed commit from the commit log; reopen the database", code: EIO) }
+                }
+                throw error
+            }
+        }
+        try ensureMapped(meta.pageCount)
+        for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
+        state.withLock { state in
+            state.latestMeta = meta
+            state.freeSpaceCache = (meta.txid, transaction.freeSpace, transaction.newFreeListPages)
+            state.group.committed(meta.txid, carrying: position.baseTxid, grouped: false)
+        }
+        lockFile.publish(meta.txid, metaPage: meta.selfPage)
+    }
+
+    /// Zeros (durably) a record that continues `base`'s chain but was never published. Costs
+    /// one read when there is none.
+    private func discardUnpublishedRecord(announcedBy base: MetaPage) throws {
+        guard base.nextPage != 0 else { return }
+        let location = base.nextPage * UInt64(pageSize)
+        let page = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
+        defer { page.deallocate() }
+        // Through the file: the announced stretch may lie past the mapping, or past the end.
+        try file.read(into: UnsafeMutableRawBufferPointer(start: page, count: pageSize), at: location)
+        guard let stale = MetaPage.decode(UnsafeRawPointer(page), pageSize: pageSize, at: base.nextPage),
+              stale.token == base.nextToken, stale.txid > base.txid else { return }
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
+        try file.write([UnsafeRawBufferPointer(start: page, count: pageSize)], at: location)
+        try file.synchronize()
+    }
+}
+
+extension StorageEngine {
+    /// Makes every commit durable in the database file itself and ends the commit log's
+    /// generation, without making a new version: the file is synced, then the newest version's
+    /// meta is written again as an anchor and synced. Nothing to do when the newest commit is
+    /// not logged. The engine also checkpoints when a commit is too large to log or the log is
+    /// full, and at the last close in the last process; call this before copying the database
+    /// file alone (without its `-log`).
+    public func checkpoint() throws {
+        guard !options.readOnly, log != nil else { return }
+        let transaction = try beginWrite()
+        defer { transaction.rollback() }
+        let logged = transaction.snapshot.meta
+        guard logged.isLogged else { return }
+        try file.synchronize()
+        // The same version, anchored: the logged meta's page joins the chain's records, which
+        // the next anchor frees (as it frees the records), once no snapshot reads the version.
+        var anchor = logged
+        anchor.flags &= ~(MetaPage.flagLogged | MetaPage.flagUnsynced)
+        anchor.selfPage = PageNumber(logged.anchorSlot == 1 ? 2 : 1)
+        anchor.anchorSlot = UInt32(anchor.selfPage)
+        anchor.chain = logged.chain + [MetaPage.ChainRecord(page: logged.selfPage, txid: logged.txid)]
+        anchor.syncedThrough = logged.txid
+        anchor.logSalt = 0
+        anchor.logEnd = 0
+        anchor.token = 0
+        anchor.nextPage = 0
+        anchor.nextToken = 0
+        anchor.nextPages = 0
+        anchor.written = []
+        let image = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        anchor.encode(into: image, pageSize: pageSize)
+        let location = anchor.selfPage * UInt64(pageSize)
+        // Checksum last, as in `commitWrite`; a torn anchor leaves the other slot's chain and the
+        // log, which still recover this version.
+        try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
+        try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
+        try file.synchronize()
+        state.withLock { $0.latestMeta = anchor }
+        lockFile.publish(anchor.txid, metaPage: anchor.selfPage)
+    }
+}
