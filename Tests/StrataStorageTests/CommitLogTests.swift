@@ -1,0 +1,307 @@
+// The commit log (CommitLog.swift) under simulated power loss, process crashes and failures:
+// a logged commit that returned survives a power cut, one that failed never comes back, and
+// recovery leaves exactly a committed version.
+//
+// STRATA_LOG_CRASH_POINTS sets the number of power-loss cases (600 by default).
+
+import Foundation
+import Testing
+@testable import StrataStorage
+
+@Suite struct CommitLogTests {
+    static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
+
+    /// Both disks of one database.
+    struct Disks {
+        var file = SimulatedDisk()
+        var log = SimulatedDisk(capacity: 16 << 20)
+
+        func crash(seed: UInt64) -> Disks {
+            Disks(file: file.crash(seed: seed), log: log.crash(seed: seed ^ 0x1065))
+        }
+        func crashProcess() -> Disks { Disks(file: file.crashProcess(), log: log.crashProcess()) }
+
+        func open(_ lockPath: String, options: StorageOptions = CommitLogTests.options) throws -> StorageEngine {
+            try StorageEngine.open(file: file, log: log, lockPath: lockPath, options: options)
+        }
+    }
+
+    @Test func smallCommitsSyncOnlyTheLog() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engine = try disks.open(directory.file("lock"))
+        defer { engine.close() }
+        try engine.write { try $0.put([0], forKey: [0], in: try $0.createTree(named: "t")) }
+        let (fileSyncs, logSyncs) = (disks.file.syncCount, disks.log.syncCount)
+        for i in 1...50 as ClosedRange<UInt8> {
+            try engine.write { try $0.put([i], forKey: [i], in: try $0.tree(named: "t")!) }
+        }
+        #expect(disks.file.syncCount == fileSyncs, "logged commits must not sync the database file")
+        #expect(disks.log.syncCount - logSyncs >= 50)
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+
+        // A checkpoint syncs the file and anchors the same version.
+        let version = engine.latestVersion
+        try engine.checkpoint()
+        #expect(engine.latestVersion == version)
+        #expect(disks.file.syncCount == fileSyncs + 2)
+        #expect(!engine.state.withLock { $0.latestMeta.isLogged })
+        #expect(try engine.verify().isHealthy)
+
+        // Everything survives a power cut now, with no log to replay.
+        let crashed = Disks(file: disks.file.crash(seed: 1), log: SimulatedDisk())
+        let reopened = try crashed.open(directory.file("reopen"))
+        defer { reopened.close() }
+        #expect(reopened.latestVersion == version)
+        #expect(try reopened.read { try $0.value(forKey: [50], in: $0.tree(named: "t")!) } == [50])
+    }
+
+    @Test func randomPowerLossKeepsExactlyTheCommittedVersions() throws {
+        let points = ProcessInfo.processInfo.environment["STRATA_LOG_CRASH_POINTS"].flatMap(Int.init) ?? 600
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        var logged = 0, replayed = 0, inFlightKept = 0, inFlightLost = 0
+        for seed in 0..<UInt64(points) {
+            let outcome = try Self.powerLossCase(seed: seed, directory: directory)
+            logged += outcome.logged
+            if outcome.replayed { replayed += 1 }
+            if let kept = outcome.inFlightKept { if kept { inFlightKept += 1 } else { inFlightLost += 1 } }
+        }
+        print("CommitLogTests: \(points) power cuts; \(logged) logged commits; \(replayed) recoveries replayed the log; in-flight commits kept \(inFlightKept), lost \(inFlightLost)")
+        #expect(logged > points)
+        #expect(replayed > points / 4)
+        #expect(inFlightKept > 0 && inFlightLost > 0)
+    }
+
+    private struct Outcome {
+        var logged = 0
+        var replayed = false
+        var inFlightKept: Bool?
+    }
+
+    /// A random workload of logged, large and checkpointed commits; the power fails at a
+    /// random write or sync of either disk; the recovered file must hold the last commit that
+    /// returned, or the one in flight, exactly.
+    private static func powerLossCase(seed: UInt64, directory: TemporaryDirectory) throws -> Outcome {
+        var random = SplitMix64(seed: seed &* 0x9E37_79B9 &+ 17)
+        var generator = WorkloadGenerator(seed: seed)
+        let disks = Disks()
+        var outcome = Outcome()
+        var models = [EngineModel()]
+        let engine = try disks.open(directory.file("case-\(seed)"))
+        let commits = Int.random(in: 4...24, using: &random)
+        // The cut comes after a random number of operations on one of the two disks.
+        let cutOnLog = Bool.random(using: &random)
+        (cutOnLog ? disks.log : disks.file).losePower(afterOperations: Int.random(in: 0...(cutOnLog ? 2 * commits : 4 * commits), using: &random))
+        var inFlight: Int?
+        for _ in 0..<commits {
+            let large = Int.random(in: 0..<12, using: &random) == 0
+            let operations = generator.commit(after: models.last!, large: large)
+            do {
+                if Int.random(in: 0..<10, using: &random) == 0 { try engine.checkpoint() }
+                let transaction = try engine.beginWrite()
+                try transaction.apply(operations)
+                let wasLoggable = transaction.redo.isLoggable
+                inFlight = models.count
+                try transaction.commit()
+                inFlight = nil
+                if wasLoggable && engine.state.withLock({ $0.latestMeta.isLogged }) { outcome.logged += 1 }
+                models.append(models.last!.applying(operations))
+            } catch {
+                if inFlight != nil { models.append(models.last!.applying(operations)) }
+                break
+            }
+        }
+        engine.close()
+        let crashed = disks.crash(seed: seed ^ 0xC0FFEE)
+        let reopened = try crashed.open(directory.file("reopen-\(seed)"))
+        defer { reopened.close() }
+        let version = Int(reopened.latestVersion)
+        let acknowledged = models.count - 1 - (inFlight == nil ? 0 : 1)
+        #expect(version == acknowledged || (inFlight != nil && version == acknowledged + 1),
+                "seed \(seed): recovered version \(version); acknowledged \(acknowledged), in flight \(inFlight.map(String.init) ?? "none")")
+        guard version < models.count else { return outcome }
+        #expect(try EngineModel.read(from: reopened) == models[version], "seed \(seed): contents of version \(version)")
+        #expect(try reopened.verify().isHealthy, "seed \(seed)")
+        if inFlight != nil { outcome.inFlightKept = version == acknowledged + 1 }
+        // Recovery replayed the log when it left a logged version.
+        outcome.replayed = reopened.state.withLock { $0.latestMeta.isLogged }
+
+        // Recovery leaves a file that keeps working: one more commit, another power cut.
+        let next = generator.commit(after: models[version])
+        try reopened.write { try $0.apply(next) }
+        let again = try Disks(file: crashed.file.crash(seed: seed &+ 5), log: crashed.log.crash(seed: seed &+ 6)).open(directory.file("again-\(seed)"))
+        defer { again.close() }
+        #expect(try EngineModel.read(from: again) == models[version].applying(next), "seed \(seed): after a second power cut")
+        return outcome
+    }
+
+    @Test(arguments: [CommitStep.beforeDataWrite, .afterDataWrite, .beforeMetaWrite, .afterMetaWrite, .beforeLogWrite, .beforeLogSync, .afterLogSync])
+    func failedLoggedCommitLeavesThePreviousVersion(_ step: CommitStep) throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let failpoint = StepFailpoint()
+        let engine = try disks.open(directory.file("lock"), options: failpoint.options(Self.options))
+        defer { engine.close() }
+        var model = EngineModel()
+        for _ in 0..<4 {
+            let operations = [ModelOperation.createTree("t0"), .put(tree: "t0", key: Array("k\(model.trees["t0"]?.count ?? 0)".utf8), value: [1, 2, 3])]
+            try engine.write { try $0.apply(operations) }
+            model = model.applying(operations)
+        }
+        let previous = engine.latestVersion
+        failpoint.arm(step)
+        let operations = [ModelOperation.put(tree: "t0", key: Array("failed".utf8), value: [9])]
+        let transaction = try engine.beginWrite()
+        try transaction.apply(operations)
+        #expect(throws: StorageError.failpoint(step.rawValue)) { try transaction.commit() }
+        #expect(engine.latestVersion == previous)
+        #expect(try EngineModel.read(from: engine) == model)
+
+        // Whether the process dies now or the power fails, the failed commit never comes back.
+        var images = [("process crash", disks.crashProcess())]
+        for seed in 0..<6 as Range<UInt64> { images.append(("power loss \(seed)", disks.crash(seed: seed))) }
+        for (index, (label, image)) in images.enumerated() {
+            let reopened = try image.open(directory.file("reopen-\(index)"))
+            defer { reopened.close() }
+            #expect(reopened.latestVersion == previous, "\(step) \(label)")
+            #expect(try EngineModel.read(from: reopened) == model, "\(step) \(label)")
+        }
+
+        // The engine is still usable, and the same commit now succeeds durably.
+        failpoint.disarm()
+        try engine.write { try $0.apply(operations) }
+        let recovered = try disks.crash(seed: 77).open(directory.file("final"))
+        defer { recovered.close() }
+        #expect(try EngineModel.read(from: recovered) == model.applying(operations))
+    }
+
+    @Test func aProcessCrashReplaysEveryLoggedCommit() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        var disks = Disks()
+        var model = EngineModel()
+        var generator = WorkloadGenerator(seed: 21)
+        // Three engines in a row, each dying without a close: each continues the generation.
+        for round in 0..<3 {
+            let engine = try disks.open(directory.file("round-\(round)"))
+            #expect(try EngineModel.read(from: engine) == model, "round \(round) reopened")
+            for _ in 0..<20 {
+                var operations = generator.commit(after: model)
+                operations = Array(operations.prefix(3))
+                try engine.write { try $0.apply(operations) }
+                model = model.applying(operations)
+            }
+            disks = disks.crashProcess()
+        }
+        let engine = try disks.open(directory.file("last"))
+        defer { engine.close() }
+        #expect(try EngineModel.read(from: engine) == model)
+        #expect(try engine.verify().isHealthy)
+    }
+
+    @Test func rolledBackSavepointsAreNotLogged() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engine = try disks.open(directory.file("lock"))
+        try engine.write { _ = try $0.createTree(named: "t") }
+        let transaction = try engine.beginWrite()
+        let tree = try transaction.tree(named: "t")!
+        try transaction.put([1], forKey: Array("kept".utf8), in: tree)
+        let savepoint = try transaction.savepoint()
+        try transaction.put([2], forKey: Array("discarded".utf8), in: tree)
+        _ = try transaction.dropTree(named: "t")
+        try transaction.rollback(to: savepoint)
+        try transaction.put([3], forKey: Array("after".utf8), in: try transaction.tree(named: "t")!)
+        try transaction.commit()
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        engine.close()
+        let reopened = try disks.crash(seed: 9).open(directory.file("reopen"))
+        defer { reopened.close() }
+        var expected = EngineModel()
+        expected.apply(.createTree("t"))
+        expected.apply(.put(tree: "t", key: Array("kept".utf8), value: [1]))
+        expected.apply(.put(tree: "t", key: Array("after".utf8), value: [3]))
+        #expect(try EngineModel.read(from: reopened) == expected)
+    }
+
+    @Test func aFullLogCheckpointsAndStartsAgain() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engine = try disks.open(directory.file("lock"))
+        try engine.write { _ = try $0.createTree(named: "t") }
+        // Each record takes one block: the log holds capacity / block of them.
+        let perGeneration = Int(CommitLog.capacity / CommitLog.blockSize)
+        var checkpoints = 0
+        var wasLogged = false
+        for i in 0..<(perGeneration + 50) {
+            let syncs = disks.file.syncCount
+            try engine.write { try $0.put(Array("v\(i)".utf8), forKey: Array("k\(i % 300)".utf8), in: try $0.tree(named: "t")!) }
+            if disks.file.syncCount > syncs { checkpoints += 1 }
+            wasLogged = engine.state.withLock { $0.latestMeta.isLogged }
+        }
+        #expect(checkpoints == 1, "one checkpoint when the generation filled the log")
+        #expect(wasLogged)
+        #expect(try disks.log.size() <= CommitLog.capacity + CommitLog.growthStep)
+        engine.close()
+        let reopened = try disks.crash(seed: 4).open(directory.file("reopen"))
+        defer { reopened.close() }
+        let last = perGeneration + 49
+        #expect(try reopened.read { try $0.value(forKey: Array("k\(last % 300)".utf8), in: $0.tree(named: "t")!) } == Array("v\(last)".utf8))
+    }
+
+    @Test func aLogFromAnotherDatabaseIsRefused() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        do {
+            let engine = try disks.open(directory.file("a"))
+            try engine.write { try $0.put([1], forKey: [1], in: try $0.createTree(named: "t")) }
+            try engine.write { try $0.put([2], forKey: [2], in: try $0.tree(named: "t")!) }
+            // No close: the log keeps its records.
+            _ = engine
+        }
+        let other = Disks()
+        do {
+            let engine = try other.open(directory.file("b"))
+            try engine.write { try $0.put([1], forKey: [1], in: try $0.createTree(named: "u")) }
+            try engine.checkpoint()
+            engine.close()
+        }
+        // The first database's log (versions 1 and 2 from version 0) beside the second's file
+        // (at version 1, anchored), after a power cut.
+        let mixed = Disks(file: other.file.crash(seed: 1), log: disks.log.crashProcess())
+        do {
+            _ = try mixed.open(directory.file("mixed"))
+            Issue.record("a foreign log was accepted")
+        } catch let error as StorageError {
+            guard case .commitLogMismatch = error else { Issue.record("unexpected \(error)"); return }
+        }
+    }
+
+    @Test func readOnlyOpenWithALogToReplayIsAClearError() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("db.strata")
+        // A process that dies after logged commits: a child would do; here the engine is
+        // simply never closed (its last close would checkpoint).
+        var options = StorageOptions()
+        options.maximumReaders = 8
+        let engine = try StorageEngine.open(path: path, options: options)
+        try engine.write { try $0.put([1], forKey: [1], in: try $0.createTree(named: "t")) }
+        let image = try Data(contentsOf: URL(fileURLWithPath: path))
+        let log = try Data(contentsOf: URL(fileURLWithPath: StorageEngine.logPath(for: path)))
+        engine.close()
+        let copy = directory.file("copy.strata")
+        try image.write(to: URL(fileURLWithPath: copy))
+        try log.write(to: URL(fileURLWithPath: StorageEngine.logPath(for: copy)))
+        var readOnly = options
+        readOnly.readOnly = true
+        #expect(throws: StorageError.recoveryNeedsWriteAccess(path: StorageEngine.logPath(for: copy))) {
+            try StorageEngine.open(path: copy, options: readOnly).close()
+        }
+        // Writable, it replays; read-only afterwards works (the last close checkpointed).
+        let writable = try StorageEngine.open(path: copy, options: options)
+        #expect(try writable.read { try $0.value(forKey: [1], in: $0.tree(named: "t")!) } == [1])
+        writable.close()
+        let reader = try StorageEngine.open(path: copy, options: readOnly)
+        defer { reader.close() }
+        #expect(try reader.read { try $0.value(forKey: [1], in: $0.tree(named: "t")!) } == [1])
+    }
+}
