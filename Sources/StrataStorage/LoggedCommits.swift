@@ -135,17 +135,17 @@ extension StorageEngine {
         try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: true)
         if !base.isLogged { try discardUnpublishedRecord(announcedBy: base) }
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
-        try writePages(transaction.dirty)
-        try failpoint?(.afterDataWrite)
-        try failpoint?(.beforeMetaWrite)
-        let location = meta.selfPage * UInt64(pageSize)
-        let metaImage = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
-        defer { metaImage.deallocate() }
+        // The meta goes with the pages, usually as the first page of one gathering write: it
+        // sits on a page of the commit's own stretch, which nobody reads unless it is
+        // published, and which recovery never looks at, so neither a torn write nor a failed
+        // commit can leave it where it matters.
+        let metaImage = transaction.arena.allocate(pageSize, alignment: 4096)
         meta.encode(into: metaImage, pageSize: pageSize)
-        // Checksum last, as in `commitWrite`. If the commit fails from here on, the meta stays
-        // on a free page: nobody reads it unless it is published, and recovery never looks there.
-        try file.write([UnsafeRawBufferPointer(start: metaImage + 4, count: pageSize - 4)], at: location + 4)
-        try file.write([UnsafeRawBufferPointer(start: metaImage, count: 4)], at: location)
+        var pages = transaction.dirty
+        pages.append(WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0))
+        try failpoint?(.beforeMetaWrite)
+        try writePages(pages)
+        try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
         if let image, let log {
             do {
