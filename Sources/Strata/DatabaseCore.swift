@@ -157,13 +157,22 @@ final class DatabaseCore {
     /// The confinement check of a property read.
     @inline(__always)
     func verifyRead() {
-        if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return }
-        if let ownerExecutor, strata_is_current_executor(ownerExecutor.identity, ownerExecutor.implementation) { return }
+        if isOwnerRunning { return }
         confinement.verify("reading an object's property")
     }
 
+    /// Whether the caller is the owning thread or runs on the owning actor's executor: the
+    /// one-comparison answer for the common confinements (`confinement.verify` decides the
+    /// rest, and stops with the message).
+    @inline(__always)
+    private var isOwnerRunning: Bool {
+        if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return true }
+        if let ownerExecutor, strata_is_current_executor(ownerExecutor.identity, ownerExecutor.implementation) { return true }
+        return false
+    }
+
     func verify(_ operation: @autoclosure () -> String) {
-        confinement.verify(operation())
+        if !isOwnerRunning { confinement.verify(operation()) }
         require(!isInvalidated, "The database instance was invalidated; open a new one.")
     }
 

@@ -14,10 +14,17 @@ public struct _ObjectSlot {
     }
     /// The same table, as stored.
     var tableReference: Unmanaged<TableContext>?
-    /// Keeps the database instance alive while the object is.
+    /// Keeps the database instance alive while the object is. A setter rather than a
+    /// `didSet`: the observer read the new value back and retained it a second time on
+    /// every materialised object.
     var core: DatabaseCore? {
-        didSet { coreReference = core.map { Unmanaged.passUnretained($0) } }
+        get { coreOwner }
+        set {
+            coreReference = newValue.map { Unmanaged.passUnretained($0) }
+            coreOwner = newValue
+        }
     }
+    private var coreOwner: DatabaseCore?
     /// The same instance without reference counting, for the property-read fast path.
     var coreReference: Unmanaged<DatabaseCore>?
     var key: Int64 = -1
@@ -181,8 +188,16 @@ open class Object: CustomStringConvertible {
     public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
         guard let tableReference = _slot.tableReference else { return -1 }
         let id = ObjectIdentifier(keyPath)
-        if let column = tableReference._withUnsafeGuaranteedRef({ $0.column(forKeyPath: id) }) { return column }
-        let table = tableReference.takeUnretainedValue()
+        // Every property read comes here: the common case (a live instance, a key path seen
+        // before) is a short search with no call, no lock and no reference counting.
+        let column = tableReference._withUnsafeGuaranteedRef { $0.isFrozen ? -2 : $0.knownColumn(forKeyPath: id) }
+        if column >= 0 { return column }
+        return _managedColumnSlow(id, tableReference.takeUnretainedValue(), mark: mark)
+    }
+
+    @inline(never)
+    private final func _managedColumnSlow(_ id: ObjectIdentifier, _ table: TableContext, mark: (Object) -> Void) -> Int {
+        if let column = table.column(forKeyPath: id) { return column }
         let probe = type(of: self).init()
         mark(probe)
         for (index, field) in table.info.fields.enumerated() where field.takeRecordingMark(probe) {

@@ -32,9 +32,21 @@ final class TableContext {
 
     @inline(__always)
     private func findColumn(forKeyPath id: ObjectIdentifier) -> Int? {
+        let column = knownColumn(forKeyPath: id)
+        return column >= 0 ? column : nil
+    }
+
+    /// The column remembered for `id`, or -1; a live instance's only (a frozen one's list is
+    /// read under its lock).
+    @inline(__always)
+    func knownColumn(forKeyPath id: ObjectIdentifier) -> Int {
         let entries = keyPathEntries
-        for index in 0..<keyPathCount where entries[index].keyPath == id { return entries[index].column }
-        return nil
+        var index = 0
+        while index < keyPathCount {
+            if entries[index].keyPath == id { return entries[index].column }
+            index &+= 1
+        }
+        return -1
     }
 
     func remember(keyPath id: ObjectIdentifier, column: Int) {

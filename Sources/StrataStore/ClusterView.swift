@@ -57,7 +57,15 @@ package final class ClusterView {
     // read these on every call.
     @exclusivity(unchecked) package private(set) var firstKey: Int64
     @exclusivity(unchecked) package private(set) var keys: ChunkView
-    package internal(set) var generation: UInt64
+    /// The session generation the view is valid for. Read by every lookup and every
+    /// materialised object, also from the object layer, through the computed property: another
+    /// module reading a stored property directly checks exclusivity dynamically whatever the
+    /// declaration says.
+    package internal(set) var generation: UInt64 {
+        get { validGeneration }
+        set { validGeneration = newValue }
+    }
+    @exclusivity(unchecked) private var validGeneration: UInt64
     let dirty: DirtyCluster?
     /// One view per property, by property index (absent chunks read as defaults).
     package let columns: UnsafeMutablePointer<ChunkView>
@@ -82,7 +90,7 @@ package final class ClusterView {
         self.firstKey = firstKey
         self.keys = keys
         self.dirty = dirty
-        self.generation = generation
+        validGeneration = generation
         columnCount = columns.count
         self.columns = .allocate(capacity: max(columns.count, 1))
         self.columns.initialize(from: columns, count: columns.count)

@@ -52,7 +52,11 @@ package final class TableAccess {
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
-    @exclusivity(unchecked) package private(set) var isDropped = false
+    /// Read through `isDropped`: another module reading a stored property accesses it with
+    /// a dynamic exclusivity check whatever this declaration says (measured in the object
+    /// layer's context lookup), while the getter's own access stays unchecked.
+    @exclusivity(unchecked) private var dropped = false
+    package var isDropped: Bool { dropped }
 
     struct ListID: Hashable {
         let property: Int
@@ -99,7 +103,7 @@ package final class TableAccess {
 
     func drop() {
         reset()
-        isDropped = true
+        dropped = true
     }
 
     /// A write transaction's state of this table, to come back to (ChainedWrites.swift).

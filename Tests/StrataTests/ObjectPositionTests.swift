@@ -131,4 +131,61 @@ final class PositionItem: Object {
         }
         #expect(db.objects(PositionItem.self).map(\.id) == surviving)
     }
+
+    /// Iteration steps through each cluster by a cached, unretained reference to it (Results
+    /// `Iterator.current`): every object comes once, in order, across clusters emptied and
+    /// thinned by deletes; the iterator stays finished; a copy made midway goes on by itself;
+    /// and objects handed out earlier keep reading their own values while iteration goes on.
+    @Test func iterationVisitsEveryObjectOnceAcrossClustersAndStaysFinished() throws {
+        let folder = TemporaryFolder()
+        let db = try Database(configuration: folder.configuration(objectTypes: [PositionItem.self]))
+        try Self.fill(db)
+        // The second cluster emptied, the third thinned, one object left alone in the fourth.
+        let deleted = Set(Array(256..<512) + Array(512..<768).filter { $0 % 5 != 0 } + Array(769..<1_000))
+        try db.write {
+            for id in deleted.sorted() {
+                if let item = db.object(ofType: PositionItem.self, forPrimaryKey: id) { db.delete(item) }
+            }
+        }
+        let surviving = (0..<Self.count).filter { !deleted.contains($0) }
+
+        var iterator = db.objects(PositionItem.self).makeIterator()
+        var seen: [PositionItem] = []
+        var copy: Results<PositionItem>.Iterator?
+        while let item = iterator.next() {
+            #expect(item.value == item.id * 10 && item.label == "item \(item.id)")
+            seen.append(item)
+            if seen.count == 200 { copy = iterator }
+        }
+        #expect(seen.map(\.id) == surviving)
+        for _ in 0..<3 { #expect(iterator.next() == nil) }
+        // Earlier objects still read their own rows (their clusters kept by their slots).
+        for item in seen { #expect(item.value == item.id * 10 && item.label == "item \(item.id)") }
+
+        var rest: [Int] = []
+        if var copy { while let item = copy.next() { rest.append(item.id) } }
+        #expect(rest == Array(surviving.dropFirst(200)))
+    }
+
+    /// A managed object holds its database instance (`_ObjectSlot.core`) exactly while it
+    /// lives: reads work after every `Database` value is gone, and the instance goes away with
+    /// the last object.
+    @Test func objectsKeepTheirInstanceAliveUntilTheLastGoes() throws {
+        let folder = TemporaryFolder()
+        weak var core: DatabaseCore?
+        var objects: [PositionItem] = []
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [PositionItem.self]))
+            try Self.fill(db)
+            if let item = db.object(ofType: PositionItem.self, forPrimaryKey: 3) { objects.append(item) }
+            objects.append(contentsOf: db.objects(PositionItem.self).prefix(300))
+            core = objects.first?._slot.core
+        }
+        #expect(core != nil)
+        #expect(objects.count == 301)
+        #expect(objects[0].value == 30 && objects[300].label == "item 299")
+        #expect(objects[0].database != nil)
+        objects.removeAll()
+        #expect(core == nil)
+    }
 }
