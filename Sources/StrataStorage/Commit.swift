@@ -37,7 +37,7 @@ extension WriteTransaction {
             state.root = try finishTree(state)
             state.rootNode = nil
             try TreeInfo(root: state.root, count: state.count).encoded().withUnsafeBytes { value in
-                try key.withUnsafeBytes { try put(value, forKey: $0, in: catalog) }
+                _ = try key.withUnsafeBytes { try put(value, forKey: $0, in: catalog) }
             }
         }
         let catalogRoot = try finishTree(catalog)

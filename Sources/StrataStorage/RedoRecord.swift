@@ -4,8 +4,12 @@
 // it through the same calls, which rebuild the same trees.
 //
 // Encoding, one operation after another:
-//   u8 kind | u16 tree-name length | name | (put, delete) u32 key length | key
+//   u8 kind | u16 tree-name length | name | (put, delete, patch) u32 key length | key
 //           | (put) u32 value length | value
+//           | (patch) u32 new value length | u32 delta length | delta
+// A put that replaces a value is recorded as a *patch* when that is much smaller: the new value
+// as pieces of the old one and new bytes (`ValueDelta`), so appending a row to a column chunk
+// of several kilobytes logs a few dozen bytes.
 // Recording stops (and the transaction commits the ordinary way) once the record outgrows
 // `RedoRecorder.limit`, so a bulk load pays for one flag test per put, not for a copy.
 
@@ -17,7 +21,11 @@ struct RedoRecorder {
         case put = 3
         case delete = 4
         case removeAll = 5
+        case patch = 6
     }
+
+    /// Values shorter than this are always recorded whole.
+    static let patchThreshold = 128
 
     /// The largest record a logged commit writes; larger transactions commit the ordinary way.
     static let limit = 3 * 4096 - CommitLog.headerSize
@@ -32,6 +40,37 @@ struct RedoRecorder {
     mutating func record(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) {
         guard !overflowed else { return }
         appendSlow(kind, tree: name, key: key, value: value)
+    }
+
+    /// Records a put; `old` is the value it replaced, if any.
+    @inline(__always)
+    mutating func recordPut(tree name: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, replacing old: UnsafeRawBufferPointer?) {
+        guard !overflowed else { return }
+        if let old, value.count >= Self.patchThreshold, let delta = ValueDelta.encode(from: old, to: value, limit: value.count / 2) {
+            appendPatch(tree: name, key: key, length: value.count, delta: delta)
+        } else {
+            appendSlow(.put, tree: name, key: key, value: value)
+        }
+    }
+
+    private mutating func appendPatch(tree name: String, key: UnsafeRawBufferPointer, length: Int, delta: [UInt8]) {
+        var name = name
+        let added = name.withUTF8 { 3 + $0.count } + 4 + key.count + 8 + delta.count
+        guard bytes.count + added <= Self.limit else {
+            overflowed = true
+            bytes = []
+            return
+        }
+        bytes.append(Kind.patch.rawValue)
+        name.withUTF8 { name in
+            append(UInt16(name.count))
+            bytes.append(contentsOf: name)
+        }
+        append(UInt32(key.count))
+        bytes.append(contentsOf: key)
+        append(UInt32(length))
+        append(UInt32(delta.count))
+        bytes.append(contentsOf: delta)
     }
 
     private mutating func appendSlow(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?) {
@@ -82,6 +121,7 @@ enum RedoOperation: Equatable {
     case put(tree: String, key: [UInt8], value: [UInt8])
     case delete(tree: String, key: [UInt8])
     case removeAll(tree: String)
+    case patch(tree: String, key: [UInt8], length: Int, delta: [UInt8])
 
     /// The operations of a record; nil when its bytes do not decode (damage the record's
     /// checksum did not catch).
@@ -105,10 +145,14 @@ enum RedoOperation: Equatable {
             case .createTree: operations.append(.createTree(name))
             case .dropTree: operations.append(.dropTree(name))
             case .removeAll: operations.append(.removeAll(tree: name))
-            case .put, .delete:
+            case .put, .delete, .patch:
                 guard let keyLength = length(UInt32.self), let key = take(keyLength) else { return nil }
                 if kind == .delete {
                     operations.append(.delete(tree: name, key: Array(key)))
+                } else if kind == .patch {
+                    guard let newLength = length(UInt32.self), let deltaLength = length(UInt32.self),
+                          let delta = take(deltaLength) else { return nil }
+                    operations.append(.patch(tree: name, key: Array(key), length: newLength, delta: Array(delta)))
                 } else {
                     guard let valueLength = length(UInt32.self), let value = take(valueLength) else { return nil }
                     operations.append(.put(tree: name, key: Array(key), value: Array(value)))
@@ -144,7 +188,122 @@ extension WriteTransaction {
                 _ = try delete(forKey: key, in: try tree(name))
             case .removeAll(let name):
                 try removeAll(in: try tree(name))
+            case .patch(let name, let key, let length, let delta):
+                let tree = try tree(name)
+                let value = try key.withUnsafeBytes { key in
+                    try withValue(forKey: key, in: tree) { old -> [UInt8]? in
+                        guard let old else { return nil }
+                        return delta.withUnsafeBytes { ValueDelta.apply($0, to: old, length: length) }
+                    }
+                }
+                guard let value else {
+                    throw StorageError.corrupted(page: nil, reason: "the commit log patches a value of tree \"\(name)\" that does not exist or does not match")
+                }
+                try put(value, forKey: key, in: tree)
             }
         }
+    }
+}
+
+/// A value described as pieces of an earlier value and new bytes:
+///   copy:    u8 1 | u32 offset in the old value | u32 length
+///   literal: u8 2 | u32 length | bytes
+/// The encoder follows the old value at a current alignment and, where the bytes stop
+/// matching, tries a few nearby alignments (shifts by a word or two, and the one that lines
+/// up the ends) before taking a byte as new. That finds what column chunks do when a row is
+/// appended or changed (a count in the header, a run shifted by one entry, new bytes at the end)
+/// at a cost linear in the value, without an index of the old value.
+enum ValueDelta {
+    private static let copy: UInt8 = 1
+    private static let literal: UInt8 = 2
+    /// Bytes that must match before a copy is taken.
+    private static let minimumMatch = 16
+
+    /// The delta from `old` to `new`, or nil when it would be longer than `limit` bytes.
+    static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        var shift = 0  // old index = new index - shift
+        var i = 0
+        var literalStart = 0
+        let ends = new.count - old.count
+
+        func matches(_ i: Int, _ j: Int) -> Bool {
+            guard j >= 0, j + minimumMatch <= old.count, i + minimumMatch <= new.count else { return false }
+            return (newBase + i).loadUnaligned(as: UInt64.self) == (oldBase + j).loadUnaligned(as: UInt64.self)
+                && (newBase + i + 8).loadUnaligned(as: UInt64.self) == (oldBase + j + 8).loadUnaligned(as: UInt64.self)
+        }
+        func put32(_ value: Int) {
+            withUnsafeBytes(of: UInt32(value).littleEndian) { out.append(contentsOf: $0) }
+        }
+        func flushLiteral(upTo end: Int) {
+            guard end > literalStart else { return }
+            out.append(literal)
+            put32(end - literalStart)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: new[literalStart..<end]))
+        }
+
+        while i < new.count {
+            var found: Int?
+            if matches(i, i - shift) {
+                found = shift
+            } else {
+                // (Unrolled: no array per byte.)
+                func attempt(_ candidate: Int) { if found == nil, candidate != shift, matches(i, i - candidate) { found = candidate } }
+                attempt(0); attempt(ends)
+                attempt(shift + 8); attempt(shift - 8); attempt(shift + 16); attempt(shift - 16)
+                attempt(shift + 4); attempt(shift - 4); attempt(shift + 1); attempt(shift - 1)
+            }
+            guard let match = found else {
+                i += 1
+                if i - literalStart + out.count > limit { return nil }
+                continue
+            }
+            shift = match
+            flushLiteral(upTo: i)
+            var length = minimumMatch
+            while i + length < new.count, i - shift + length < old.count, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: i - shift + length, as: UInt8.self) {
+                length += 1
+            }
+            out.append(copy)
+            put32(i - shift)
+            put32(length)
+            i += length
+            literalStart = i
+            if out.count > limit { return nil }
+        }
+        flushLiteral(upTo: new.count)
+        return out.count <= limit ? out : nil
+    }
+
+    /// The value `delta` describes on top of `old`; nil when it does not fit (`length` bytes
+    /// exactly, copies inside `old`).
+    static func apply(_ delta: UnsafeRawBufferPointer, to old: UnsafeRawBufferPointer, length: Int) -> [UInt8]? {
+        var value: [UInt8] = []
+        value.reserveCapacity(length)
+        var at = 0
+        func read32() -> Int? {
+            guard at + 4 <= delta.count else { return nil }
+            defer { at += 4 }
+            return Int(UInt32(littleEndian: delta.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        }
+        while at < delta.count {
+            let kind = delta[at]
+            at += 1
+            switch kind {
+            case copy:
+                guard let offset = read32(), let count = read32(), offset + count <= old.count else { return nil }
+                value.append(contentsOf: UnsafeRawBufferPointer(rebasing: old[offset..<(offset + count)]))
+            case literal:
+                guard let count = read32(), at + count <= delta.count else { return nil }
+                value.append(contentsOf: UnsafeRawBufferPointer(rebasing: delta[at..<(at + count)]))
+                at += count
+            default:
+                return nil
+            }
+            guard value.count <= length else { return nil }
+        }
+        return value.count == length ? value : nil
     }
 }

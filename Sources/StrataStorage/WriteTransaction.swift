@@ -255,8 +255,8 @@ public final class WriteTransaction: TransactionReading {
     /// Stores `value` under `key`, replacing any previous value. Both are copied.
     public func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in tree: Tree) throws {
         let state = try state(tree)
-        try put(value, forKey: key, in: state)
-        redo.record(.put, tree: state.name, key: key, value: value)
+        let old = try put(value, forKey: key, in: state)
+        redo.recordPut(tree: state.name, key: key, value: value, replacing: old)
     }
 
     /// Stores `value` under `key` if the tree has no entry for `key`, and returns true; returns
@@ -271,28 +271,34 @@ public final class WriteTransaction: TransactionReading {
         let (index, found) = leaf.search(key)
         if found { return false }
         try put(value, forKey: key, in: state, leaf: leaf, index: index, found: false)
-        redo.record(.put, tree: state.name, key: key, value: value)
+        redo.recordPut(tree: state.name, key: key, value: value, replacing: nil)
         return true
     }
 
-    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState) throws {
+    /// Returns the value it replaced (a view valid until the transaction ends), if any.
+    @discardableResult
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState) throws -> UnsafeRawBufferPointer? {
         guard key.count > 0 && key.count <= maximumKeySize else {
             throw StorageError.invalidKey(length: key.count, maximum: maximumKeySize)
         }
         let leaf = try leafNode(state, key)
         let (index, found) = leaf.search(key)
-        try put(value, forKey: key, in: state, leaf: leaf, index: index, found: found)
+        return try put(value, forKey: key, in: state, leaf: leaf, index: index, found: found)
     }
 
     /// The rest of a put once `leafNode` has filled `path` and `leaf.search` has placed the key.
-    @inline(__always)
+    /// Returns the value it replaced (its bytes stay where they are until the transaction ends:
+    /// in the mapping or the arena).
+    @inline(__always) @discardableResult
     private func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState,
-                     leaf: Node, index: Int, found: Bool) throws {
+                     leaf: Node, index: Int, found: Bool) throws -> UnsafeRawBufferPointer? {
+        var replaced: UnsafeRawBufferPointer?
         let inline = PageLayout.leafCellHeader + key.count + value.count <= inlineLimit
         let stored = LeafValue(bytes: inline ? arena.copy(value) : overflowImage(value), overflowPage: 0, inOverflowImage: !inline)
         let newSize = Node.leafEntrySize(key: key.count, value: value.count, inlineLimit: inlineLimit)
         if found {
             let old = leaf.values[index]
+            replaced = old.bytes
             try freeOverflow(old)
             leaf.size += newSize - Node.leafEntrySize(key: key.count, value: old.bytes.count, inlineLimit: inlineLimit)
             leaf.values[index] = stored
@@ -309,6 +315,7 @@ public final class WriteTransaction: TransactionReading {
         state.changed = true
         generation.bump()
         if leaf.size > splitThreshold { splitPath(state, leaf: leaf, insertedAt: index) }
+        return replaced
     }
 
     /// Copies a value that will live in an overflow run straight into that run's page image in
