@@ -262,8 +262,15 @@ enum ValueDelta {
             }
             shift = match
             flushLiteral(upTo: i)
+            // Extend the match a word at a time, then byte by byte.
             var length = minimumMatch
-            while i + length < new.count, i - shift + length < old.count, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: i - shift + length, as: UInt8.self) {
+            let j = i - shift
+            let room = min(new.count - i, old.count - j)
+            while length + 8 <= room,
+                  (newBase + i + length).loadUnaligned(as: UInt64.self) == (oldBase + j + length).loadUnaligned(as: UInt64.self) {
+                length += 8
+            }
+            while length < room, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: j + length, as: UInt8.self) {
                 length += 1
             }
             out.append(copy)
