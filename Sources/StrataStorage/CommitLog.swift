@@ -132,6 +132,24 @@ final class CommitLog: @unchecked Sendable {
         try file.synchronize()
     }
 
+    /// The txid of the base of the generation at the start of the log, from its first record
+    /// (checked whole); nil when there is none.
+    func firstBaseTxid() throws -> UInt64? {
+        guard try file.size() >= Self.blockSize else { return nil }
+        var block = [UInt8](repeating: 0, count: Int(Self.blockSize))
+        try block.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        guard let header = block.withUnsafeBytes({ Self.decodeHeader($0) }) else { return nil }
+        var image = block
+        if header.length > block.count {
+            image = [UInt8](repeating: 0, count: header.length)
+            try image.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        }
+        let valid = image.withUnsafeBytes { raw in
+            raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian
+        }
+        return valid && header.txid == header.baseTxid + 1 ? header.baseTxid : nil
+    }
+
     /// The generation at the start of the log: its first record's header and every record's
     /// txid and body, in order, up to the first block that does not hold the next valid record.
     /// Empty when the log has none.
@@ -147,6 +165,8 @@ final class CommitLog: @unchecked Sendable {
             if let first {
                 guard header.salt == first.salt, header.baseTxid == first.baseTxid,
                       header.txid == records.last!.txid + 1 else { break }
+            } else if header.txid != header.baseTxid + 1 {
+                break
             }
             guard offset + UInt64(header.length) <= size else { break }
             var image = block

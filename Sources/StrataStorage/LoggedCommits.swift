@@ -28,6 +28,12 @@ extension StorageEngine {
     /// newer; the records to replay when its generation starts there; an error when it
     /// belongs to another history of the file.
     static func replayPlan(_ log: CommitLog, logPath: String, recovered: MetaPage, file: any StorageFile, path: String) throws -> ReplayPlan? {
+        // A state durable in the file after the generation's base is a checkpoint, and a
+        // checkpoint ends the generation: nothing to read past the first block (an open of a
+        // database closed cleanly costs one read).
+        guard let base = try log.firstBaseTxid() else { return nil }
+        if base > recovered.txid { throw StorageError.commitLogMismatch(path: logPath, logBase: base, recovered: recovered.txid) }
+        guard base == recovered.txid else { return nil }
         guard let (first, records) = try log.readGeneration() else { return nil }
         guard let last = records.last, last.txid > recovered.txid else { return nil }
         let checksum = try storedMetaChecksum(of: recovered, file: file, path: path)

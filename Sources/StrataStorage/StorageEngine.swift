@@ -299,8 +299,13 @@ public final class StorageEngine: @unchecked Sendable {
         defer { image.deallocate() }
         image.initializeMemory(as: UInt8.self, repeating: 0, count: 3 * pageSize)
         FileHeader.encode(pageSize: pageSize, into: image)
-        let meta = MetaPage(txid: 0, catalogRoot: 0, pageCount: FileHeader.firstDataPage, freeListHead: 0,
+        var meta = MetaPage(txid: 0, catalogRoot: 0, pageCount: FileHeader.firstDataPage, freeListHead: 0,
                             freeListPages: 0, flags: 0, freeListBirth: 0, written: [])
+        // A random token (unused: nothing is announced) makes each database's first meta, and so
+        // its checksum, its own: a commit log names its base by txid and that checksum, so a
+        // log can never be replayed onto another new database.
+        var system = SystemRandomNumberGenerator()
+        meta.nextToken = system.next() | 1
         meta.encode(into: image + pageSize, pageSize: pageSize)
         try file.write([UnsafeRawBufferPointer(start: image, count: 3 * pageSize)], at: 0)
         try file.synchronize()
