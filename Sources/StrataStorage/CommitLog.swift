@@ -135,19 +135,24 @@ final class CommitLog: @unchecked Sendable {
     /// The txid of the base of the generation at the start of the log, from its first record
     /// (checked whole); nil when there is none.
     func firstBaseTxid() throws -> UInt64? {
-        guard try file.size() >= Self.blockSize else { return nil }
-        var block = [UInt8](repeating: 0, count: Int(Self.blockSize))
-        try block.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
-        guard let header = block.withUnsafeBytes({ Self.decodeHeader($0) }) else { return nil }
-        var image = block
-        if header.length > block.count {
+        guard let (header, _) = try readRecord(at: 0, fileSize: try file.size()), header.txid == header.baseTxid + 1 else { return nil }
+        return header.baseTxid
+    }
+
+    /// The record at `offset`, checksum verified: its header and its image (header and body).
+    private func readRecord(at offset: UInt64, fileSize: UInt64) throws -> (Header, [UInt8])? {
+        guard offset + Self.blockSize <= fileSize else { return nil }
+        var image = [UInt8](repeating: 0, count: Int(Self.blockSize))
+        try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
+        guard let header = image.withUnsafeBytes({ Self.decodeHeader($0) }), offset + UInt64(header.length) <= fileSize else { return nil }
+        if header.length > image.count {
             image = [UInt8](repeating: 0, count: header.length)
-            try image.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+            try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
         }
         let valid = image.withUnsafeBytes { raw in
             raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian
         }
-        return valid && header.txid == header.baseTxid + 1 ? header.baseTxid : nil
+        return valid ? (header, image) : nil
     }
 
     /// The generation at the start of the log: its first record's header and every record's
@@ -158,26 +163,13 @@ final class CommitLog: @unchecked Sendable {
         var offset: UInt64 = 0
         var first: Header?
         var records: [(txid: UInt64, body: [UInt8])] = []
-        var block = [UInt8](repeating: 0, count: Int(Self.blockSize))
-        while offset + Self.blockSize <= size {
-            try block.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
-            guard let header = block.withUnsafeBytes({ Self.decodeHeader($0) }) else { break }
+        while let (header, image) = try readRecord(at: offset, fileSize: size) {
             if let first {
                 guard header.salt == first.salt, header.baseTxid == first.baseTxid,
                       header.txid == records.last!.txid + 1 else { break }
             } else if header.txid != header.baseTxid + 1 {
                 break
             }
-            guard offset + UInt64(header.length) <= size else { break }
-            var image = block
-            if header.length > block.count {
-                image = [UInt8](repeating: 0, count: header.length)
-                try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
-            }
-            let valid = image.withUnsafeBytes { raw in
-                raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian
-            }
-            guard valid else { break }
             if first == nil { first = header }
             records.append((header.txid, Array(image[Self.headerSize..<header.length])))
             offset += (UInt64(header.length) + Self.blockSize - 1) / Self.blockSize * Self.blockSize

@@ -167,14 +167,9 @@ extension StorageEngine {
                 throw error
             }
         }
-        try ensureMapped(meta.pageCount)
-        for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
-        state.withLock { state in
-            state.latestMeta = meta
-            state.freeSpaceCache = (meta.txid, transaction.freeSpace, transaction.newFreeListPages)
-            state.group.committed(meta.txid, carrying: position.baseTxid, grouped: false)
-        }
-        lockFile.publish(meta.txid, metaPage: meta.selfPage)
+        // Durable (in the log), whatever the engine's durability option says: a replayed
+        // commit is one that was.
+        try publish(meta, of: transaction, durable: true, grouped: false)
     }
 
     /// Zeros (durably) a record that continues `base`'s chain but was never published. Costs

@@ -806,6 +806,12 @@ public final class StorageEngine: @unchecked Sendable {
             }
             throw error
         }
+        try publish(meta, of: transaction, durable: durable, grouped: grouped)
+    }
+
+    /// The end of every commit, once its meta is written (and as durable as it will be): the
+    /// engine's state moves to `meta`, which is published to every process.
+    func publish(_ meta: MetaPage, of transaction: WriteTransaction, durable: Bool, grouped: Bool) throws {
         try ensureMapped(meta.pageCount)
         // This process computed these checksums as it wrote the pages: the next transaction
         // that reads them need not compute them again.
