@@ -341,8 +341,8 @@ public struct Database {
         return FileManager.default.fileExists(atPath: configuration.path)
     }
 
-    /// Deletes the configuration's file and lock file. Throws `alreadyOpen` while an instance
-    /// is open; returns whether there was a file.
+    /// Deletes the configuration's file, its lock file and its commit log. Throws `alreadyOpen`
+    /// while an instance is open; returns whether there was a file.
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
         guard !StoreHandle.isOpen(configuration) else {
@@ -350,7 +350,7 @@ public struct Database {
         }
         let path = configuration.path
         let existed = FileManager.default.fileExists(atPath: path)
-        for file in [path, path + "-lock"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + "-lock", StorageEngine.logPath(for: path)] where FileManager.default.fileExists(atPath: file) {
             do { try FileManager.default.removeItem(atPath: file) } catch { throw Error(.fileAccess, "\(error)", path: file) }
         }
         return existed

@@ -443,6 +443,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
             if handle.inMemory {
                 try? FileManager.default.removeItem(atPath: handle.path)
                 try? FileManager.default.removeItem(atPath: handle.path + "-lock")
+                try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: handle.path))
             }
         }
     }
@@ -459,6 +460,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         if configuration.inMemoryIdentifier != nil {
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + "-lock")
+            try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: path))
         } else if !configuration.readOnly, let fileURL = configuration.fileURL, !fileExists(path) {
             // (When the file exists, so does its folder: the usual reopen skips this.)
             try? FileManager.default.createDirectory(atPath: fileURL.deletingLastPathComponent().path, withIntermediateDirectories: true)

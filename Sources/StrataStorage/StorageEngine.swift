@@ -136,7 +136,8 @@ public final class StorageEngine: @unchecked Sendable {
         if let givenLog {
             log = try CommitLog(file: givenLog)
         } else if given == nil {
-            log = try Self.openLog(at: logPath, readOnly: options.readOnly)
+            log = try Self.openLog(at: logPath, readOnly: options.readOnly,
+                                   create: options.durability == .full && options.logsCommits)
         } else {
             log = nil
         }
@@ -223,14 +224,14 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
-    /// Opens (creating) the commit log beside a database; for a read-only engine, only if it
-    /// exists.
-    private static func openLog(at path: String, readOnly: Bool) throws -> CommitLog? {
-        if readOnly {
+    /// Opens the commit log beside a database, creating it when `create` (an engine that logs
+    /// commits) unless read-only; otherwise only if it exists (it may hold commits to replay).
+    private static func openLog(at path: String, readOnly: Bool, create: Bool) throws -> CommitLog? {
+        if readOnly || !create {
             var info = stat()
             guard stat(path, &info) == 0 else { return nil }
         }
-        let file = try PosixFile(path: path, create: !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
+        let file = try PosixFile(path: path, create: create && !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
         do {
             return try CommitLog(file: file)
         } catch {

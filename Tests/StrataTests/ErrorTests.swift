@@ -57,8 +57,12 @@ import Testing
         #expect(error.code == .alreadyOpen)
         // Once the last instance and object are gone, the file is closed.
         dog = nil
+        #expect(FileManager.default.fileExists(atPath: configuration.path + "-log"))
         #expect(try Database.deleteFiles(for: configuration))
         #expect(!Database.fileExists(for: configuration))
+        for suffix in ["-lock", "-log"] {
+            #expect(!FileManager.default.fileExists(atPath: configuration.path + suffix), "\(suffix) left behind")
+        }
     }
 
     // MARK: Schema mismatch
