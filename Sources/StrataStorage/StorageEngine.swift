@@ -432,8 +432,10 @@ public final class StorageEngine: @unchecked Sendable {
     /// the last transaction has ended. The last close in the last process to have the file open
     /// checkpoints (see `checkpoint()`), so the next open has no commit log to replay.
     public func close() {
-        let last = state.withLock { !$0.closing && $0.openCount == 1 && $0.activeTransactions == 0 && $0.latestMeta.isLogged }
-        if last && !options.readOnly && lockFile.tryExclusive() {
+        // (The newest version may be another process's logged commit this engine never read:
+        // `checkpoint()` looks at the published one.)
+        let last = state.withLock { !$0.closing && $0.openCount == 1 && $0.activeTransactions == 0 }
+        if last && log != nil && !options.readOnly && lockFile.tryExclusive() {
             // Best effort: the log keeps every commit durable whatever happens here.
             try? checkpoint()
             lockFile.endInitialisation()
