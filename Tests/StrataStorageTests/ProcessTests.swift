@@ -278,6 +278,23 @@ struct ProcessTests {
 
     /// Two children take turns incrementing a counter, each waiting (waitForVersion, woken by
     /// the other's commit) for its turn; each checks it saw every one of the other's commits.
+    /// Another process's logged commit, never read here: this process's last close still
+    /// checkpoints it, so a read-only open afterwards needs no replay and sees it.
+    @Test func theLastCloseCheckpointsAnotherProcesssLoggedCommit() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("checkpoint.strata")
+        try writeBaseline(path)
+        let engine = try StorageEngine.open(path: path)
+        let child = try Child("commit-once", path, "late", "from-child")
+        #expect(child.waitForExit() == .exited(0), "\(child.errorOutput())")
+        engine.close()
+        var readOnly = StorageOptions()
+        readOnly.readOnly = true
+        let reader = try StorageEngine.open(path: path, options: readOnly)
+        defer { reader.close() }
+        #expect(try reader.read { try $0.value(forKey: [UInt8]("late"), in: $0.tree(named: "kv")!) } == [UInt8]("from-child"))
+    }
+
     @Test func twoProcessesAlternateCommits() throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
         let path = directory.file("pingpong.strata")
