@@ -158,21 +158,19 @@ final class CommitLog: @unchecked Sendable {
     /// The generation at the start of the log: its first record's header and every record's
     /// txid and body, in order, up to the first block that does not hold the next valid record.
     /// Empty when the log has none.
-    func readGeneration() throws -> (first: Header, records: [(txid: UInt64, body: [UInt8])])? {
+    func readGeneration() throws -> (first: Header, records: [(txid: UInt64, body: [UInt8], offset: UInt64)])? {
         let size = try file.size()
         var offset: UInt64 = 0
         var first: Header?
-        var records: [(txid: UInt64, body: [UInt8])] = []
+        var records: [(txid: UInt64, body: [UInt8], offset: UInt64)] = []
         while let (header, image) = try readRecord(at: offset, fileSize: size) {
-            if let first {
-                guard header.salt == first.salt, header.baseTxid == first.baseTxid,
-                      header.txid == records.last!.txid + 1 else { break }
-            } else if header.txid != header.baseTxid + 1 {
-                break
-            }
+            // The first names the base and follows it; each next one has the same salt and base
+            // and follows its predecessor.
+            let follows = first.map { header.salt == $0.salt && header.baseTxid == $0.baseTxid } ?? true
+            guard follows, header.txid == (records.last?.txid ?? header.baseTxid) + 1 else { break }
             if first == nil { first = header }
-            records.append((header.txid, Array(image[Self.headerSize..<header.length])))
-            offset += (UInt64(header.length) + Self.blockSize - 1) / Self.blockSize * Self.blockSize
+            records.append((header.txid, Array(image[Self.headerSize..<header.length]), offset))
+            offset = Self.end(of: header.length, at: offset)
         }
         guard let first else { return nil }
         return (first, records)

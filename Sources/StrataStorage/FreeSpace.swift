@@ -31,6 +31,9 @@ struct FreeSpace {
     private(set) var pending: [PendingRun] = []
     /// The high-water mark: pages ≥ pageCount are unused and lie past the end of the data.
     var pageCount: UInt64
+    /// Pages `free` has made pending, ever (not encoded): what a transaction freed of older
+    /// versions is the growth of this while it runs, counted without a pass over `pending`.
+    private(set) var pagesMadePending: UInt64 = 0
 
     init(pageCount: UInt64) { self.pageCount = pageCount }
 
@@ -68,6 +71,7 @@ struct FreeSpace {
             insertRun(FreeRun(start: start, count: count))
         } else {
             pending.append(PendingRun(start: start, count: count, birth: birth, death: death))
+            pagesMadePending &+= count
         }
     }
 

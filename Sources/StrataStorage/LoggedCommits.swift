@@ -40,13 +40,7 @@ extension StorageEngine {
         guard first.baseTxid == recovered.txid, first.txid == recovered.txid + 1, first.baseChecksum == checksum else {
             throw StorageError.commitLogMismatch(path: logPath, logBase: first.baseTxid, recovered: recovered.txid)
         }
-        var plan = ReplayPlan(salt: first.salt, baseTxid: first.baseTxid, baseChecksum: checksum, records: [])
-        var offset: UInt64 = 0
-        for record in records {
-            plan.records.append((record.txid, record.body, offset))
-            offset = CommitLog.end(of: CommitLog.headerSize + record.body.count, at: offset)
-        }
-        return plan
+        return ReplayPlan(salt: first.salt, baseTxid: first.baseTxid, baseChecksum: checksum, records: records)
     }
 
     /// The checksum stored in the meta page `meta` was decoded from.
@@ -93,13 +87,13 @@ extension StorageEngine {
     /// that is not durable in the file (an unsynced grouped commit) and not logged either.
     func logPosition(for transaction: WriteTransaction, recordLength: Int) -> LogPosition? {
         guard log != nil, options.logsCommits, options.durability == .full, transaction.redo.isLoggable,
-              transaction.freeSpace.pendingPageCount &- transaction.pendingAtStart <= Self.loggedFreeLimit else { return nil }
+              transaction.freeSpace.pagesMadePending &- transaction.pendingAtStart <= Self.loggedFreeLimit else { return nil }
         let base = transaction.snapshot.meta
         if base.isLogged {
             guard base.logSalt != 0,
                   CommitLog.end(of: recordLength, at: base.logEnd) <= CommitLog.capacity else { return nil }
-            let checksum = UInt32(0)  // only a generation's first record names its base
-            return LogPosition(salt: base.logSalt, offset: base.logEnd, baseTxid: base.syncedThrough, baseChecksum: checksum)
+            // Only a generation's first record names its base's checksum.
+            return LogPosition(salt: base.logSalt, offset: base.logEnd, baseTxid: base.syncedThrough, baseChecksum: 0)
         }
         // A new generation starts from a state durable in the file.
         guard base.flags & MetaPage.flagUnsynced == 0 else { return nil }
@@ -222,10 +216,9 @@ extension StorageEngine {
         defer { image.deallocate() }
         anchor.encode(into: image, pageSize: pageSize)
         let location = anchor.selfPage * UInt64(pageSize)
-        // Checksum last, as in `commitWrite`; a torn anchor leaves the other slot's chain and the
-        // log, which still recover this version.
-        try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
-        try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
+        // A torn anchor leaves the other slot's chain and the log, which still recover this
+        // version.
+        try writeMeta(image, at: location)
         try file.synchronize()
         state.withLock { $0.latestMeta = anchor }
         lockFile.publish(anchor.txid, metaPage: anchor.selfPage)

@@ -39,7 +39,7 @@ struct RedoRecorder {
     @inline(__always)
     mutating func record(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) {
         guard !overflowed else { return }
-        appendSlow(kind, tree: name, key: key, value: value)
+        append(kind, tree: name, key: key, value: value)
     }
 
     /// Records a put; `old` is the value it replaced, if any.
@@ -47,35 +47,19 @@ struct RedoRecorder {
     mutating func recordPut(tree name: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, replacing old: UnsafeRawBufferPointer?) {
         guard !overflowed else { return }
         if let old, value.count >= Self.patchThreshold, let delta = ValueDelta.encode(from: old, to: value, limit: value.count / 2) {
-            appendPatch(tree: name, key: key, length: value.count, delta: delta)
+            delta.withUnsafeBytes { append(.patch, tree: name, key: key, patchedLength: value.count, value: $0) }
         } else {
-            appendSlow(.put, tree: name, key: key, value: value)
+            append(.put, tree: name, key: key, value: value)
         }
     }
 
-    private mutating func appendPatch(tree name: String, key: UnsafeRawBufferPointer, length: Int, delta: [UInt8]) {
+    /// Appends one operation (for a patch, `value` is the delta and `patchedLength` the new
+    /// value's length), or marks the record overflowed when it would pass `limit`.
+    private mutating func append(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer?, patchedLength: Int? = nil,
+                                 value: UnsafeRawBufferPointer?) {
         var name = name
-        let added = name.withUTF8 { 3 + $0.count } + 4 + key.count + 8 + delta.count
-        guard bytes.count + added <= Self.limit else {
-            overflowed = true
-            bytes = []
-            return
-        }
-        bytes.append(Kind.patch.rawValue)
-        name.withUTF8 { name in
-            append(UInt16(name.count))
-            bytes.append(contentsOf: name)
-        }
-        append(UInt32(key.count))
-        bytes.append(contentsOf: key)
-        append(UInt32(length))
-        append(UInt32(delta.count))
-        bytes.append(contentsOf: delta)
-    }
-
-    private mutating func appendSlow(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?) {
-        var name = name
-        let added = name.withUTF8 { 3 + $0.count } + (key.map { 4 + $0.count } ?? 0) + (value.map { 4 + $0.count } ?? 0)
+        let added = name.withUTF8 { 3 + $0.count } + (key.map { 4 + $0.count } ?? 0) + (patchedLength == nil ? 0 : 4)
+            + (value.map { 4 + $0.count } ?? 0)
         guard bytes.count + added <= Self.limit else {
             overflowed = true
             bytes = []
@@ -90,6 +74,7 @@ struct RedoRecorder {
             append(UInt32(key.count))
             bytes.append(contentsOf: key)
         }
+        if let patchedLength { append(UInt32(patchedLength)) }
         if let value {
             append(UInt32(value.count))
             bytes.append(contentsOf: value)

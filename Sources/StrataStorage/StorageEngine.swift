@@ -772,12 +772,7 @@ public final class StorageEngine: @unchecked Sendable {
         defer { image.deallocate() }
         meta.encode(into: image, pageSize: pageSize)
         do {
-            // The checksum goes last, in a write of its own: if writing the rest fails part way
-            // (a full disk gives a short write, then ENOSPC), the page keeps its old checksum
-            // and cannot validate, so a half-written meta whose list happens to be complete is
-            // never adopted.
-            try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
-            try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
+            try writeMeta(image, at: location)
             try failpoint?(.afterMetaWrite)
             if durable && !grouped {
                 try failpoint?(.beforeFinalSync)
@@ -825,6 +820,15 @@ public final class StorageEngine: @unchecked Sendable {
             if durable { state.group.committed(meta.txid, carrying: meta.syncedThrough, grouped: grouped) }
         }
         lockFile.publish(meta.txid, metaPage: meta.selfPage)
+    }
+
+    /// Writes an encoded meta page to a slot or record page, its checksum last, in a write of
+    /// its own: if writing the rest fails part way (a full disk gives a short write, then
+    /// ENOSPC), the page keeps its old checksum and cannot validate, so a half-written meta
+    /// whose list happens to be complete is never adopted.
+    func writeMeta(_ image: UnsafeRawPointer, at location: UInt64) throws {
+        try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
+        try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
     }
 
     /// A writer that died after writing its meta but before publishing it, while other

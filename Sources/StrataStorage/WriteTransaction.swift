@@ -33,8 +33,8 @@ public final class WriteTransaction: TransactionReading {
     /// The txid this transaction will commit as.
     let txid: UInt64
     var freeSpace: FreeSpace
-    /// Freed pages still waiting for readers when the transaction began: what it frees itself
-    /// is the growth from here.
+    /// `freeSpace.pagesMadePending` when the transaction began: what it freed of older
+    /// versions is the growth from here.
     let pendingAtStart: UInt64
     let oldFreeListPages: [PageNumber]
     /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
@@ -84,7 +84,7 @@ public final class WriteTransaction: TransactionReading {
         self.snapshot = snapshot
         self.txid = snapshot.txid + 1
         self.freeSpace = freeSpace
-        self.pendingAtStart = freeSpace.pendingPageCount
+        self.pendingAtStart = freeSpace.pagesMadePending
         self.oldFreeListPages = freeListPages
         self.arena = engine.takeArena()
         self.serial = serial
