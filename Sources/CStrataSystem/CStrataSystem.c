@@ -210,6 +210,19 @@ uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length) {
 // Swift 6 mode, as preconditionIsolated does).
 __attribute__((swiftcall)) extern bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_t implementation, uint64_t flags);
 
+// The executor the current job runs on (swiftcall; an executor reference comes back in two
+// registers). A thread-local load in the runtime, without the full check's hooks and options.
+typedef struct { const void *identity; uintptr_t implementation; } strata_executor_ref;
+__attribute__((swiftcall)) extern strata_executor_ref swift_task_getCurrentExecutor(void);
+
 bool strata_is_current_executor(const void *identity, uintptr_t implementation) {
+    // The same identity means the caller runs on that executor; anything else (no current
+    // executor, another one, executors that compare equal in other ways) gets the runtime's
+    // full answer.
+    if (swift_task_getCurrentExecutor().identity == identity) return true;
     return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0);
+}
+
+uint64_t strata_load_word_relaxed(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
 }

@@ -20,11 +20,27 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     /// (links and lists, so that cycles end), precomputed so `add` does not copy each
     /// property's schema.
     let isWrittenAfterAdd: [Bool]
+    /// By property index: the byte offset, from the start of an instance, of the wrapper's
+    /// `column` (see `Object._becomeManaged`). Allocated once; the info lives as long as the
+    /// process (it is cached per class).
+    let columnOffsets: UnsafeBufferPointer<Int>
+    /// Whether every stored property of the class (and its model superclasses) is
+    /// `@Persisted`: then a managed instance holds nothing but the database's state, and an
+    /// instance nobody references any more may be reused for another object of the class
+    /// (`Results.Iterator`).
+    let isRecyclable: Bool
 
-    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], linkedTypes: [Object.Type]) {
+    deinit { columnOffsets.deallocate() }
+
+    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], columnOffsets: [Int], isRecyclable: Bool,
+                 linkedTypes: [Object.Type]) {
         self.type = type
+        self.isRecyclable = isRecyclable
         self.schema = schema
         self.fields = fields
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnOffsets.count)
+        _ = offsets.initialize(from: columnOffsets)
+        self.columnOffsets = UnsafeBufferPointer(offsets)
         self.primaryKeyIndex = schema.primaryKeyIndex
         self.linkedTypes = linkedTypes
         self.isWrittenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
@@ -86,6 +102,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         }
         var properties: [PropertySchema] = []
         var fields: [any FieldAccess] = []
+        var columnOffsets: [Int] = []
         var linked: [Object.Type] = []
         var unpersisted: [String] = []
         for current in mirrors.reversed() {
@@ -95,9 +112,12 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                     unpersisted.append(label)
                     continue
                 }
-                guard label.hasPrefix("_") else { continue }
+                guard label.hasPrefix("_") else {
+                    unpersisted.append(label)
+                    continue
+                }
                 let propertyName = String(label.dropFirst())
-                guard let offset = offsets[label] else {
+                guard let offset = offsets[label], let columnOffset = Swift.type(of: wrapper).columnOffset else {
                     throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(propertyName)' (the Swift runtime did not report its field offset).")
                 }
                 let shape = Swift.type(of: wrapper).valueShape
@@ -105,6 +125,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                                                  isList: shape.isList, isPrimaryKey: wrapper.isPrimaryKey,
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
+                columnOffsets.append(offset + columnOffset)
                 if let target = shape.objectType {
                     guard let targetType = linkedTypeFromValue(child.value) ?? ClassInfo.type(named: target) else {
                         throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
@@ -123,7 +144,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
             let plain = unpersisted.isEmpty ? "" : " (\(unpersisted.map { "'\(name).\($0)'" }.joined(separator: ", ")) \(unpersisted.count == 1 ? "is" : "are") not)"
             throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties\(plain); declare its stored properties with @Persisted.")
         }
-        return ClassInfo(type: type, schema: schema, fields: fields, linkedTypes: linked)
+        return ClassInfo(type: type, schema: schema, fields: fields, columnOffsets: columnOffsets,
+                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked)
     }
 
     /// The class a link or list wrapper points at, read from the wrapper's static type.

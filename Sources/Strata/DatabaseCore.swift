@@ -298,9 +298,7 @@ final class DatabaseCore {
             if case .duplicatePrimaryKey = error { fatalError("\(error)") }
             fatalError("Could not add the '\(schema.name)' object: \(error)")
         }
-        object._slot.table = context
-        object._slot.core = self
-        object._slot.key = key.rawValue
+        object._becomeManaged(context, key: key.rawValue)
         object._slot.cluster = nil
         object._slot.sessionGeneration = nil
         for (index, value) in deferred {

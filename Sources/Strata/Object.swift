@@ -182,29 +182,23 @@ open class Object: CustomStringConvertible {
     /// The database, for conversions that need one.
     public final var _database: Database? { _slot.table?.database }
 
-    /// The column of the property whose wrapper `keyPath` reaches, for a managed object; -1
-    /// for an unmanaged one. `mark` marks that wrapper on a prototype (done once per class and
-    /// property, then cached).
-    public final func _managedColumn(_ keyPath: AnyKeyPath, mark: (Object) -> Void) -> Int {
-        guard let tableReference = _slot.tableReference else { return -1 }
-        let id = ObjectIdentifier(keyPath)
-        // Every property read comes here: the common case (a live instance, a key path seen
-        // before) is a short search with no call, no lock and no reference counting.
-        let column = tableReference._withUnsafeGuaranteedRef { $0.isFrozen ? -2 : $0.knownColumn(forKeyPath: id) }
-        if column >= 0 { return column }
-        return _managedColumnSlow(id, tableReference.takeUnretainedValue(), mark: mark)
-    }
-
-    @inline(never)
-    private final func _managedColumnSlow(_ id: ObjectIdentifier, _ table: TableContext, mark: (Object) -> Void) -> Int {
-        if let column = table.column(forKeyPath: id) { return column }
-        let probe = type(of: self).init()
-        mark(probe)
-        for (index, field) in table.info.fields.enumerated() where field.takeRecordingMark(probe) {
-            table.remember(keyPath: id, column: index)
-            return index
+    /// Makes this new or unmanaged object the managed accessor of object `key` in `context`'s
+    /// table: the slot, and each wrapper's column (written through its offset, so the
+    /// accessors find their column with one load).
+    @inline(__always)
+    final func _becomeManaged(_ context: TableContext, key: Int64) {
+        _slot.table = context
+        _slot.core = context.core
+        _slot.key = key
+        // The offsets are those of this exact class's fields (`ClassInfo`), whose wrappers
+        // are Persisted values with an Int32 column at the recorded place.
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        let offsets = context.columnOffsets
+        var index = 0
+        while index < offsets.count {
+            base.storeBytes(of: Int32(truncatingIfNeeded: index), toByteOffset: offsets[index], as: Int32.self)
+            index &+= 1
         }
-        fatalError("internal error: cannot find the property of a @Persisted wrapper of '\(table.table.schema.name)'")
     }
 
     /// The chunk and row holding this object's property `column` in the current version.

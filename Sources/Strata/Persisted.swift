@@ -25,6 +25,11 @@ public struct Persisted<Value: _Persistable> {
     @usableFromInline var storage: Storage
     @usableFromInline let isPrimaryKey: Bool
     @usableFromInline let isIndexed: Bool
+    /// The property's column in the table of the managed object holding this wrapper; -1
+    /// while the object is unmanaged. Written once, through the field's offset, when the
+    /// object becomes managed (`Object._becomeManaged`), and read by the accessors, where the
+    /// storage key path is a literal the compiler folds into a plain load.
+    @usableFromInline var column: Int32 = -1
 
     /// A property without an initial value: nil, zero, false, "", empty data, the first case
     /// of an enum, or a new `ObjectId`/`UUID`.
@@ -90,60 +95,37 @@ public struct Persisted<Value: _Persistable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        // A managed object's property is found by the identity of its storage key path (a short
-        // per-table list); the wrapper itself only holds unmanaged values. Writing the column
-        // back into the wrapper through the key path was measured to cost more than the lookup.
+        // A managed object's wrapper holds its column. Every access below goes through the
+        // storage key path and nothing else: the compiler folds a literal key path applied to
+        // a stored property into a plain load or store, and since the key path then never
+        // escapes, the whole-module optimizer can also drop the dynamic exclusivity checks on
+        // the wrapper's field. Each access is a single load or store with no call inside it.
         @inline(__always) get {
-            let column = _column(observed, storageKeyPath)
-            if column >= 0 { return Value._strataGet(observed, column) }
-            return _unmanagedGet(observed, storageKeyPath)
+            let column = observed[keyPath: storageKeyPath].column
+            if column >= 0 { return Value._strataGet(observed, Int(truncatingIfNeeded: column)) }
+            if let recorder = observed._slot.recorder {
+                observed[keyPath: storageKeyPath].storage = .recording
+                return _recordingValue(recorder)
+            }
+            if case .unmanaged(let value) = observed[keyPath: storageKeyPath].storage { return value }
+            let value = Value._strataDefault()
+            observed[keyPath: storageKeyPath].storage = .unmanaged(value)
+            return value
         }
         @inline(__always) set {
-            let column = _column(observed, storageKeyPath)
+            let column = observed[keyPath: storageKeyPath].column
             if column >= 0 {
-                Value._strataSet(observed, column, newValue)
+                Value._strataSet(observed, Int(truncatingIfNeeded: column), newValue)
                 return
             }
-            _unmanagedSet(observed, storageKeyPath, newValue)
+            observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
         }
     }
 
-    /// The column of the property for a managed object, -1 for an unmanaged one.
-    @inlinable @inline(__always)
-    static func _column<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Int {
-        object._managedColumn(storage) { probe in
-            if let probe = probe as? EnclosingSelf { probe[keyPath: storage].storage = .recording }
-        }
-    }
-
-    /// An unmanaged object's value. Inlined into the client, where `Value` is concrete, so the
-    /// common case (a value is set and no key path is being recorded) runs without generic
-    /// metadata lookups.
-    @inlinable @inline(__always)
-    static func _unmanagedGet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
-        if object._slot.recorder == nil, case .unmanaged(let value) = object[keyPath: storage].storage { return value }
-        return _unmanagedGetSlow(object, storage)
-    }
-
+    /// What a key-path recorder's probe returns for this property.
     @usableFromInline @inline(never)
-    static func _unmanagedGetSlow<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>) -> Value {
-        if let recorder = object._slot.recorder {
-            object[keyPath: storage].storage = .recording
-            return Value._strataRecordingValue(recorder.child())
-        }
-        switch object[keyPath: storage].storage {
-        case .unmanaged(let value):
-            return value
-        case .lazyDefault, .recording:
-            let value = Value._strataDefault()
-            object[keyPath: storage].storage = .unmanaged(value)
-            return value
-        }
-    }
-
-    @inlinable @inline(__always)
-    static func _unmanagedSet<EnclosingSelf: Object>(_ object: EnclosingSelf, _ storage: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>, _ value: Value) {
-        object[keyPath: storage].storage = .unmanaged(value)
+    static func _recordingValue(_ recorder: KeyPathRecorder) -> Value {
+        Value._strataRecordingValue(recorder.child())
     }
 }
 
@@ -153,11 +135,15 @@ protocol PersistedProtocol {
     var isIndexed: Bool { get }
     static var valueShape: _PropertyShape { get }
     static func fieldAccess(offset: Int) -> any FieldAccess
+    /// The byte offset of `column` inside the wrapper (nil never happens for a stored
+    /// property of a struct; discovery reports it as an error rather than trusting that).
+    static var columnOffset: Int? { get }
 }
 
 extension Persisted: PersistedProtocol {
     static var valueShape: _PropertyShape { Value._strataShape }
     static func fieldAccess(offset: Int) -> any FieldAccess { TypedFieldAccess<Value>(offset: offset) }
+    static var columnOffset: Int? { MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column) }
 }
 
 /// Direct access to one wrapper inside an object, through the field's byte offset.

@@ -259,64 +259,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Iterates over results.
     public struct Iterator: IteratorProtocol {
-        let context: TableContext?
-        let keys: [ObjectKey]
-        let clusters: [ClusterView]
-        var position = 0
-        var clusterIndex = 0
-        /// `clusters[clusterIndex]` and its count while objects remain in it: the step through
-        /// a cluster reads these instead of the array. Unretained (`clusters` and `context`
-        /// hold both), so that a step does no reference counting of its own.
-        var current: Unmanaged<ClusterView>?
-        var currentCount = 0
-
-        /// `context`, unretained (`context` holds it).
-        let contextReference: Unmanaged<TableContext>?
+        /// The iteration's state and steps, which do not depend on `Element` (so that they run
+        /// as compiled here, with no generic code in the step).
+        /// A copy of the iterator continues on its own copy of the walk (value semantics).
+        private var walk: ObjectWalk?
 
         init(context: TableContext?, keys: [ObjectKey], clusters: [ClusterView]) {
-            self.context = context
-            self.keys = keys
-            self.clusters = clusters
-            contextReference = context.map { Unmanaged.passUnretained($0) }
+            walk = context.map { ObjectWalk(context: $0, keys: keys, clusters: clusters) }
         }
 
         public mutating func next() -> Element? {
-            if position < currentCount, let current, let contextReference {
-                let row = position
-                position &+= 1
-                return contextReference._withUnsafeGuaranteedRef { context in
-                    current._withUnsafeGuaranteedRef { cluster in
-                        context.materialize(Element.self, key: cluster.key(at: row), cluster: cluster, row: row)
-                    }
-                }
-            }
-            guard let context else { return nil }
-            if !clusters.isEmpty { return nextCluster(context) }
-            guard position < keys.count else { return nil }
-            defer { position += 1 }
-            return context.materialize(Element.self, key: keys[position])
-        }
-
-        /// Moves to the next cluster holding objects and returns its first.
-        private mutating func nextCluster(_ context: TableContext) -> Element? {
-            if current != nil {
-                clusterIndex += 1
-                position = 0
-            }
-            while clusterIndex < clusters.count {
-                let cluster = clusters[clusterIndex]
-                if position < cluster.count {
-                    current = Unmanaged.passUnretained(cluster)
-                    currentCount = cluster.count
-                    defer { position += 1 }
-                    return context.materialize(Element.self, key: cluster.key(at: position), cluster: cluster, row: position)
-                }
-                clusterIndex += 1
-                position = 0
-            }
-            current = nil
-            currentCount = 0
-            return nil
+            if !isKnownUniquelyReferenced(&walk), let shared = walk { walk = shared.copy() }
+            guard let walk, let object = walk.next() else { return nil }
+            // The walk's objects are made by `Element`'s table context, as `Element` (see
+            // `TableContext.materialize(dynamicKey:cluster:row:)`).
+            return unsafeDowncast(object, to: Element.self)
         }
     }
 

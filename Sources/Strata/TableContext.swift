@@ -9,70 +9,19 @@ final class TableContext {
     let table: TableAccess
     let session: StoreSession
     let info: ClassInfo
-    /// Property index by the identity of the wrapper key paths the accessors pass: a short
-    /// list behind a pointer (a linear search beats hashing at these sizes, and a pointer
-    /// needs no exclusivity checks or reference counting on the read path).
-    private var keyPathEntries = UnsafeMutablePointer<(keyPath: ObjectIdentifier, column: Int)>.allocate(capacity: 8)
-    private var keyPathCapacity = 8
-    private var keyPathCount = 0
-
-    deinit { keyPathEntries.deallocate() }
+    /// `info.columnOffsets`, for materialising objects.
+    let columnOffsets: UnsafeBufferPointer<Int>
 
     /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
     let frozenLock: RecursiveLock?
-    /// Whether `frozenLock` is set: a plain flag for the property-read path, which should not
-    /// touch the lock's reference count.
-    let isFrozen: Bool
-
-    @inline(__always)
-    func column(forKeyPath id: ObjectIdentifier) -> Int? {
-        if isFrozen { return frozenLock.unsafelyUnwrapped.withLock { findColumn(forKeyPath: id) } }
-        return findColumn(forKeyPath: id)
-    }
-
-    @inline(__always)
-    private func findColumn(forKeyPath id: ObjectIdentifier) -> Int? {
-        let column = knownColumn(forKeyPath: id)
-        return column >= 0 ? column : nil
-    }
-
-    /// The column remembered for `id`, or -1; a live instance's only (a frozen one's list is
-    /// read under its lock).
-    @inline(__always)
-    func knownColumn(forKeyPath id: ObjectIdentifier) -> Int {
-        let entries = keyPathEntries
-        var index = 0
-        while index < keyPathCount {
-            if entries[index].keyPath == id { return entries[index].column }
-            index &+= 1
-        }
-        return -1
-    }
-
-    func remember(keyPath id: ObjectIdentifier, column: Int) {
-        if let frozenLock { return frozenLock.withLock { store(keyPath: id, column: column) } }
-        store(keyPath: id, column: column)
-    }
-
-    private func store(keyPath id: ObjectIdentifier, column: Int) {
-        if keyPathCount == keyPathCapacity {
-            let grown = UnsafeMutablePointer<(keyPath: ObjectIdentifier, column: Int)>.allocate(capacity: keyPathCapacity * 2)
-            grown.moveInitialize(from: keyPathEntries, count: keyPathCount)
-            keyPathEntries.deallocate()
-            keyPathEntries = grown
-            keyPathCapacity *= 2
-        }
-        (keyPathEntries + keyPathCount).initialize(to: (id, column))
-        keyPathCount += 1
-    }
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
         self.core = core
         self.table = table
         self.session = core.session
         self.info = info
+        self.columnOffsets = info.columnOffsets
         self.frozenLock = core.frozenLock
-        self.isFrozen = core.frozenLock != nil
     }
 
     /// The public face of the instance.
@@ -87,17 +36,143 @@ final class TableContext {
     /// A managed object for `key`.
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> T {
         let object = T()
-        object._slot.table = self
-        object._slot.core = core
+        object._becomeManaged(self, key: key.rawValue)
+        if let cluster { place(object, cluster: cluster, row: row) }
+        return object
+    }
+
+    /// A managed object of the context's class (`info.type`) for `key`: what
+    /// `materialize(_:key:cluster:row:)` makes for that class, without generic code.
+    func materialize(dynamicKey key: ObjectKey, cluster: ClusterView?, row: Int) -> Object {
+        let object = info.type.init()
+        object._becomeManaged(self, key: key.rawValue)
+        if let cluster { place(object, cluster: cluster, row: row) }
+        return object
+    }
+
+    /// Records where a new object was found.
+    @inline(__always)
+    private func place(_ object: Object, cluster: ClusterView, row: Int) {
+        object._slot.cluster = cluster
+        object._slot.row = row
+        object._slot.generation = cluster.generation
+        // A frozen object's reads always take the locked path (`_relocate`), which the
+        // missing session generation forces.
+        if frozenLock == nil { object._slot.sessionGeneration = UnsafePointer(session.generationPointer) }
+        object._slot.columns = UnsafePointer(cluster.columns)
+    }
+
+    /// Points `object`, a managed accessor made by this context that nothing else references,
+    /// at object `key`, as `materialize` would have set up a new one.
+    @inline(__always)
+    func rebind(_ object: Object, key: ObjectKey, cluster: ClusterView?, row: Int) {
         object._slot.key = key.rawValue
+        object._slot.invalidated = false
         if let cluster {
-            object._slot.cluster = cluster
-            object._slot.row = row
-            object._slot.generation = cluster.generation
-            // A frozen object's reads always take the locked path (`_relocate`), which the
-            // missing session generation forces.
-            if frozenLock == nil { object._slot.sessionGeneration = UnsafePointer(session.generationPointer) }
-            object._slot.columns = UnsafePointer(cluster.columns)
+            // The columns buffer belongs to the view; while the slot holds the old view, a
+            // different view cannot have the same buffer.
+            let columns = UnsafePointer(cluster.columns)
+            if object._slot.columns != columns || object._slot.sessionGeneration == nil {
+                place(object, cluster: cluster, row: row)
+            } else {
+                object._slot.row = row
+            }
+        } else {
+            object._slot.cluster = nil
+            object._slot.columns = nil
+            object._slot.sessionGeneration = nil
+        }
+    }
+}
+
+/// The steps of one iteration over a table's objects: every object, cluster by cluster, or the
+/// objects of a list of keys. The last object handed out is kept as a *spare*; when the caller
+/// kept no reference to it (`SoleReference`), the next step reuses it, indistinguishable from a
+/// new object at the same address, which saves allocating, initialising and freeing one per
+/// step. Only for classes whose stored properties are all `@Persisted`
+/// (`ClassInfo.isRecyclable`) and live instances (a frozen instance's objects may be read from
+/// several threads at once).
+final class ObjectWalk {
+    /// The iterator holds the walk and the walk its context; `current` is one of `clusters`.
+    private let context: TableContext
+    private let keys: [ObjectKey]
+    private let clusters: [ClusterView]
+    private var position = 0
+    private var clusterIndex = 0
+    /// `clusters[clusterIndex]` and its count while objects remain in it.
+    private var current: Unmanaged<ClusterView>?
+    private var currentCount = 0
+    private let recycles: Bool
+    private var spare: Unmanaged<Object>?
+
+    init(context: TableContext, keys: [ObjectKey], clusters: [ClusterView]) {
+        self.context = context
+        self.keys = keys
+        self.clusters = clusters
+        recycles = context.info.isRecyclable && context.frozenLock == nil && SoleReference.isSupported
+    }
+
+    deinit { spare?.release() }
+
+    /// A walk at the same place, for a copy of the iterator (without the spare, which stays
+    /// with this one).
+    func copy() -> ObjectWalk {
+        let copy = ObjectWalk(context: context, keys: keys, clusters: clusters)
+        copy.position = position
+        copy.clusterIndex = clusterIndex
+        copy.current = current
+        copy.currentCount = currentCount
+        return copy
+    }
+
+    func next() -> Object? {
+        if position < currentCount, let current {
+            let row = position
+            position &+= 1
+            return current._withUnsafeGuaranteedRef { object(key: $0.key(at: row), cluster: $0, row: row) }
+        }
+        if !clusters.isEmpty { return nextCluster() }
+        guard position < keys.count else { return nil }
+        defer { position += 1 }
+        return object(key: keys[position], cluster: nil, row: 0)
+    }
+
+    /// Moves to the next cluster holding objects and returns its first.
+    private func nextCluster() -> Object? {
+        if current != nil {
+            clusterIndex += 1
+            position = 0
+        }
+        while clusterIndex < clusters.count {
+            let cluster = clusters[clusterIndex]
+            if position < cluster.count {
+                current = Unmanaged.passUnretained(cluster)
+                currentCount = cluster.count
+                defer { position += 1 }
+                return object(key: cluster.key(at: position), cluster: cluster, row: position)
+            }
+            clusterIndex += 1
+            position = 0
+        }
+        current = nil
+        currentCount = 0
+        return nil
+    }
+
+    /// The accessor for one step: the spare, when nothing else references it, otherwise a
+    /// new one.
+    @inline(__always)
+    private func object(key: ObjectKey, cluster: ClusterView?, row: Int) -> Object {
+        if recycles, let spare, SoleReference.isSole(spare.toOpaque()) {
+            let object = spare.takeUnretainedValue()
+            context.rebind(object, key: key, cluster: cluster, row: row)
+            return object
+        }
+        let object = context.materialize(dynamicKey: key, cluster: cluster, row: row)
+        if recycles {
+            let previous = spare
+            spare = Unmanaged.passRetained(object)
+            previous?.release()
         }
         return object
     }

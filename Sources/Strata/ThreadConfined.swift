@@ -136,9 +136,7 @@ extension Database {
         // `type.init()` makes an instance of the dynamic class; the generic `materialize`
         // makes its static type parameter's.
         let object = type.init()
-        object._slot.table = context
-        object._slot.core = core
-        object._slot.key = key.rawValue
+        object._becomeManaged(context, key: key.rawValue)
         return object
     }
 }

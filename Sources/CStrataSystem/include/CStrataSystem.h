@@ -80,4 +80,8 @@ uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
 /// `preconditionIsolated` asks the concurrency runtime before it traps, asked without trapping.
 bool strata_is_current_executor(const void *identity, uintptr_t implementation);
 
+/// The 64-bit word at `address`, loaded atomically with relaxed ordering (for reading a Swift
+/// object's inline reference count, which the runtime updates atomically).
+uint64_t strata_load_word_relaxed(const void *address);
+
 #endif
