@@ -56,6 +56,11 @@ package final class TableAccess {
     /// a dynamic exclusivity check whatever this declaration says (measured in the object
     /// layer's context lookup), while the getter's own access stays unchecked.
     @exclusivity(unchecked) private var dropped = false
+    /// For a non-optional Int primary key: the guess of an object's key from its primary key
+    /// (`locate(intPrimaryKey:)`).
+    @exclusivity(unchecked) private var keyGuess = PrimaryKeyGuess()
+    /// How many Int primary-key lookups the guess answered (for tests).
+    package var primaryKeyGuessHits: Int { keyGuess.hits }
     package var isDropped: Bool { dropped }
 
     struct ListID: Hashable {
@@ -415,6 +420,32 @@ package final class TableAccess {
         try loadTrees()
         if primaryKeyTree == nil, session.readsThroughWrite { primaryKeyTree = try session.tree(primaryKeyTreeName) }
         return primaryKeyTree
+    }
+
+    /// The object whose non-optional `Int` primary key is `value`, with its cluster and row.
+    ///
+    /// Tables whose Int keys grow with insertion order (autoincrementing ids, the common case)
+    /// hold `key = primaryKey - offset` for one offset: the lookup first tries the object at
+    /// the key the last index lookup's offset predicts, and accepts it when its primary-key
+    /// column holds `value` — primary keys are unique, so that object is the one. Otherwise
+    /// (no object there, another value, or a table where guesses keep missing) it asks the
+    /// index, as `find(primaryKey:)`, and learns the offset from the answer.
+    package func locate(intPrimaryKey value: Int64) throws(StoreError) -> (key: ObjectKey, cluster: ClusterView, row: Int)? {
+        guard let pk = primaryKeyIndex, primaryKeyKind == .int, !optionals[pk] else {
+            guard let key = try find(primaryKey: .int(value)), let (cluster, row) = try locate(key) else { return nil }
+            return (key, cluster, row)
+        }
+        if let guess = keyGuess.key(for: value) {
+            if let (cluster, row) = try locate(ObjectKey(guess)), try cluster.column(pk).int(row) == value {
+                keyGuess.hit()
+                return (ObjectKey(guess), cluster, row)
+            }
+            keyGuess.miss()
+        }
+        guard let key = try find(primaryKey: .int(value)) else { return nil }
+        keyGuess.learn(primaryKey: value, key: key.rawValue)
+        guard let (cluster, row) = try locate(key) else { return nil }
+        return (key, cluster, row)
     }
 
     package func find(primaryKey value: StoreValue) throws(StoreError) -> ObjectKey? {
@@ -953,5 +984,47 @@ struct ClusterViewCache {
         }
         firsts.insert(view.firstKey, at: position)
         views.insert(view, at: position)
+    }
+}
+
+/// The offset between Int primary keys and object keys that the last index lookup showed, and
+/// whether guessing with it pays: after 8 misses in a row (keys unrelated to insertion order)
+/// the next 1,024 lookups go straight to the index before guessing is tried again.
+struct PrimaryKeyGuess {
+    private var offset: Int64 = 0
+    private var known = false
+    private var misses = 0
+    private var resting = 0
+    private(set) var hits = 0
+
+    /// The key to try for `primaryKey`, or nil to ask the index.
+    @inline(__always)
+    mutating func key(for primaryKey: Int64) -> Int64? {
+        guard known else { return nil }
+        if resting > 0 {
+            resting -= 1
+            return nil
+        }
+        let (key, overflow) = primaryKey.subtractingReportingOverflow(offset)
+        return overflow || key < 0 ? nil : key
+    }
+
+    @inline(__always)
+    mutating func hit() {
+        misses = 0
+        hits &+= 1
+    }
+
+    mutating func miss() {
+        misses += 1
+        if misses >= 8 {
+            misses = 0
+            resting = 1_024
+        }
+    }
+
+    mutating func learn(primaryKey: Int64, key: Int64) {
+        offset = primaryKey &- key
+        known = true
     }
 }

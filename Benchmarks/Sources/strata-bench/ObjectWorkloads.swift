@@ -1,6 +1,8 @@
 // The object workloads (BENCHMARKS.md, "Object workloads"): what an app does with its model
 // objects, measured through each engine's object API, or, for raw SQLite, its C API.
 
+import Foundation
+
 // MARK: - The model
 
 /// The object every engine stores: five properties, `id` the primary key. Codable because the
@@ -40,13 +42,17 @@ struct ObjectScanSums: Equatable, Sendable {
 /// autoincrementing key would give), names of 12–20 ASCII letters (16 on average; Swift keeps
 /// names up to 15 bytes inline, longer ones on the heap, as real names are), ages 0–99, scores
 /// multiples of 1/8, `active` random. Also `lookupIDs`, random existing ids for `pk-lookup`.
+/// With `STRATA_BENCH_SCATTERED_IDS` set in the environment, ids are instead unrelated to the
+/// insertion order (a bijective scramble of the index), as random or natural keys are: for
+/// measuring lookups that no key guess can shortcut.
 final class ObjectDataset: Sendable {
     let people: [Person]
     let lookupIDs: [Int]
     let expectedScan: ObjectScanSums
     let expectedLookupAgeSum: Int
-    /// The id `open` reads.
+    /// The id `open` reads, and its age.
     let openID: Int
+    let openAge: Int
 
     init(count: Int, lookups: Int, seed: UInt64 = 0x5354_5241_5441_4F42) {
         precondition(count > 0)
@@ -54,13 +60,14 @@ final class ObjectDataset: Sendable {
         var people: [Person] = []
         people.reserveCapacity(count)
         var sums = ObjectScanSums()
+        let scattered = ProcessInfo.processInfo.environment["STRATA_BENCH_SCATTERED_IDS"] != nil
         for i in 0..<count {
             let length = 12 + rng.next(below: 9)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(length)
             for _ in 0..<length { bytes.append(UInt8(ascii: "a") + UInt8(rng.next(below: 26))) }
             let person = Person(
-                id: i + 1,
+                id: scattered ? Int(bitPattern: UInt(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)) : i + 1,
                 name: String(decoding: bytes, as: UTF8.self),
                 age: rng.next(below: 100),
                 score: Double(rng.next(below: 100_000)) / 8,
@@ -73,17 +80,17 @@ final class ObjectDataset: Sendable {
         var lookupSum = 0
         for _ in 0..<lookups {
             let index = rng.next(below: count)
-            lookupIDs.append(index + 1)
+            lookupIDs.append(people[index].id)
             lookupSum += people[index].age
         }
         self.people = people
         self.lookupIDs = lookupIDs
         expectedScan = sums
         expectedLookupAgeSum = lookupSum
-        openID = rng.next(below: count) + 1
+        let openIndex = rng.next(below: count)
+        openID = people[openIndex].id
+        openAge = people[openIndex].age
     }
-
-    func age(ofID id: Int) -> Int { people[id - 1].age }
 
     /// What a scan of a store holding exactly `people` reads.
     static func sums(of people: [Person]) -> ObjectScanSums {
@@ -247,7 +254,7 @@ func measureObjects<E: ObjectEngine>(
         let age = try await store.sumAges(ofIDs: [data.openID])
         let elapsed = monotonicNanos() - start
         try await store.close()
-        guard age == data.age(ofID: data.openID) else { throw BenchError("\(E.name): open read a wrong age") }
+        guard age == data.openAge else { throw BenchError("\(E.name): open read a wrong age") }
         return Double(elapsed) / 1e6
 
     case .peakMemory:
