@@ -258,6 +258,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// Iterates over results.
+    ///
+    /// An object your code no longer references when the next step begins (no strong,
+    /// `weak` or `unowned` reference) may be reused for the next object, as if it had been
+    /// freed and a new one allocated at the same address. Objects you keep — in a collection,
+    /// a property, a weak reference — are never reused. Classes with stored properties that
+    /// are not `@Persisted`, and frozen results, always get a new object per step. A class's
+    /// `init()` and `deinit` therefore run once per reused object, not once per step.
     public struct Iterator: IteratorProtocol {
         /// The iteration's state and steps, which do not depend on `Element` (so that they run
         /// as compiled here, with no generic code in the step).
