@@ -99,9 +99,10 @@ final class CommitLog: @unchecked Sendable {
         return image
     }
 
-    /// Writes `image` at `offset` and syncs the log; the file is first extended over the
-    /// record if it does not reach that far.
-    func append(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
+    /// Writes `image` at `offset` (the file is first extended over the record if it does not
+    /// reach that far) and starts writing it to the disk without waiting: the caller does the
+    /// rest of its commit while the disk works, then calls `synchronize(failpoint:)`.
+    func write(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
         let end = offset + UInt64(image.count)
         if end > allocated {
             allocated = try file.size()
@@ -119,6 +120,11 @@ final class CommitLog: @unchecked Sendable {
         }
         try failpoint?(.beforeLogWrite)
         try image.withUnsafeBytes { try file.write([$0], at: offset) }
+    }
+
+    /// Makes the log's writes durable: the commit whose record was written last is durable
+    /// once this returns.
+    func synchronize(failpoint: ((CommitStep) throws -> Void)?) throws {
         try failpoint?(.beforeLogSync)
         try file.synchronize()
         try failpoint?(.afterLogSync)
