@@ -28,9 +28,12 @@
 //   first opener; the result continues the generation. A log whose generation ends at or before
 //   the recovered state is stale and ignored; any other log belongs to another copy of the
 //   database and is refused.
-// - A logged commit writes the database file first and the log last; if the log write or sync
-//   fails, it erases the record's first block and syncs before reporting the failure, so a
-//   commit reported as failed is never replayed.
+// - A logged commit writes its record first and starts its write-back, lays out and writes
+//   its pages to the database file while the disk works, then syncs the log. Replay needs no
+//   page of the commit, and nobody reads them before it is published, so their order does not
+//   matter. If anything fails after the record's write (the pages, the sync), it erases the
+//   record's first block and syncs before reporting the failure, so a commit reported as
+//   failed is never replayed.
 //
 // Record layout (all integers little-endian):
 //   0  u32 crc32c of bytes 4 ..< length
