@@ -119,6 +119,19 @@ int strata_sync_data(int fd) {
 #endif
 }
 
+int strata_start_writeback(int fd, int64_t offset, int64_t length) {
+#if defined(__linux__)
+    for (;;) {
+        if (sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE) == 0) return 0;
+        if (errno == EINTR) continue;
+        return errno;
+    }
+#else
+    (void)fd; (void)offset; (void)length;
+    return 0;
+#endif
+}
+
 // ---- CRC32C ----
 
 static uint32_t strata_crc_table[8][256];

@@ -28,9 +28,12 @@
 //   first opener; the result continues the generation. A log whose generation ends at or before
 //   the recovered state is stale and ignored; any other log belongs to another copy of the
 //   database and is refused.
-// - A logged commit writes the database file first and the log last; if the log write or sync
-//   fails, it erases the record's first block and syncs before reporting the failure, so a
-//   commit reported as failed is never replayed.
+// - A logged commit writes its record first and starts its write-back, lays out and writes
+//   its pages to the database file while the disk works, then syncs the log. Replay needs no
+//   page of the commit, and nobody reads them before it is published, so their order does not
+//   matter. If anything fails after the record's write (the pages, the sync), it erases the
+//   record's first block and syncs before reporting the failure, so a commit reported as
+//   failed is never replayed.
 //
 // Record layout (all integers little-endian):
 //   0  u32 crc32c of bytes 4 ..< length
@@ -99,9 +102,10 @@ final class CommitLog: @unchecked Sendable {
         return image
     }
 
-    /// Writes `image` at `offset` and syncs the log; the file is first extended over the
-    /// record if it does not reach that far.
-    func append(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
+    /// Writes `image` at `offset` (the file is first extended over the record if it does not
+    /// reach that far) and starts writing it to the disk without waiting: the caller does the
+    /// rest of its commit while the disk works, then calls `synchronize(failpoint:)`.
+    func write(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
         let end = offset + UInt64(image.count)
         if end > allocated {
             allocated = try file.size()
@@ -119,6 +123,11 @@ final class CommitLog: @unchecked Sendable {
         }
         try failpoint?(.beforeLogWrite)
         try image.withUnsafeBytes { try file.write([$0], at: offset) }
+    }
+
+    /// Makes the log's writes durable: the commit whose record was written last is durable
+    /// once this returns.
+    func synchronize(failpoint: ((CommitStep) throws -> Void)?) throws {
         try failpoint?(.beforeLogSync)
         try file.synchronize()
         try failpoint?(.afterLogSync)

@@ -35,6 +35,15 @@ public protocol StorageFile: AnyObject, Sendable {
     func map(length: UInt64) throws -> UnsafeRawPointer
     /// Releases the file and its mapping.
     func close()
+    /// Starts writing the range's written bytes to the disk without waiting, so that a later
+    /// `synchronize()` has less left to wait for. A hint only: it makes nothing durable, and
+    /// an implementation may ignore it (the default does).
+    func startWriting(at offset: UInt64, length: UInt64)
+}
+
+extension StorageFile {
+    /// Does nothing: files that cannot start a write-back early leave it to `synchronize()`.
+    public func startWriting(at offset: UInt64, length: UInt64) {}
 }
 
 /// A `StorageFile` over a real file descriptor.
@@ -117,6 +126,12 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     public func synchronize() throws {
         let code = strata_sync_data(descriptor)
         if code != 0 { throw StorageError.ioFailure(operation: "fdatasync", code: code) }
+    }
+
+    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)` on Linux; errors are ignored (the sync that
+    /// follows reports them).
+    public func startWriting(at offset: UInt64, length: UInt64) {
+        _ = strata_start_writeback(descriptor, Int64(offset), Int64(length))
     }
 
     public func size() throws -> UInt64 {

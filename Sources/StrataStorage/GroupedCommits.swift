@@ -102,7 +102,17 @@ extension StorageEngine {
         var extra = state.withLock { $0.group.pins }
         if base.isLogged { extra.append(base.syncedThrough) }
         guard !extra.isEmpty else { return pinned }
-        return Array(Set(pinned).union(extra)).sorted()
+        // Sorted and without repeats; no Set (a logged base adds its pin on every begin).
+        var merged = pinned
+        merged.append(contentsOf: extra)
+        merged.sort()
+        var unique = 1
+        for i in 1..<merged.count where merged[i] != merged[unique - 1] {
+            merged[unique] = merged[i]
+            unique += 1
+        }
+        merged.removeLast(merged.count - unique)
+        return merged
     }
 
     /// Before a write starts from `base`: if it is a grouped commit this engine is not tracking

@@ -117,11 +117,51 @@ extension WriteTransaction {
 }
 
 extension StorageEngine {
-    /// A logged commit: pages and meta to the database file (no sync), then, unless replaying,
-    /// the record `image` to the log (one write, one sync); then published.
+    /// A logged commit: unless replaying, the record `image` goes to the log first and the disk
+    /// starts writing it; meanwhile the commit lays out its pages and writes them and its meta
+    /// to the database file (no sync); then the log is synced, and the commit published.
     func commitLogged(_ transaction: WriteTransaction, at position: LogPosition, image: [UInt8]?, length: Int) throws {
         // A replay (no image) runs no failpoints: they are for the commits being tested.
         let failpoint = image == nil ? nil : options.failpoint
+        let base = transaction.snapshot.meta
+        // A writer that died before publishing may have left a meta recovery would adopt: an
+        // anchor in the free slot (see `discardUnpublishedMeta`), or, from a durable base, the
+        // record it announced (synced, and its pages free for us to overwrite).
+        try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: transaction.txid, durable: true)
+        if !base.isLogged { try discardUnpublishedRecord(announcedBy: base) }
+        guard let image, let log else {
+            // A replay: the commit it repeats was durable.
+            try publish(try writeLogged(transaction, at: position, length: length, failpoint: failpoint), of: transaction, durable: true, grouped: false)
+            return
+        }
+        // The record first: the disk writes it while this thread does the rest of the commit's
+        // work. Nothing depends on the database file's pages reaching it first: replay needs
+        // only the generation's base and the records, and nobody reads the pages before the
+        // commit is published.
+        let meta: MetaPage
+        do {
+            try log.write(image, at: position.offset, failpoint: failpoint)
+            log.file.startWriting(at: position.offset, length: UInt64(image.count))
+            meta = try writeLogged(transaction, at: position, length: length, failpoint: failpoint)
+            try log.synchronize(failpoint: failpoint)
+        } catch {
+            // The record may have reached the log, even the disk: a commit reported as failed
+            // must never be replayed.
+            do {
+                try log.erase(at: position.offset)
+            } catch {
+                state.withLock { $0.poisoned = .ioFailure(operation: "erasing a failed commit from the commit log; reopen the database", code: EIO) }
+            }
+            throw error
+        }
+        // Durable (in the log), whatever the engine's durability option says.
+        try publish(meta, of: transaction, durable: true, grouped: false)
+    }
+
+    /// Lays out a logged commit and writes its pages and meta to the database file, without a
+    /// sync; returns the meta to publish.
+    private func writeLogged(_ transaction: WriteTransaction, at position: LogPosition, length: Int,
+                             failpoint: ((CommitStep) throws -> Void)?) throws -> MetaPage {
         let base = transaction.snapshot.meta
         var meta = try transaction.layOut(chain: nil, logged: true)
         meta.flags |= MetaPage.flagUnsynced | MetaPage.flagLogged
@@ -129,11 +169,6 @@ extension StorageEngine {
         meta.logSalt = position.salt
         meta.logEnd = CommitLog.end(of: length, at: position.offset)
         try failpoint?(.beforeDataWrite)
-        // A writer that died before publishing may have left a meta recovery would adopt: an
-        // anchor in the free slot (see `discardUnpublishedMeta`), or, from a durable base, the
-        // record it announced (synced, and its pages free for us to overwrite).
-        try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: true)
-        if !base.isLogged { try discardUnpublishedRecord(announcedBy: base) }
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
         // The meta goes with the pages, usually as the first page of one gathering write: it
         // sits on a page of the commit's own stretch, which nobody reads unless it is
@@ -147,23 +182,7 @@ extension StorageEngine {
         try writePages(pages)
         try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
-        if let image, let log {
-            do {
-                try log.append(image, at: position.offset, failpoint: failpoint)
-            } catch {
-                // The record may have reached the log, even the disk: a commit reported as
-                // failed must never be replayed.
-                do {
-                    try log.erase(at: position.offset)
-                } catch {
-                    state.withLock { $0.poisoned = .ioFailure(operation: "erasing a failed commit from the commit log; reopen the database", code: EIO) }
-                }
-                throw error
-            }
-        }
-        // Durable (in the log), whatever the engine's durability option says: a replayed
-        // commit is one that was.
-        try publish(meta, of: transaction, durable: true, grouped: false)
+        return meta
     }
 
     /// Zeros (durably) a record that continues `base`'s chain but was never published. Costs

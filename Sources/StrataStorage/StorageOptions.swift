@@ -88,9 +88,10 @@ public enum CommitStep: String, Sendable, CaseIterable {
     case beforeFinalSync
     /// The commit is durable but not yet visible to other transactions.
     case afterFinalSync
-    /// Logged commits: the database file is written; the record is about to go to the log.
+    /// Logged commits: the record is about to go to the log (the first write of the commit:
+    /// the database file's pages follow it).
     case beforeLogWrite
-    /// Logged commits: the record is written to the log, not synced.
+    /// Logged commits: the record and the database file's pages are written, nothing synced.
     case beforeLogSync
     /// Logged commits: the log is synced (the commit is durable), not yet visible.
     case afterLogSync

@@ -175,6 +175,20 @@ import Testing
         #expect(try EngineModel.read(from: recovered) == model.applying(operations))
     }
 
+    /// A logged commit writes its record before its pages (the disk writes the record while the
+    /// commit lays out and writes the rest), and syncs the log last.
+    @Test func aLoggedCommitWritesItsRecordFirst() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let failpoint = StepFailpoint()
+        let engine = try Disks().open(directory.file("lock"), options: failpoint.options(Self.options))
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([1], forKey: [1], in: txn.createTree(named: "t")) }
+        failpoint.arm(.afterFinalSync)  // never reached by a logged commit: only records the steps
+        try engine.write { txn in try txn.put([2], forKey: [2], in: txn.createTree(named: "t")) }
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        #expect(failpoint.seen.filter { $0 != .beforeGrowth } == [.beforeLogWrite, .beforeDataWrite, .beforeMetaWrite, .afterDataWrite, .afterMetaWrite, .beforeLogSync, .afterLogSync])
+    }
+
     @Test func aProcessCrashReplaysEveryLoggedCommit() throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
         var disks = Disks()

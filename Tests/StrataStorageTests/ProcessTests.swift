@@ -187,12 +187,14 @@ struct ProcessTests {
     /// the new version once its meta page has been written (the page cache keeps it; for a
     /// one-sync commit every page it lists is in place too), the previous version before that.
     /// A logged commit survives once its record is in the log (the page cache keeps it, and
-    /// reopening replays it); its meta alone is never adopted.
+    /// reopening replays it): it writes the record first; its meta alone is never adopted.
+    /// A logged commit writes its record before its pages, so it survives from the step after
+    /// `beforeLogWrite` on.
     static func survives(_ step: CommitStep, shape: String) -> Bool {
+        if shape == "logged" { return step != .beforeLogWrite }
         switch step {
-        case .beforeDataWrite, .beforeGrowth, .afterDataWrite, .beforeDataSync, .afterDataSync, .beforeMetaWrite, .beforeLogWrite: false
-        case .afterMetaWrite: shape != "logged"
-        case .beforeFinalSync, .afterFinalSync, .beforeLogSync, .afterLogSync: true
+        case .beforeDataWrite, .beforeGrowth, .afterDataWrite, .beforeDataSync, .afterDataSync, .beforeMetaWrite, .beforeLogWrite: return false
+        case .afterMetaWrite, .beforeFinalSync, .afterFinalSync, .beforeLogSync, .afterLogSync: return true
         }
     }
 

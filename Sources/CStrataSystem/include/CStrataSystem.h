@@ -73,6 +73,11 @@ int strata_ofd_is_locked(int fd, int64_t start, int64_t length);
 /// fdatasync on Linux, F_FULLFSYNC (falling back to fsync) on Apple platforms.
 int strata_sync_data(int fd);
 
+/// Starts writing back a file range's dirty pages without waiting for them
+/// (sync_file_range with SYNC_FILE_RANGE_WRITE on Linux; nothing elsewhere). Only a head
+/// start for a later `strata_sync_data`, never a durability guarantee. Returns 0 or errno.
+int strata_start_writeback(int fd, int64_t offset, int64_t length);
+
 /// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
 uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
 
