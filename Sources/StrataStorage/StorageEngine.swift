@@ -824,10 +824,18 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Writes an encoded meta page to a slot or record page, its checksum last, in a write of
     /// its own: if writing the rest fails part way (a full disk gives a short write, then
-    /// ENOSPC), the page keeps its old checksum and cannot validate, so a half-written meta
-    /// whose list happens to be complete is never adopted.
+    /// ENOSPC), the page's checksum field cannot match, so a half-written meta whose list
+    /// happens to be complete is never adopted. The first write puts the checksum's complement
+    /// in the field, not the old bytes: a short write of the checksum itself then leaves a mix
+    /// of checksum and complement bytes, which differs from the checksum in every byte not
+    /// written. (Keeping the old bytes instead let a meta validate whenever the unwritten
+    /// checksum bytes happened to equal the old ones: 1 in 256 for a write cut one byte short,
+    /// found by `IOErrorTests.diskFullAtEveryPointOfACommit`.)
     func writeMeta(_ image: UnsafeRawPointer, at location: UInt64) throws {
-        try file.write([UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location + 4)
+        var complement = ~image.loadUnaligned(as: UInt32.self)
+        try withUnsafeBytes(of: &complement) { field in
+            try file.write([field, UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location)
+        }
         try file.write([UnsafeRawBufferPointer(start: image, count: 4)], at: location)
     }
 
