@@ -24,9 +24,11 @@ enum SoleReference {
 
     /// Whether the object at `object` (from `Unmanaged.toOpaque()`, so that asking takes no
     /// reference of its own) is referenced once, strongly, by the caller and by nothing else.
+    /// Only meaningful where `isSupported` is true, which the caller checks once (so the step
+    /// that asks for every object does not go through the lazy static's initialisation check).
     @inline(__always)
     static func isSole(_ object: UnsafeMutableRawPointer) -> Bool {
-        isSupported && readsAsSole(UnsafeRawPointer(object))
+        readsAsSole(UnsafeRawPointer(object))
     }
 
     @inline(__always)
