@@ -20,14 +20,21 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     /// (links and lists, so that cycles end), precomputed so `add` does not copy each
     /// property's schema.
     let isWrittenAfterAdd: [Bool]
+    /// Whether any property is written after `add` (see `isWrittenAfterAdd`).
+    let hasPropertiesWrittenAfterAdd: Bool
+    /// How `add` writes the other properties straight into the new row.
+    let insertPlan: InsertPlan
 
-    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], linkedTypes: [Object.Type]) {
+    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets: [Int], linkedTypes: [Object.Type]) {
         self.type = type
         self.schema = schema
         self.fields = fields
         self.primaryKeyIndex = schema.primaryKeyIndex
         self.linkedTypes = linkedTypes
-        self.isWrittenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
+        let writtenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
+        self.isWrittenAfterAdd = writtenAfterAdd
+        self.hasPropertiesWrittenAfterAdd = writtenAfterAdd.contains(true)
+        self.insertPlan = InsertPlan(fields: fields, offsets: offsets, writtenAfterAdd: writtenAfterAdd, primaryKeyIndex: schema.primaryKeyIndex)
     }
 
     private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])
@@ -86,6 +93,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         }
         var properties: [PropertySchema] = []
         var fields: [any FieldAccess] = []
+        var fieldOffsets: [Int] = []
         var linked: [Object.Type] = []
         var unpersisted: [String] = []
         for current in mirrors.reversed() {
@@ -105,6 +113,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                                                  isList: shape.isList, isPrimaryKey: wrapper.isPrimaryKey,
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
+                fieldOffsets.append(offset)
                 if let target = shape.objectType {
                     guard let targetType = linkedTypeFromValue(child.value) ?? ClassInfo.type(named: target) else {
                         throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
@@ -123,7 +132,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
             let plain = unpersisted.isEmpty ? "" : " (\(unpersisted.map { "'\(name).\($0)'" }.joined(separator: ", ")) \(unpersisted.count == 1 ? "is" : "are") not)"
             throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties\(plain); declare its stored properties with @Persisted.")
         }
-        return ClassInfo(type: type, schema: schema, fields: fields, linkedTypes: linked)
+        return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, linkedTypes: linked)
     }
 
     /// The class a link or list wrapper points at, read from the wrapper's static type.
