@@ -283,12 +283,11 @@ final class DatabaseCore {
     /// row (`InsertPlan`), without a `StoreValue` per property.
     private func insert(_ object: Object, _ context: TableContext) -> ObjectKey {
         let info = context.info
-        let fields = info.fields
-        let database = { Database(core: self) }
-        let primaryKey = info.primaryKeyIndex.map { info.insertPlan.primaryKey(object, column: $0, fields: fields, database: database) } ?? .null
+        let plan = info.insertPlan
+        let primaryKey = info.primaryKeyIndex.map { plan.primaryKey(object, column: $0, info: info, core: self) } ?? .null
         do {
             return try context.table.insert(primaryKey: primaryKey) { row in
-                info.insertPlan.write(object, into: row, fields: fields, database: database)
+                plan.write(object, into: row, info: info, core: self)
             }
         } catch {
             if case .duplicatePrimaryKey = error { fatalError("\(error)") }

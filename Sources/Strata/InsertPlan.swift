@@ -7,8 +7,9 @@ import Foundation
 import StrataStore
 
 /// One class's recipe for writing an unmanaged object into a new row, computed once per class
-/// (`ClassInfo.insertPlan`).
-struct InsertPlan {
+/// (`ClassInfo.insertPlan`). Immutable; the steps live in a buffer of their own, so that
+/// walking them counts no references.
+final class InsertPlan: @unchecked Sendable {
     /// How one property is read from its wrapper.
     enum Kind: UInt8 {
         case int, int64, int32, int16, int8, double, float, bool, string, date
@@ -27,7 +28,7 @@ struct InsertPlan {
 
     /// The properties `add` writes into the row: every one but links and lists, which are set
     /// once the object is managed (so that cycles end).
-    let steps: [Step]
+    let steps: UnsafeBufferPointer<Step>
     /// The primary key's step, if the class has a primary key written into the row.
     let primaryKeyStep: Step?
 
@@ -36,9 +37,13 @@ struct InsertPlan {
         for (index, field) in fields.enumerated() where !writtenAfterAdd[index] {
             steps.append(Step(offset: offsets[index], column: index, kind: Self.kind(of: field)))
         }
-        self.steps = steps
+        let buffer = UnsafeMutableBufferPointer<Step>.allocate(capacity: steps.count)
+        _ = buffer.initialize(from: steps)
+        self.steps = UnsafeBufferPointer(buffer)
         primaryKeyStep = steps.first { $0.column == primaryKeyIndex }
     }
+
+    deinit { steps.deallocate() }
 
     private static func kind(of field: any FieldAccess) -> Kind {
         switch field {
@@ -76,9 +81,10 @@ struct InsertPlan {
     }
 
     /// Writes the properties of unmanaged `object` (of this plan's class) into `row`. The
-    /// caller holds `object`. `fields` are the class's field accessors, for the general path.
-    func write(_ object: Object, into row: InsertRow, fields: [any FieldAccess], database: () -> Database) {
-        steps.withUnsafeBufferPointer { steps in
+    /// caller holds `object`. `info` is the class's, for the general path, as is `core`
+    /// (the instance adding the object).
+    func write(_ object: Object, into row: InsertRow, info: ClassInfo, core: DatabaseCore) {
+        do {
             for step in steps {
                 let column = step.column, offset = step.offset
                 switch step.kind {
@@ -126,7 +132,7 @@ struct InsertPlan {
                     break
                 }
                 // No value in the wrapper yet (it takes its default here), or another type.
-                guard case .value(let value) = fields[column].stored(object, database()) else {
+                guard case .value(let value) = info.fields[column].stored(object, Database(core: core)) else {
                     fatalError("internal error: list value for a scalar")
                 }
                 row.set(value, column)
@@ -135,7 +141,7 @@ struct InsertPlan {
     }
 
     /// The primary key's value in unmanaged `object`, as stored.
-    func primaryKey(_ object: Object, column: Int, fields: [any FieldAccess], database: () -> Database) -> StoreValue {
+    func primaryKey(_ object: Object, column: Int, info: ClassInfo, core: DatabaseCore) -> StoreValue {
         if let step = primaryKeyStep, step.column == column {
             switch step.kind {
             case .int:
@@ -146,7 +152,7 @@ struct InsertPlan {
                 break
             }
         }
-        guard case .value(let value) = fields[column].stored(object, database()) else {
+        guard case .value(let value) = info.fields[column].stored(object, Database(core: core)) else {
             fatalError("internal error: list value for a primary key")
         }
         return value

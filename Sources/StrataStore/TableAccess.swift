@@ -488,6 +488,7 @@ package final class TableAccess {
     /// descent (`insertIfAbsent`); only an encoding already present — a duplicate, or a cut
     /// long value shared with another object — takes the general path.
     private func insertPrimaryKeyEntry(_ value: StoreValue, property pk: Int, key: Int64) throws(StoreError) {
+        let session = self.session  // one strong reference for the calls below
         _ = try clusters()
         let tree: Tree
         if let existing = primaryKeyTree { tree = existing } else {
@@ -652,7 +653,7 @@ package final class TableAccess {
                 }
             }
         }
-        return try finishInsert(key, in: target, row: row)
+        return try finishInsert(key, in: target, row: row, session: session)
     }
 
     /// Creates an object whose property values `write` stores straight into the new row's
@@ -663,6 +664,9 @@ package final class TableAccess {
     /// `write` sets the properties with the setters of their kinds (`InsertRow`), and must not
     /// call back into the store. Returns the key.
     package func insert(primaryKey: StoreValue, writing write: (InsertRow) -> Void) throws(StoreError) -> ObjectKey {
+        // One strong reference for the whole insert: each call through the unowned(unsafe)
+        // property retained and released the session.
+        let session = self.session
         try session.requireWrite()
         try loadMeta()
         let key = nextKey
@@ -674,7 +678,7 @@ package final class TableAccess {
         let target = try insertionCluster(for: key)
         let row = target.appendRow(key: key, scalarColumns: scalarProperties, linkColumns: linkProperties)
         target.withUnmanagedColumns { columns in write(InsertRow(columns: columns, row: row, table: self)) }
-        return try finishInsert(key, in: target, row: row)
+        return try finishInsert(key, in: target, row: row, session: session)
     }
 
     /// The cluster a new object with `key` goes into: the last cluster while it has room,
@@ -715,7 +719,7 @@ package final class TableAccess {
     /// What follows writing a new object's row: secondary index entries, counts, the change
     /// record.
     @inline(__always)
-    private func finishInsert(_ key: Int64, in target: DirtyCluster, row: Int) throws(StoreError) -> ObjectKey {
+    private func finishInsert(_ key: Int64, in target: DirtyCluster, row: Int, session: StoreSession) throws(StoreError) -> ObjectKey {
         session.invalidateViews()
         let objectKey = ObjectKey(key)
         for index in indexedProperties {
