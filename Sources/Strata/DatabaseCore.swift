@@ -281,6 +281,7 @@ final class DatabaseCore {
 
     /// Adds `object` as a new object: its values go straight from the wrappers into the new
     /// row (`InsertPlan`), without a `StoreValue` per property.
+    @inline(__always)
     private func insert(_ object: Object, _ context: TableContext) -> ObjectKey {
         let info = context.info
         let plan = info.insertPlan

@@ -40,11 +40,14 @@ final class DirtyCluster {
     /// the row.
     @inline(__always)
     func appendRow(key: Int64, scalarColumns: [Int], linkColumns: [Int]) -> Int {
-        let row = keys.count
-        keys.insertRow(at: row)
-        keys.setFixed(key, at: row)
+        let row = Unmanaged.passUnretained(keys)._withUnsafeGuaranteedRef { keys in
+            let row = keys.count
+            keys.appendDefaultRow()
+            keys.setFixed(key, at: row)
+            return row
+        }
         withUnmanagedColumns { columns in
-            for index in scalarColumns { columns[index].unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.insertRow(at: row) } }
+            for index in scalarColumns { columns[index].unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.appendDefaultRow() } }
             for index in linkColumns { columns[index].unsafelyUnwrapped._withUnsafeGuaranteedRef { _ = $0.set(.null, at: row) } }
         }
         return row
