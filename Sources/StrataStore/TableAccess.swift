@@ -685,6 +685,9 @@ package final class TableAccess {
     /// otherwise a new one. Its scalar columns are all loaded.
     @inline(__always)
     private func insertionCluster(for key: Int64) throws(StoreError) -> DirtyCluster {
+        // The common case: the cluster this transaction started last has room (it is complete,
+        // and not held by a savepoint: `saveWriteState` forgets it).
+        if let last = lastNewCluster, last.keys.count < Cluster.capacity { return last }
         var cluster: DirtyCluster?
         if let last = newClusters.last {
             if lastNewCluster == nil { lastNewCluster = mutableDirty(last) }
