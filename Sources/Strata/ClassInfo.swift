@@ -29,21 +29,28 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     /// instance nobody references any more may be reused for another object of the class
     /// (`Results.Iterator`).
     let isRecyclable: Bool
+    /// Whether any property is written after `add` (see `isWrittenAfterAdd`).
+    let hasPropertiesWrittenAfterAdd: Bool
+    /// How `add` writes the other properties straight into the new row.
+    let insertPlan: InsertPlan
 
     deinit { columnOffsets.deallocate() }
 
-    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], columnOffsets: [Int], isRecyclable: Bool,
-                 linkedTypes: [Object.Type]) {
+    private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
+                 isRecyclable: Bool, linkedTypes: [Object.Type]) {
         self.type = type
         self.isRecyclable = isRecyclable
         self.schema = schema
         self.fields = fields
-        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnOffsets.count)
-        _ = offsets.initialize(from: columnOffsets)
-        self.columnOffsets = UnsafeBufferPointer(offsets)
+        let columns = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnOffsets.count)
+        _ = columns.initialize(from: columnOffsets)
+        self.columnOffsets = UnsafeBufferPointer(columns)
         self.primaryKeyIndex = schema.primaryKeyIndex
         self.linkedTypes = linkedTypes
-        self.isWrittenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
+        let writtenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
+        self.isWrittenAfterAdd = writtenAfterAdd
+        self.hasPropertiesWrittenAfterAdd = writtenAfterAdd.contains(true)
+        self.insertPlan = InsertPlan(fields: fields, offsets: fieldOffsets, writtenAfterAdd: writtenAfterAdd, primaryKeyIndex: schema.primaryKeyIndex)
     }
 
     private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])
@@ -102,6 +109,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         }
         var properties: [PropertySchema] = []
         var fields: [any FieldAccess] = []
+        var fieldOffsets: [Int] = []
         var columnOffsets: [Int] = []
         var linked: [Object.Type] = []
         var unpersisted: [String] = []
@@ -125,6 +133,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                                                  isList: shape.isList, isPrimaryKey: wrapper.isPrimaryKey,
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
+                fieldOffsets.append(offset)
                 columnOffsets.append(offset + columnOffset)
                 if let target = shape.objectType {
                     guard let targetType = linkedTypeFromValue(child.value) ?? ClassInfo.type(named: target) else {
@@ -144,7 +153,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
             let plain = unpersisted.isEmpty ? "" : " (\(unpersisted.map { "'\(name).\($0)'" }.joined(separator: ", ")) \(unpersisted.count == 1 ? "is" : "are") not)"
             throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties\(plain); declare its stored properties with @Persisted.")
         }
-        return ClassInfo(type: type, schema: schema, fields: fields, columnOffsets: columnOffsets,
+        return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets,
                          isRecyclable: unpersisted.isEmpty, linkedTypes: linked)
     }
 

@@ -53,22 +53,54 @@ public struct ChangeSet: Sendable, Equatable {
 
     // MARK: Encoding (the change-log tree's values)
 
+    /// Marks an inserted-keys count that counts ranges: (first key, number of keys) pairs
+    /// follow instead of single keys. Transactions insert runs of consecutive keys, so a bulk
+    /// insert's entry is a few words instead of eight bytes per object.
+    static let rangesFlag: UInt64 = 1 << 63
+    /// The most inserted keys one entry's ranges may stand for when read back: a bound for
+    /// damaged entries (268 million objects in one transaction, far beyond a realistic one).
+    static let maximumRangeKeys: UInt64 = 1 << 28
+
+    /// Little-endian 64-bit words: the table count, then per table (in id order) its id; the
+    /// inserted keys as ranges (`rangesFlag | count`, then a first key and a length per
+    /// range); the deleted keys (count, keys); the modified keys (count, then key and property
+    /// mask pairs in key order).
     func encoded() -> [UInt8] {
-        var out: [UInt8] = []
-        func put(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        put(UInt64(tables.count))
+        var words: [UInt64] = [UInt64(tables.count)]
         for (id, changes) in tables.sorted(by: { $0.key < $1.key }) {
-            put(UInt64(id))
-            put(UInt64(changes.inserted.count)); changes.inserted.forEach { put(UInt64(bitPattern: $0.rawValue)) }
-            put(UInt64(changes.deleted.count)); changes.deleted.forEach { put(UInt64(bitPattern: $0.rawValue)) }
-            put(UInt64(changes.modified.count))
+            words.append(UInt64(id))
+            let rangesAt = words.count
+            words.append(0)
+            var ranges: UInt64 = 0
+            var index = 0
+            let inserted = changes.inserted
+            while index < inserted.count {
+                let first = inserted[index].rawValue
+                var end = index + 1
+                while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
+                words.append(UInt64(bitPattern: first))
+                words.append(UInt64(end - index))
+                ranges += 1
+                index = end
+            }
+            words[rangesAt] = Self.rangesFlag | ranges
+            words.append(UInt64(changes.deleted.count))
+            for key in changes.deleted { words.append(UInt64(bitPattern: key.rawValue)) }
+            words.append(UInt64(changes.modified.count))
             for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
-                put(UInt64(bitPattern: key.rawValue)); put(mask)
+                words.append(UInt64(bitPattern: key.rawValue))
+                words.append(mask)
             }
         }
-        return out
+        return [UInt8](unsafeUninitializedCapacity: words.count * 8) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
+            initialized = words.count * 8
+        }
     }
 
+    /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a
+    /// plain count of single keys, without `rangesFlag`).
     static func decode(_ bytes: UnsafeRawBufferPointer, version: UInt64) throws(StoreError) -> ChangeSet {
         var offset = 0
         func get() throws(StoreError) -> UInt64 {
@@ -76,16 +108,37 @@ public struct ChangeSet: Sendable, Equatable {
             defer { offset += 8 }
             return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }
-        func count() throws(StoreError) -> Int {
-            let n = try get()
+        func count(_ n: UInt64) throws(StoreError) -> Int {
             guard n <= UInt64(bytes.count / 8) else { throw .corrupted("a change-log entry has an impossible count") }
             return Int(n)
         }
+        func count() throws(StoreError) -> Int { try count(try get()) }
         var set = ChangeSet(version: version)
+        var rangeKeys: UInt64 = 0
         for _ in 0..<(try count()) {
             let id = UInt32(truncatingIfNeeded: try get())
             var changes = TableChanges()
-            for _ in 0..<(try count()) { changes.inserted.append(ObjectKey(Int64(bitPattern: try get()))) }
+            let inserted = try get()
+            if inserted & rangesFlag != 0 {
+                // The ranges are checked before any key is made: a damaged length must not
+                // make billions of keys.
+                var ranges: [(first: Int64, length: Int64)] = []
+                for _ in 0..<(try count(inserted & ~rangesFlag)) {
+                    let first = Int64(bitPattern: try get())
+                    let length = try get()
+                    rangeKeys += min(length, maximumRangeKeys + 1)
+                    // A range holds keys `first` through `first + length - 1`.
+                    guard first >= 0, length >= 1, length - 1 <= UInt64(Int64.max - first), rangeKeys <= maximumRangeKeys else {
+                        throw .corrupted("a change-log entry has an impossible range of inserted keys")
+                    }
+                    ranges.append((first, Int64(length)))
+                }
+                for range in ranges {
+                    for key in range.first...(range.first + (range.length - 1)) { changes.inserted.append(ObjectKey(key)) }
+                }
+            } else {
+                for _ in 0..<(try count(inserted)) { changes.inserted.append(ObjectKey(Int64(bitPattern: try get()))) }
+            }
             for _ in 0..<(try count()) { changes.deleted.append(ObjectKey(Int64(bitPattern: try get()))) }
             for _ in 0..<(try count()) {
                 let key = ObjectKey(Int64(bitPattern: try get()))

@@ -11,7 +11,10 @@ public final class StoreSession {
     /// The store this session reads.
     public let store: Store
     private var read: ReadTransaction?
-    var write: WriteTransaction?
+    // Unchecked exclusivity on the state every insert and update reads or bumps: a session
+    // belongs to one owner at a time, and these are only ever read or assigned whole, never
+    // held across a call (dynamic checks are per thread, so they never saw other threads).
+    @exclusivity(unchecked) var write: WriteTransaction?
     /// Bumped whenever views handed out earlier (clusters, chunks) may be stale. Kept behind
     /// a pointer so that object accessors can compare it without touching the session.
     package let generationPointer: UnsafeMutablePointer<UInt64> = {
@@ -24,11 +27,11 @@ public final class StoreSession {
         set { generationPointer.pointee = newValue }
     }
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
-    private(set) var transactionSerial: UInt64 = 1
+    @exclusivity(unchecked) private(set) var transactionSerial: UInt64 = 1
     /// Bumped by every change to objects in a write transaction, and whenever the version read
     /// changes. Cached query results check this, not `generation`: a value written in place
     /// changes what a query matches without moving any view.
-    package private(set) var contentSerial: UInt64 = 1
+    @exclusivity(unchecked) package private(set) var contentSerial: UInt64 = 1
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
@@ -37,7 +40,7 @@ public final class StoreSession {
     /// (ChainedWrites.swift).
     var chainPoint: ChainPoint?
     /// Set between a chained commit and the next chained write.
-    package internal(set) var isChainSuspended = false
+    @exclusivity(unchecked) package internal(set) var isChainSuspended = false
 
     /// A session reading the newest version, or `read`'s version when given.
     init(store: Store, read given: ReadTransaction? = nil) throws(StoreError) {

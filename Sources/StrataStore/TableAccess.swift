@@ -23,6 +23,8 @@ package final class TableAccess {
     let scalarProperties: [Int]
     let kinds: [PropertyKind]
     let optionals: [Bool]
+    /// Indices of the link properties that are not lists (their null is a -1 key).
+    let linkProperties: [Int]
 
     // Per transaction. A table access belongs to one session, used by one owner at a time (a
     // frozen instance reads under its lock), and no method holds an access to one of these
@@ -86,6 +88,7 @@ package final class TableAccess {
         scalarProperties = schema.properties.indices.filter { !schema.properties[$0].isList }
         kinds = schema.properties.map(\.kind)
         optionals = schema.properties.map { $0.isOptional || $0.kind == .link }
+        linkProperties = schema.properties.indices.filter { schema.properties[$0].kind == .link && !schema.properties[$0].isList }
     }
 
     // MARK: Per-transaction state
@@ -516,6 +519,7 @@ package final class TableAccess {
     /// descent (`insertIfAbsent`); only an encoding already present — a duplicate, or a cut
     /// long value shared with another object — takes the general path.
     private func insertPrimaryKeyEntry(_ value: StoreValue, property pk: Int, key: Int64) throws(StoreError) {
+        let session = self.session  // one strong reference for the calls below
         _ = try clusters()
         let tree: Tree
         if let existing = primaryKeyTree { tree = existing } else {
@@ -668,7 +672,53 @@ package final class TableAccess {
         // First, so that a duplicate throws before anything changed.
         if let pk = primaryKeyIndex { try insertPrimaryKeyEntry(values[pk], property: pk, key: key) }
         nextKey += 1
-        // The last cluster takes the object if it has room; otherwise a new cluster starts.
+        let target = try insertionCluster(for: key)
+        let row = target.keys.count
+        target.keys.insertRow(at: row)
+        target.keys.setFixed(key, at: row)
+        // Through buffer pointers: no copy of each value and fewer retains of each column.
+        target.columns.withUnsafeBufferPointer { columns in
+            values.withUnsafeBufferPointer { values in
+                for index in scalarProperties {
+                    columns[index].unsafelyUnwrapped.append(values[index])  // complete: every scalar column is loaded
+                }
+            }
+        }
+        return try finishInsert(key, in: target, row: row, session: session)
+    }
+
+    /// Creates an object whose property values `write` stores straight into the new row's
+    /// column buffers (typed, without a `StoreValue` per property): the object layer's `add`.
+    /// `primaryKey` is the primary key's value (ignored without a primary key); its index entry
+    /// goes in first, so that a duplicate throws before anything changed. Every scalar column
+    /// starts as null in the row (zero in a non-optional column, "no object" in a link column);
+    /// `write` sets the properties with the setters of their kinds (`InsertRow`), and must not
+    /// call back into the store. Returns the key.
+    package func insert(primaryKey: StoreValue, writing write: (InsertRow) -> Void) throws(StoreError) -> ObjectKey {
+        // One strong reference for the whole insert: each call through the unowned(unsafe)
+        // property retained and released the session.
+        let session = self.session
+        try session.requireWrite()
+        try loadMeta()
+        let key = nextKey
+        if let pk = primaryKeyIndex {
+            if primaryKey.isNull ? !optionals[pk] : primaryKey.kind != kinds[pk] { try checkValue(primaryKey, for: pk) }
+            try insertPrimaryKeyEntry(primaryKey, property: pk, key: key)
+        }
+        nextKey += 1
+        let target = try insertionCluster(for: key)
+        let row = target.appendRow(key: key, scalarColumns: scalarProperties, linkColumns: linkProperties)
+        target.withUnmanagedColumns { columns in write(InsertRow(columns: columns, row: row, table: self)) }
+        return try finishInsert(key, in: target, row: row, session: session)
+    }
+
+    /// The cluster a new object with `key` goes into: the last cluster while it has room,
+    /// otherwise a new one. Its scalar columns are all loaded.
+    @inline(__always)
+    private func insertionCluster(for key: Int64) throws(StoreError) -> DirtyCluster {
+        // The common case: the cluster this transaction started last has room (it is complete,
+        // and not held by a savepoint: `saveWriteState` forgets it).
+        if let last = lastNewCluster, last.keys.count < Cluster.capacity { return last }
         var cluster: DirtyCluster?
         if let last = newClusters.last {
             if lastNewCluster == nil { lastNewCluster = mutableDirty(last) }
@@ -685,34 +735,31 @@ package final class TableAccess {
             }
         }
         if let candidate = cluster, candidate.keys.count >= Cluster.capacity { cluster = nil }
-        let target: DirtyCluster
         if let cluster {
             if !cluster.complete { _ = try dirtyCluster(cluster.firstKey, loading: nil) }
-            target = cluster
-        } else {
-            target = DirtyCluster(firstKey: key, columnCount: schema.properties.count, existsInSnapshot: false)
-            for index in scalarProperties {
-                target.columns[index] = ColumnBuffer(kind: kinds[index], optional: schema.properties[index].isOptional, capacity: Cluster.capacity)
-            }
-            target.complete = true
-            dirty[key] = target
-            newClusters.append(key)
-            lastNewCluster = target
+            return cluster
         }
-        let row = target.keys.count
-        target.keys.insertRow(at: row)
-        target.keys.setFixed(key, at: row)
-        // Through buffer pointers: no copy of each value and fewer retains of each column.
-        target.columns.withUnsafeBufferPointer { columns in
-            values.withUnsafeBufferPointer { values in
-                for index in scalarProperties {
-                    columns[index].unsafelyUnwrapped.append(values[index])  // complete: every scalar column is loaded
-                }
-            }
+        let target = DirtyCluster(firstKey: key, columnCount: schema.properties.count, existsInSnapshot: false)
+        for index in scalarProperties {
+            target.columns[index] = ColumnBuffer(kind: kinds[index], optional: schema.properties[index].isOptional, capacity: Cluster.capacity)
         }
+        target.complete = true
+        dirty[key] = target
+        newClusters.append(key)
+        lastNewCluster = target
+        return target
+    }
+
+    /// What follows writing a new object's row: secondary index entries, counts, the change
+    /// record.
+    @inline(__always)
+    private func finishInsert(_ key: Int64, in target: DirtyCluster, row: Int, session: StoreSession) throws(StoreError) -> ObjectKey {
         session.invalidateViews()
         let objectKey = ObjectKey(key)
-        for index in indexedProperties { try addIndexEntry(values[index], key: objectKey, property: index) }
+        for index in indexedProperties {
+            let value = target.columns[index].unsafelyUnwrapped.view.value(row, kind: kinds[index])
+            try addIndexEntry(value, key: objectKey, property: index)
+        }
         storedCount += 1
         changes.insert(key)
         session.noteContentChange()
@@ -913,6 +960,54 @@ package struct ColumnBufferHandle {
     package func set<T>(_ value: T, at row: Int) { buffer.setFixed(value, at: row) }
 
     package func setNull(at row: Int) { buffer.setNull(row) }
+}
+
+/// The row of an object being inserted (`TableAccess.insert(primaryKey:writing:)`): typed
+/// setters that write into the cluster's column buffers. Valid only during that call. Each
+/// setter must be the one of the column's kind (the object layer's fields were checked against
+/// the table's schema); `set(_:_:)` takes any value and checks it.
+package struct InsertRow {
+    private let columns: UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>
+    private let row: Int
+    private unowned(unsafe) let table: TableAccess
+
+    fileprivate init(columns: UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>, row: Int, table: TableAccess) {
+        self.columns = columns
+        self.row = row
+        self.table = table
+    }
+
+    /// The column's buffer without reference counting (the cluster holds it during the insert).
+    @inline(__always)
+    private func withBuffer<R>(_ column: Int, _ body: (ColumnBuffer) -> R) -> R {
+        columns[column].unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
+    }
+
+    /// An `.int` column.
+    package func setInt(_ value: Int64, _ column: Int) { withBuffer(column) { $0.setFixed(value, at: row) } }
+    /// A `.double` column.
+    package func setDouble(_ value: Double, _ column: Int) { withBuffer(column) { $0.setFixed(value, at: row) } }
+    /// A `.float` column.
+    package func setFloat(_ value: Float, _ column: Int) { withBuffer(column) { $0.setFixed(value, at: row) } }
+    /// A `.bool` column.
+    package func setBool(_ value: Bool, _ column: Int) { withBuffer(column) { $0.setFixed(UInt8(value ? 1 : 0), at: row) } }
+    /// A `.date` column, as seconds since the reference date.
+    package func setDate(_ seconds: Double, _ column: Int) { withBuffer(column) { $0.setFixed(seconds, at: row) } }
+    /// A `.string` column.
+    package func setString(_ value: String, _ column: Int) {
+        var value = value
+        value.withUTF8 { bytes in withBuffer(column) { _ = $0.setVariable(UnsafeRawBufferPointer(bytes), at: row) } }
+    }
+    /// Any value (`.null` for nil, or a link column's "no object"); stops with a message if
+    /// it does not fit the column, like a value of the wrong kind in `insert(_:)`.
+    package func set(_ value: StoreValue, _ column: Int) {
+        if let kind = value.kind {
+            require(kind == table.kinds[column], "a \(kind) value cannot be stored in a \(table.kinds[column]) column")
+        } else {
+            require(table.optionals[column], "nil cannot be stored in a non-optional column")
+        }
+        withBuffer(column) { _ = $0.set(value, at: row) }
+    }
 }
 
 /// Cluster views sorted by first key (at most `capacity`; cleared when full).
