@@ -180,8 +180,12 @@ final class Node {
         let right = Node(isLeaf: isLeaf, epoch: epoch)
         right.keys = keys.split(from: index)
         // The right node of an append split starts with one entry and fills up to this node's
-        // size: reserve that much at once instead of growing through every power of two.
-        let expected = max(count, right.keys.count)
+        // size: reserve that much at once instead of growing through every power of two. A
+        // node splits once its size passes the threshold, which takes a few entries more than
+        // the left node keeps (it keeps what fits whole pages), so the reservation has room
+        // for those too: without it every appended-to leaf grew (copied) once, just before
+        // its own split.
+        let expected = max(count, right.keys.count) + max(4, count / 8)
         right.keys.reserveCapacity(expected)
         if isLeaf {
             right.values.reserveCapacity(expected)
