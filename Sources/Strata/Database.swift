@@ -337,6 +337,29 @@ public struct Database {
 
     // MARK: Files
 
+    /// Makes the database file hold every commit by itself.
+    ///
+    /// Small durable writes are made durable in the commit log (the `-log` file beside the
+    /// database) and reach the database file later, in one flush for many writes. Strata does
+    /// this on its own when the log fills up, on a large write, and when the last instance in
+    /// the last process closes. Call `checkpoint()` before you copy or back up the database
+    /// file without its `-log` file: afterwards the file alone opens at the newest version.
+    /// Commits are durable whether or not you call it.
+    ///
+    /// Like a write transaction, it waits for the write lock (and for this instance's pending
+    /// asynchronous writes), so it must not be called inside a write transaction. Read-only,
+    /// in-memory and `.none`-durability databases have no commit log, and this does nothing.
+    public func checkpoint() throws {
+        core.verify("checkpoint()")
+        require(!core.session.isInWriteTransaction, "checkpoint() cannot run inside a write transaction: it waits for the write lock. Call it after commitWrite() or outside write { }.")
+        if core.asyncWrites.isBusy { core.asyncWrites.drain() }
+        do {
+            try core.handle.store.engine.checkpoint()
+        } catch {
+            throw Error.wrap(error, path: core.configuration.path)
+        }
+    }
+
     /// Whether a file exists for the configuration.
     public static func fileExists(for configuration: Configuration) -> Bool {
         guard configuration.inMemoryIdentifier == nil else { return StoreHandle.isOpen(configuration) }
