@@ -277,7 +277,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
         public mutating func next() -> Element? {
             if !isKnownUniquelyReferenced(&walk), let shared = walk { walk = shared.copy() }
-            guard let walk, let object = walk.next() else { return nil }
+            // Unretained for the call (the iterator holds the walk): a strong local retained
+            // and released it at every step.
+            guard let reference = walk.map(Unmanaged.passUnretained),
+                  let object = reference._withUnsafeGuaranteedRef({ $0.next() }) else { return nil }
             // The walk's objects are made by `Element`'s table context, as `Element` (see
             // `TableContext.materialize(dynamicKey:cluster:row:)`).
             return unsafeDowncast(object, to: Element.self)
