@@ -296,25 +296,22 @@ public struct Database {
         // One reference to the table for the whole lookup (each `context.table` at a call
         // was retained and released around it).
         let table = context.table
-        do {
-            if Key.self == Int.self, table.primaryKeyKind == .int {
-                // The common case without a dynamic cast (this generic function is not
-                // specialised for the caller's key type): the metadata comparison proves the
-                // cast. The store finds the object's cluster and row with the key.
-                guard let (objectKey, cluster, row) = try table.locate(intPrimaryKey: Int64(unsafeBitCast(key, to: Int.self))) else {
-                    return nil
-                }
-                cluster.prefetch(row: row)
-                return context.materialize(type, key: objectKey, cluster: cluster, row: row)
-            }
+        let value: StoreValue
+        if Key.self == Int.self, table.primaryKeyKind == .int {
+            // The common case without a dynamic cast (this generic function is not specialised
+            // for the caller's key type): the metadata comparison proves the cast.
+            value = .int(Int64(unsafeBitCast(key, to: Int.self)))
+        } else {
             let property = table.schema.properties[pk]
-            guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
+            guard let converted = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
                 fatalError("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
             }
-            guard let objectKey = try table.find(primaryKey: value) else { return nil }
-            // The object's cluster is found now (the first read needs it anyway), so the
-            // object starts with its position and its reads skip `_relocate`.
-            guard let (cluster, row) = try table.locate(objectKey) else { return nil }
+            value = converted
+        }
+        do {
+            // The object's cluster is found now (the first read needs it anyway), so the object
+            // starts with its position and its reads skip `_relocate`.
+            guard let (objectKey, cluster, row) = try table.locate(primaryKey: value) else { return nil }
             cluster.prefetch(row: row)
             return context.materialize(type, key: objectKey, cluster: cluster, row: row)
         } catch {

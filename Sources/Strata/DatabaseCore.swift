@@ -289,8 +289,7 @@ final class DatabaseCore {
                 plan.write(object, into: row, info: info, core: self)
             }
         } catch {
-            if case .duplicatePrimaryKey = error { fatalError("\(error)") }
-            fatalError("Could not add the '\(info.schema.name)' object: \(error)")
+            addFailed(error, info.schema.name)
         }
     }
 
@@ -326,9 +325,16 @@ final class DatabaseCore {
             }
             return try context.table.insert(values)
         } catch {
-            if case .duplicatePrimaryKey = error { fatalError("\(error)") }
-            fatalError("Could not add the '\(schema.name)' object: \(error)")
+            addFailed(error, schema.name)
         }
+    }
+
+    /// Stops an `add` the store refused: a duplicate primary key (a programming error, as in
+    /// RealmSwift) with the store's message, anything else (a damaged file, a failed disk)
+    /// naming the type.
+    private func addFailed(_ error: StoreError, _ typeName: String) -> Never {
+        if case .duplicatePrimaryKey = error { fatalError("\(error)") }
+        fatalError("Could not add the '\(typeName)' object: \(error)")
     }
 
     // MARK: Writes

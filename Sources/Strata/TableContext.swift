@@ -33,17 +33,16 @@ final class TableContext {
         fatalError("Strata could not access '\(table.schema.name)' in \(core.configuration.path): \(error)")
     }
 
-    /// A managed object for `key`.
+    /// A managed object for `key`, as `type`: the context's class (`info.type`) is the class
+    /// the context was made for, `type` itself or (when the caller passed a subclass's
+    /// metatype as `type`) a subclass of it.
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> T {
-        let object = T()
-        object._becomeManaged(self, key: key.rawValue)
-        if let cluster { place(object, cluster: cluster, row: row) }
-        return object
+        unsafeDowncast(materialize(dynamicKey: key, cluster: cluster, row: row), to: T.self)
     }
 
-    /// A managed object of the context's class (`info.type`) for `key`: what
-    /// `materialize(_:key:cluster:row:)` makes for that class, without generic code.
-    func materialize(dynamicKey key: ObjectKey, cluster: ClusterView?, row: Int) -> Object {
+    /// A managed object of the context's class (`info.type`) for `key`, with the cluster view
+    /// and row holding it when the caller found them.
+    func materialize(dynamicKey key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> Object {
         let object = info.type.init()
         object._becomeManaged(self, key: key.rawValue)
         if let cluster { place(object, cluster: cluster, row: row) }

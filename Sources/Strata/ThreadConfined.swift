@@ -133,10 +133,6 @@ extension Database {
     /// The managed object of class `type` (as stored, a subclass included) for `key`, or nil.
     func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
         guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
-        // `type.init()` makes an instance of the dynamic class; the generic `materialize`
-        // makes its static type parameter's.
-        let object = type.init()
-        object._becomeManaged(context, key: key.rawValue)
-        return object
+        return context.materialize(dynamicKey: key)
     }
 }

@@ -261,18 +261,7 @@ final class ColumnBuffer {
             if let nulls { (nulls + row + 1).update(from: nulls + row, count: count - row) }
         }
         count += 1
-        if width > 0 {
-            // Stores rather than a `memset` call for the common widths.
-            switch width {
-            case 8: values.storeBytes(of: 0 as UInt64, toByteOffset: row &* 8, as: UInt64.self)
-            case 1: values.storeBytes(of: 0 as UInt8, toByteOffset: row, as: UInt8.self)
-            case 4: values.storeBytes(of: 0 as UInt32, toByteOffset: row &* 4, as: UInt32.self)
-            default: (values + row * width).initializeMemory(as: UInt8.self, repeating: 0, count: width)
-            }
-            nulls?[row] = hasNulls ? 1 : 0
-        } else {
-            setEntry(row, offset: 0, length: ChunkFormat.nullLength)
-        }
+        setDefault(at: row)
     }
 
     /// Appends a row holding a default (null or zero) value: `insertRow(at: count)` without
@@ -282,12 +271,21 @@ final class ColumnBuffer {
         let row = count
         if row >= capacity { fatalError("cluster row out of range") }
         count = row &+ 1
+        setDefault(at: row)
+    }
+
+    /// Writes the default value (null, zero or "no entry") into `row`: stores rather than a
+    /// `memset` call for the common widths.
+    @inline(__always)
+    private func setDefault(at row: Int) {
         switch width {
         case 8: values.storeBytes(of: 0 as UInt64, toByteOffset: row &* 8, as: UInt64.self)
         case 0: setEntry(row, offset: 0, length: ChunkFormat.nullLength)
         case 1: values.storeBytes(of: 0 as UInt8, toByteOffset: row, as: UInt8.self)
+        case 4: values.storeBytes(of: 0 as UInt32, toByteOffset: row &* 4, as: UInt32.self)
         default: (values + row * width).initializeMemory(as: UInt8.self, repeating: 0, count: width)
         }
+        // Variable-width buffers have no null bytes (a null is an entry's length).
         if let nulls { nulls[row] = hasNulls ? 1 : 0 }
     }
 

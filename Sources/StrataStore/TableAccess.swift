@@ -59,7 +59,7 @@ package final class TableAccess {
     /// layer's context lookup), while the getter's own access stays unchecked.
     @exclusivity(unchecked) private var dropped = false
     /// For a non-optional Int primary key: the guess of an object's key from its primary key
-    /// (`locate(intPrimaryKey:)`).
+    /// (`locate(primaryKey:)`).
     @exclusivity(unchecked) private var keyGuess = PrimaryKeyGuess()
     /// How many Int primary-key lookups the guess answered (for tests).
     package var primaryKeyGuessHits: Int { keyGuess.hits }
@@ -425,28 +425,31 @@ package final class TableAccess {
         return primaryKeyTree
     }
 
-    /// The object whose non-optional `Int` primary key is `value`, with its cluster and row.
+    /// The object whose primary key is `value`, with its cluster and row.
     ///
-    /// Tables whose Int keys grow with insertion order (autoincrementing ids, the common case)
-    /// hold `key = primaryKey - offset` for one offset: the lookup first tries the object at
-    /// the key the last index lookup's offset predicts, and accepts it when its primary-key
-    /// column holds `value` — primary keys are unique, so that object is the one. Otherwise
-    /// (no object there, another value, or a table where guesses keep missing) it asks the
-    /// index, as `find(primaryKey:)`, and learns the offset from the answer.
-    package func locate(intPrimaryKey value: Int64) throws(StoreError) -> (key: ObjectKey, cluster: ClusterView, row: Int)? {
-        guard let pk = primaryKeyIndex, primaryKeyKind == .int, !optionals[pk] else {
-            guard let key = try find(primaryKey: .int(value)), let (cluster, row) = try locate(key) else { return nil }
-            return (key, cluster, row)
+    /// For a non-optional `Int` primary key the key is first guessed: tables whose Int keys
+    /// grow with insertion order (autoincrementing ids, the common case) hold
+    /// `key = primaryKey - offset` for one offset, so the lookup tries the object at the key
+    /// the last index lookup's offset predicts, and accepts it when its primary-key column
+    /// holds `value` — primary keys are unique, so that object is the one. Otherwise (no
+    /// object there, another value, other key types, or a table where guesses keep missing)
+    /// the index answers, as `find(primaryKey:)`, and teaches the offset.
+    package func locate(primaryKey value: StoreValue) throws(StoreError) -> (key: ObjectKey, cluster: ClusterView, row: Int)? {
+        let guessable: (column: Int, value: Int64)?
+        if case .int(let int) = value, let pk = primaryKeyIndex, primaryKeyKind == .int, !optionals[pk] {
+            guessable = (pk, int)
+        } else {
+            guessable = nil
         }
-        if let guess = keyGuess.key(for: value) {
-            if let (cluster, row) = try locate(ObjectKey(guess)), try cluster.column(pk).int(row) == value {
+        if let guessable, let guess = keyGuess.key(for: guessable.value) {
+            if let (cluster, row) = try locate(ObjectKey(guess)), try cluster.column(guessable.column).int(row) == guessable.value {
                 keyGuess.hit()
                 return (ObjectKey(guess), cluster, row)
             }
             keyGuess.miss()
         }
-        guard let key = try find(primaryKey: .int(value)) else { return nil }
-        keyGuess.learn(primaryKey: value, key: key.rawValue)
+        guard let key = try find(primaryKey: value) else { return nil }
+        if let guessable { keyGuess.learn(primaryKey: guessable.value, key: key.rawValue) }
         guard let (cluster, row) = try locate(key) else { return nil }
         return (key, cluster, row)
     }

@@ -58,4 +58,20 @@ import Testing
         #expect(bo.friends.map(\.id) == [2])
         #expect(db.objects(Person.self).count == 1)
     }
+
+    /// A subclass's metatype passed where the superclass is the static type: lookups and
+    /// iteration make objects of the subclass (the class the table belongs to), which read
+    /// the subclass's own properties.
+    @Test func aSubclassMetatypeHeldAsItsSuperclassMakesSubclassObjects() throws {
+        let folder = TemporaryFolder()
+        let db = try Database(configuration: folder.configuration())
+        try db.write { db.add(Student(value: ["id": 7, "name": "Bo", "school": "North"])) }
+        let type: Person.Type = Student.self
+        let found = try #require(db.object(ofType: type, forPrimaryKey: 7))
+        #expect(found is Student)
+        #expect(found.name == "Bo" && (found as? Student)?.school == "North")
+        let all = Array(db.objects(type))
+        #expect(all.count == 1 && all.first is Student)
+        #expect((all.first as? Student)?.school == "North")
+    }
 }

@@ -10,7 +10,7 @@ final class GuessedItem: Object {
 }
 
 /// `object(ofType:forPrimaryKey:)` with an Int key first tries the object key that the last
-/// index lookup's offset predicts (`TableAccess.locate(intPrimaryKey:)`) and accepts it only
+/// index lookup's offset predicts (`TableAccess.locate(primaryKey:)`) and accepts it only
 /// when that object's primary key matches. Whatever the keys look like, every lookup must give
 /// exactly the object with that primary key, or nil.
 @Suite struct PrimaryKeyGuessTests {
