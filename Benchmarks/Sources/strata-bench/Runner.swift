@@ -70,7 +70,8 @@ struct Options {
 }
 
 /// Runs `workload` once for the engine named `engine` in `directory`; nil when the engine has
-/// nothing to measure for that workload (the floor exists only for durable commits; `lmdb`
+/// nothing to measure for that workload (the floor exists only for durable commits and the
+/// object scan, where it is `ScanFloor`: building the names as `String`s without a store; `lmdb`
 /// and, until its object engine exists, `strata` only for the kv workloads; `grdb` and `json`
 /// only for the object workloads, and `json` not for the query workloads).
 func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects: ObjectBench, directory: String) async throws -> Double? {
@@ -78,6 +79,7 @@ func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects:
         guard let type = QueryEngineCatalog.engine(named: engine) else { return nil }
         return try await measureQueries(type, workload, bench: objects.queries)
     }
+    if workload == .objectScan, engine == "floor" { return try measureScanFloor(objects.data) }
     if workload.isObjectWorkload {
         guard let type = ObjectEngineCatalog.engine(named: engine) else { return nil }
         if workload == .spaceGrowth && !(type is any SnapshotGrowthEngine.Type) { return nil }
