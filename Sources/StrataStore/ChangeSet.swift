@@ -66,37 +66,57 @@ public struct ChangeSet: Sendable, Equatable {
     /// range); the deleted keys (count, keys); the modified keys (count, then key and property
     /// mask pairs in key order).
     func encoded() -> [UInt8] {
-        var words: [UInt64] = [UInt64(tables.count)]
-        for (id, changes) in tables.sorted(by: { $0.key < $1.key }) {
-            words.append(UInt64(id))
-            let rangesAt = words.count
-            words.append(0)
+        // Written straight into the bytes (a one-object commit's entry is 8 words): no array
+        // of words, and no sorted copy of a single table or a single modified key.
+        var words = 1
+        for changes in tables.values {
+            words += 4 + 2 * changes.inserted.count + changes.deleted.count + 2 * changes.modified.count
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(words * 8)
+        func put(_ word: UInt64) { withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) } }
+        func put(_ id: UInt32, _ changes: TableChanges) {
+            put(UInt64(id))
+            let inserted = changes.inserted
             var ranges: UInt64 = 0
             var index = 0
-            let inserted = changes.inserted
             while index < inserted.count {
                 let first = inserted[index].rawValue
                 var end = index + 1
                 while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
-                words.append(UInt64(bitPattern: first))
-                words.append(UInt64(end - index))
                 ranges += 1
                 index = end
             }
-            words[rangesAt] = Self.rangesFlag | ranges
-            words.append(UInt64(changes.deleted.count))
-            for key in changes.deleted { words.append(UInt64(bitPattern: key.rawValue)) }
-            words.append(UInt64(changes.modified.count))
-            for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
-                words.append(UInt64(bitPattern: key.rawValue))
-                words.append(mask)
+            put(Self.rangesFlag | ranges)
+            index = 0
+            while index < inserted.count {
+                let first = inserted[index].rawValue
+                var end = index + 1
+                while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
+                put(UInt64(bitPattern: first))
+                put(UInt64(end - index))
+                index = end
+            }
+            put(UInt64(changes.deleted.count))
+            for key in changes.deleted { put(UInt64(bitPattern: key.rawValue)) }
+            put(UInt64(changes.modified.count))
+            if changes.modified.count == 1, let (key, mask) = changes.modified.first {
+                put(UInt64(bitPattern: key.rawValue))
+                put(mask)
+            } else {
+                for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
+                    put(UInt64(bitPattern: key.rawValue))
+                    put(mask)
+                }
             }
         }
-        return [UInt8](unsafeUninitializedCapacity: words.count * 8) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
-            initialized = words.count * 8
+        put(UInt64(tables.count))
+        if tables.count == 1, let (id, changes) = tables.first {
+            put(id, changes)
+        } else {
+            for (id, changes) in tables.sorted(by: { $0.key < $1.key }) { put(id, changes) }
         }
+        return out
     }
 
     /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a

@@ -110,7 +110,10 @@ public final class StoreSession {
     /// Forgets cached tree handles (after trees were dropped or created behind the tables).
     func forgetTrees() {
         trees.removeAll(keepingCapacity: true)
-        for table in tables { table.reset() }
+        for table in tables {
+            table.reset()
+            table.forgetCarried()
+        }
         generation &+= 1
     }
 
@@ -283,6 +286,7 @@ public final class StoreSession {
             throw StoreError.wrap(error)
         }
         self.write = nil
+        for table in tables { table.carryOver(committed: write.committingVersion) }
         if let pendingSchema { store.publish(pendingSchema) }
         pendingSchema = nil
         transactionChanged()
