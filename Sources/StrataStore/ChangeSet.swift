@@ -66,19 +66,11 @@ public struct ChangeSet: Sendable, Equatable {
     /// range); the deleted keys (count, keys); the modified keys (count, then key and property
     /// mask pairs in key order).
     func encoded() -> [UInt8] {
-        // Written straight into the bytes (a one-object commit's entry is 8 words): no array
-        // of words, and no sorted copy of a single table or a single modified key.
-        var words = 1
-        for changes in tables.values {
-            words += 4 + 2 * changes.inserted.count + changes.deleted.count + 2 * changes.modified.count
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(words * 8)
-        func put(_ word: UInt64) { withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) } }
-        func put(_ id: UInt32, _ changes: TableChanges) {
-            put(UInt64(id))
-            let inserted = changes.inserted
-            var ranges: UInt64 = 0
+        // Written straight into bytes of the exact size (a one-object commit's entry is 8
+        // words): no array of words, no growth, and no sorted copy of a single table or of a
+        // single modified key.
+        func ranges(_ inserted: [ObjectKey]) -> Int {
+            var ranges = 0
             var index = 0
             while index < inserted.count {
                 let first = inserted[index].rawValue
@@ -87,36 +79,50 @@ public struct ChangeSet: Sendable, Equatable {
                 ranges += 1
                 index = end
             }
-            put(Self.rangesFlag | ranges)
-            index = 0
-            while index < inserted.count {
-                let first = inserted[index].rawValue
-                var end = index + 1
-                while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
-                put(UInt64(bitPattern: first))
-                put(UInt64(end - index))
-                index = end
+            return ranges
+        }
+        let ordered: [(key: UInt32, value: TableChanges)] = tables.count == 1 ? Array(tables) : tables.sorted { $0.key < $1.key }
+        var words = 1
+        for (_, changes) in ordered {
+            words += 4 + 2 * ranges(changes.inserted) + changes.deleted.count + 2 * changes.modified.count
+        }
+        return [UInt8](unsafeUninitializedCapacity: words * 8) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var offset = 0
+            func put(_ word: UInt64) {
+                raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                offset += 8
             }
-            put(UInt64(changes.deleted.count))
-            for key in changes.deleted { put(UInt64(bitPattern: key.rawValue)) }
-            put(UInt64(changes.modified.count))
-            if changes.modified.count == 1, let (key, mask) = changes.modified.first {
-                put(UInt64(bitPattern: key.rawValue))
-                put(mask)
-            } else {
-                for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
+            put(UInt64(ordered.count))
+            for (id, changes) in ordered {
+                put(UInt64(id))
+                let inserted = changes.inserted
+                put(Self.rangesFlag | UInt64(ranges(inserted)))
+                var index = 0
+                while index < inserted.count {
+                    let first = inserted[index].rawValue
+                    var end = index + 1
+                    while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
+                    put(UInt64(bitPattern: first))
+                    put(UInt64(end - index))
+                    index = end
+                }
+                put(UInt64(changes.deleted.count))
+                for key in changes.deleted { put(UInt64(bitPattern: key.rawValue)) }
+                put(UInt64(changes.modified.count))
+                if changes.modified.count == 1, let (key, mask) = changes.modified.first {
                     put(UInt64(bitPattern: key.rawValue))
                     put(mask)
+                } else {
+                    for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
+                        put(UInt64(bitPattern: key.rawValue))
+                        put(mask)
+                    }
                 }
             }
+            precondition(offset == words * 8, "change-log entry size")
+            initialized = offset
         }
-        put(UInt64(tables.count))
-        if tables.count == 1, let (id, changes) = tables.first {
-            put(id, changes)
-        } else {
-            for (id, changes) in tables.sorted(by: { $0.key < $1.key }) { put(id, changes) }
-        }
-        return out
     }
 
     /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a
@@ -212,9 +218,14 @@ struct ChangeTracker {
     func changes() -> TableChanges {
         var changes = TableChanges()
         if let firstInserted {
-            changes.inserted = (firstInserted..<nextKey).lazy.filter { !deletedInserted.contains($0) }.map(ObjectKey.init)
+            if deletedInserted.isEmpty {
+                // The usual case: one allocation of the exact size, no filter.
+                changes.inserted = (firstInserted..<nextKey).map(ObjectKey.init)
+            } else {
+                changes.inserted = (firstInserted..<nextKey).lazy.filter { !deletedInserted.contains($0) }.map(ObjectKey.init)
+            }
         }
-        changes.deleted = deleted.sorted().map(ObjectKey.init)
+        if !deleted.isEmpty { changes.deleted = deleted.sorted().map(ObjectKey.init) }
         for (key, mask) in modified { changes.modified[ObjectKey(key)] = mask }
         return changes
     }

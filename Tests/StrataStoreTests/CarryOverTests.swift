@@ -101,6 +101,52 @@ import StrataStorage
         #expect(try people.find(primaryKey: .int(50)) == nil)
     }
 
+    /// The change log keeps exactly the entries above the oldest pinned version, whether the
+    /// prune finds the stale entries by name (the session's last commit left the log) or with
+    /// a cursor (a reader held many versions, or another session committed last).
+    @Test func theChangeLogIsPrunedToTheOldestPin() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        let writer = try store.makeSession()
+        let other = try store.makeSession()
+        let people = writer.table(named: "Person")!
+        func logKeys() throws -> [UInt64] {
+            let session = try store.makeSession()
+            defer { session.close() }
+            guard let tree = try session.reading.tree(named: Store.logTree) else { return [] }
+            var keys: [UInt64] = []
+            try session.reading.forEach(in: tree) { key, _ in
+                keys.append(TreeKey.readU64(key))
+                return true
+            }
+            return keys
+        }
+        var id: Int64 = 0
+        func commit(_ session: StoreSession) throws {
+            try session.beginWrite()
+            if session === writer { _ = try Self.insert(people, id) } else { _ = try Self.insert(session.table(named: "Person")!, id) }
+            id += 1
+            _ = try session.commit()
+            try other.refresh()  // its pin follows, so only the reader below holds old versions
+        }
+        for _ in 0..<5 { try commit(writer) }
+        // Only the entries above the oldest pin (the writer's own, before its commit) stay.
+        #expect(try logKeys() == [writer.version])
+        let reader = try store.makeSession()
+        let pinned = reader.version
+        for round in 0..<100 {
+            try commit(round % 17 == 0 ? other : writer)
+        }
+        #expect(try logKeys() == Array((pinned + 1)...writer.version))
+        #expect(try reader.refresh())
+        #expect(try reader.changes(since: pinned)?.tables[people.tableID]?.inserted.count == 100)
+        reader.close()
+        try commit(writer)  // the reader's hundred stale entries go (by cursor)
+        try commit(writer)  // and the next by name
+        #expect(try logKeys() == [writer.version])
+        #expect(try people.count == 107)
+    }
+
     /// The change-log entry's encoding reads back as the same changes, for one table and for
     /// several, with ranges of inserted keys, deletions and modifications.
     @Test func changeLogEntriesRoundTrip() throws {
