@@ -95,7 +95,11 @@ final class VersionWatcher: @unchecked Sendable {
     // @unchecked: the mutable state is in `state`, behind a lock; `engine` is thread-safe.
     private let engine: StorageEngine
     private struct State {
-        var targets: [ObjectIdentifier: RefreshTarget] = [:]
+        var targets: [ObjectIdentifier: RefreshTarget] = [:] {
+            didSet { list = Array(targets.values) }
+        }
+        /// `targets`' values, kept so that each commit's request makes no array.
+        var list: [RefreshTarget] = []
         /// Whether the thread was started (WatcherThreads.swift); set before it is, so that a
         /// `stop()` racing the start still waits for `finished`.
         var started = false
@@ -131,9 +135,7 @@ final class VersionWatcher: @unchecked Sendable {
 
     /// Asks every registered instance to refresh (each at most once until it has).
     private func requestAll() {
-        let targets = state.withLock { state -> [RefreshTarget]? in
-            state.stopping || state.targets.isEmpty ? nil : Array(state.targets.values)
-        }
+        let targets = state.withLock { state -> [RefreshTarget]? in state.stopping ? nil : state.list }
         guard let targets else { return }
         for target in targets { target.request() }
     }
@@ -153,7 +155,7 @@ final class VersionWatcher: @unchecked Sendable {
         while true {
             let newest = engine.waitForVersion(newerThan: seen, quiet: true, until: { self.state.withLock { $0.stopping } })
             let targets = state.withLock { state -> [RefreshTarget]? in
-                state.stopping ? nil : Array(state.targets.values)
+                state.stopping ? nil : state.list
             }
             guard let targets else { return }
             seen = newest
