@@ -31,10 +31,17 @@ extension StorageEngine {
     /// this engine publishes, on the committing thread, once the commit is visible. It must
     /// return quickly and must not call into the engine's write path.
     public func setLocalCommitObserver(_ observer: (@Sendable (UInt64) -> Void)?) {
-        localCommitObserver.withLock { $0 = observer }
+        let box = observer.map(LocalCommitObserver.init)
+        localCommitObserver.withLock { $0 = box }
     }
 
     /// Wakes every thread waiting for a version (in every process; the others go back to
     /// sleep), so that a waiter whose `shouldStop` now returns true can return.
     public func wakeVersionWaiters() { lockFile.wakeWaiters() }
+}
+
+/// The function `StorageEngine.setLocalCommitObserver(_:)` installs.
+final class LocalCommitObserver: Sendable {
+    let call: @Sendable (UInt64) -> Void
+    init(_ call: @escaping @Sendable (UInt64) -> Void) { self.call = call }
 }
