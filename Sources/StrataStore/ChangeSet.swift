@@ -81,9 +81,17 @@ public struct ChangeSet: Sendable, Equatable {
             }
             return ranges
         }
-        let ordered: [(key: UInt32, value: TableChanges)] = tables.count == 1 ? Array(tables) : tables.sorted { $0.key < $1.key }
+        // Tables in id order; one table (the usual case) without a sorted array (an array of
+        // (id, changes) pairs also cost a generic-metadata look-up per commit).
+        func forEachTable(_ body: (UInt32, TableChanges) -> Void) {
+            if tables.count == 1, let (id, changes) = tables.first {
+                body(id, changes)
+            } else {
+                for id in tables.keys.sorted() { body(id, tables[id].unsafelyUnwrapped) }
+            }
+        }
         var words = 1
-        for (_, changes) in ordered {
+        forEachTable { _, changes in
             words += 4 + 2 * ranges(changes.inserted) + changes.deleted.count + 2 * changes.modified.count
         }
         return [UInt8](unsafeUninitializedCapacity: words * 8) { buffer, initialized in
@@ -93,8 +101,8 @@ public struct ChangeSet: Sendable, Equatable {
                 raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
                 offset += 8
             }
-            put(UInt64(ordered.count))
-            for (id, changes) in ordered {
+            put(UInt64(tables.count))
+            forEachTable { id, changes in
                 put(UInt64(id))
                 let inserted = changes.inserted
                 put(Self.rangesFlag | UInt64(ranges(inserted)))
