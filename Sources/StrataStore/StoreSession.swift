@@ -148,6 +148,7 @@ public final class StoreSession {
         for table in tables {
             try table.flush(into: write)
             table.reset()
+            table.forgetCarried()  // the transaction's counters and clusters now differ from them
         }
         trees.removeAll(keepingCapacity: true)
         generation &+= 1
