@@ -193,8 +193,21 @@ final class LockFile: @unchecked Sendable {
         strata_atomic_store_u64(mapping + 32, metaPage)
         strata_atomic_store_u64(mapping + 16, txid)
         _ = strata_atomic_add_u32(mapping + 24, 1)
-        if strata_atomic_load_u32(mapping + 28) > 0 { strata_wake_all(mapping + 24) }
+        // Wake only if someone other than this process's quiet waiters waits (their owner
+        // hears of this process's commits without a wake: StorageEngine.localCommitObserver).
+        let others = quietWaiters.withLock { strata_atomic_load_u32(mapping + 28) > $0 }
+        if others { strata_wake_all(mapping + 24) }
     }
+
+    /// Threads waiting on the commit signal, in every process (for tests).
+    var commitWaiters: UInt32 { strata_atomic_load_u32(mapping + 28) }
+
+    /// How many of the threads counted at offset 28 are this process's *quiet* waiters, which
+    /// this process's own publishes do not wake. A quiet waiter changes both counts together
+    /// under this lock, and a publish reads the shared count under it, so the difference is
+    /// exactly the other waiters (in this and every other process): a waiter of another
+    /// process that counts itself after the read sees the new signal and does not sleep.
+    private let quietWaiters = Locked<UInt32>(0)
 
     /// Wakes every waiter in every process without publishing anything (used at close).
     func wakeWaiters() {
@@ -204,9 +217,26 @@ final class LockFile: @unchecked Sendable {
 
     /// Blocks until the published txid differs from `txid` or the timeout passes.
     /// Returns the published txid.
-    func waitForPublish(after txid: UInt64, timeoutNanoseconds: Int64, shouldStop: () -> Bool) -> UInt64 {
-        _ = strata_atomic_add_u32(mapping + 28, 1)
-        defer { _ = strata_atomic_sub_u32(mapping + 28, 1) }
+    /// A `quiet` waiter is not woken by this process's publishes (see `quietWaiters`).
+    func waitForPublish(after txid: UInt64, timeoutNanoseconds: Int64, quiet: Bool = false, shouldStop: () -> Bool) -> UInt64 {
+        if quiet {
+            quietWaiters.withLock { count in
+                _ = strata_atomic_add_u32(mapping + 28, 1)
+                count += 1
+            }
+        } else {
+            _ = strata_atomic_add_u32(mapping + 28, 1)
+        }
+        defer {
+            if quiet {
+                quietWaiters.withLock { count in
+                    count -= 1
+                    _ = strata_atomic_sub_u32(mapping + 28, 1)
+                }
+            } else {
+                _ = strata_atomic_sub_u32(mapping + 28, 1)
+            }
+        }
         let signal = strata_atomic_load_u32(mapping + 24)
         let now = publishedTxid
         if now != txid || shouldStop() { return now }

@@ -39,6 +39,11 @@ public final class StorageEngine: @unchecked Sendable {
     /// for engines opened on a given file without one.
     let log: CommitLog?
     let lockFile: LockFile
+    /// Called after each commit this engine publishes (`setLocalCommitObserver(_:)`). In a
+    /// box: a function value kept directly in the generic `Locked` gained two reabstraction
+    /// thunks on every `withLock` (its inout write-back), so each call went through a longer
+    /// chain than the last.
+    let localCommitObserver = Locked<LocalCommitObserver?>(nil)
     let writeLock: WriteLock
     let verifier: PageVerifier
     let base: UnsafeRawPointer
@@ -820,6 +825,7 @@ public final class StorageEngine: @unchecked Sendable {
             if durable { state.group.committed(meta.txid, carrying: meta.syncedThrough, grouped: grouped) }
         }
         lockFile.publish(meta.txid, metaPage: meta.selfPage)
+        if let observer = localCommitObserver.withLock({ $0 }) { observer.call(meta.txid) }
     }
 
     /// Writes an encoded meta page to a slot or record page, its checksum last, in a write of

@@ -14,15 +14,34 @@ extension StorageEngine {
     /// version. No polling: the thread sleeps on the lock file's commit signal.
     ///
     /// The caller must keep the engine open while it waits.
-    public func waitForVersion(newerThan version: UInt64, until shouldStop: () -> Bool) -> UInt64 {
+    ///
+    /// With `quiet`, commits published by this engine do not wake the thread (they do not pay
+    /// for a wake-up of a thread that has nothing to do): the caller hears of them through
+    /// `setLocalCommitObserver(_:)` instead, and commits of other processes (or other engines
+    /// of the same file) wake it as before.
+    public func waitForVersion(newerThan version: UInt64, quiet: Bool = false, until shouldStop: () -> Bool) -> UInt64 {
         while true {
             let current = lockFile.publishedTxid
             if current > version || shouldStop() { return current }
-            _ = lockFile.waitForPublish(after: current, timeoutNanoseconds: -1, shouldStop: shouldStop)
+            _ = lockFile.waitForPublish(after: current, timeoutNanoseconds: -1, quiet: quiet, shouldStop: shouldStop)
         }
+    }
+
+    /// Sets (or, with nil, removes) the function called with the new version after each commit
+    /// this engine publishes, on the committing thread, once the commit is visible. It must
+    /// return quickly and must not call into the engine's write path.
+    public func setLocalCommitObserver(_ observer: (@Sendable (UInt64) -> Void)?) {
+        let box = observer.map(LocalCommitObserver.init)
+        localCommitObserver.withLock { $0 = box }
     }
 
     /// Wakes every thread waiting for a version (in every process; the others go back to
     /// sleep), so that a waiter whose `shouldStop` now returns true can return.
     public func wakeVersionWaiters() { lockFile.wakeWaiters() }
+}
+
+/// The function `StorageEngine.setLocalCommitObserver(_:)` installs.
+final class LocalCommitObserver: Sendable {
+    let call: @Sendable (UInt64) -> Void
+    init(_ call: @escaping @Sendable (UInt64) -> Void) { self.call = call }
 }

@@ -66,36 +66,70 @@ public struct ChangeSet: Sendable, Equatable {
     /// range); the deleted keys (count, keys); the modified keys (count, then key and property
     /// mask pairs in key order).
     func encoded() -> [UInt8] {
-        var words: [UInt64] = [UInt64(tables.count)]
-        for (id, changes) in tables.sorted(by: { $0.key < $1.key }) {
-            words.append(UInt64(id))
-            let rangesAt = words.count
-            words.append(0)
-            var ranges: UInt64 = 0
+        // Written straight into bytes of the exact size (a one-object commit's entry is 8
+        // words): no array of words, no growth, and no sorted copy of a single table or of a
+        // single modified key.
+        func ranges(_ inserted: [ObjectKey]) -> Int {
+            var ranges = 0
             var index = 0
-            let inserted = changes.inserted
             while index < inserted.count {
                 let first = inserted[index].rawValue
                 var end = index + 1
                 while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
-                words.append(UInt64(bitPattern: first))
-                words.append(UInt64(end - index))
                 ranges += 1
                 index = end
             }
-            words[rangesAt] = Self.rangesFlag | ranges
-            words.append(UInt64(changes.deleted.count))
-            for key in changes.deleted { words.append(UInt64(bitPattern: key.rawValue)) }
-            words.append(UInt64(changes.modified.count))
-            for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
-                words.append(UInt64(bitPattern: key.rawValue))
-                words.append(mask)
+            return ranges
+        }
+        // Tables in id order; one table (the usual case) without a sorted array (an array of
+        // (id, changes) pairs also cost a generic-metadata look-up per commit).
+        func forEachTable(_ body: (UInt32, TableChanges) -> Void) {
+            if tables.count == 1, let (id, changes) = tables.first {
+                body(id, changes)
+            } else {
+                for id in tables.keys.sorted() { body(id, tables[id].unsafelyUnwrapped) }
             }
         }
-        return [UInt8](unsafeUninitializedCapacity: words.count * 8) { buffer, initialized in
+        var words = 1
+        forEachTable { _, changes in
+            words += 4 + 2 * ranges(changes.inserted) + changes.deleted.count + 2 * changes.modified.count
+        }
+        return [UInt8](unsafeUninitializedCapacity: words * 8) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
-            for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
-            initialized = words.count * 8
+            var offset = 0
+            func put(_ word: UInt64) {
+                raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            put(UInt64(tables.count))
+            forEachTable { id, changes in
+                put(UInt64(id))
+                let inserted = changes.inserted
+                put(Self.rangesFlag | UInt64(ranges(inserted)))
+                var index = 0
+                while index < inserted.count {
+                    let first = inserted[index].rawValue
+                    var end = index + 1
+                    while end < inserted.count, inserted[end].rawValue == first &+ Int64(end - index) { end += 1 }
+                    put(UInt64(bitPattern: first))
+                    put(UInt64(end - index))
+                    index = end
+                }
+                put(UInt64(changes.deleted.count))
+                for key in changes.deleted { put(UInt64(bitPattern: key.rawValue)) }
+                put(UInt64(changes.modified.count))
+                if changes.modified.count == 1, let (key, mask) = changes.modified.first {
+                    put(UInt64(bitPattern: key.rawValue))
+                    put(mask)
+                } else {
+                    for (key, mask) in changes.modified.sorted(by: { $0.key < $1.key }) {
+                        put(UInt64(bitPattern: key.rawValue))
+                        put(mask)
+                    }
+                }
+            }
+            precondition(offset == words * 8, "change-log entry size")
+            initialized = offset
         }
     }
 
@@ -192,9 +226,14 @@ struct ChangeTracker {
     func changes() -> TableChanges {
         var changes = TableChanges()
         if let firstInserted {
-            changes.inserted = (firstInserted..<nextKey).lazy.filter { !deletedInserted.contains($0) }.map(ObjectKey.init)
+            if deletedInserted.isEmpty {
+                // The usual case: one allocation of the exact size, no filter.
+                changes.inserted = (firstInserted..<nextKey).map(ObjectKey.init)
+            } else {
+                changes.inserted = (firstInserted..<nextKey).lazy.filter { !deletedInserted.contains($0) }.map(ObjectKey.init)
+            }
         }
-        changes.deleted = deleted.sorted().map(ObjectKey.init)
+        if !deleted.isEmpty { changes.deleted = deleted.sorted().map(ObjectKey.init) }
         for (key, mask) in modified { changes.modified[ObjectKey(key)] = mask }
         return changes
     }

@@ -21,8 +21,9 @@ final class DirtyCluster {
     /// Unchecked exclusivity: only the transaction's writer touches it, never across a call
     /// that reaches the same cluster (every insert reads it).
     @exclusivity(unchecked) var columns: [ColumnBuffer?]
-    /// Whether the cluster exists in the snapshot (false: created by this transaction).
-    let existsInSnapshot: Bool
+    /// Whether the cluster exists in the snapshot (false: created by this transaction). Set
+    /// when a committed cluster is carried into the next transaction (`TableAccess.carryOver`).
+    var existsInSnapshot: Bool
     /// Whether every non-list column is loaded (rows can then be inserted and removed).
     var complete = false
     /// Held by a chained write's savepoint (ChainedWrites.swift): copied before it changes.

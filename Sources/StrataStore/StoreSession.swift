@@ -35,6 +35,9 @@ public final class StoreSession {
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
+    /// The change log's first key as this session's last commit left it, with the version
+    /// that commit made: the next commit from that version prunes without a cursor.
+    private var logFirst: (version: UInt64, first: UInt64)?
     var pendingSchema: Schema?
     /// Where a rollback goes back to while the write transaction holds chained writes
     /// (ChainedWrites.swift).
@@ -110,7 +113,10 @@ public final class StoreSession {
     /// Forgets cached tree handles (after trees were dropped or created behind the tables).
     func forgetTrees() {
         trees.removeAll(keepingCapacity: true)
-        for table in tables { table.reset() }
+        for table in tables {
+            table.reset()
+            table.forgetCarried()
+        }
         generation &+= 1
     }
 
@@ -142,6 +148,7 @@ public final class StoreSession {
         for table in tables {
             try table.flush(into: write)
             table.reset()
+            table.forgetCarried()  // the transaction's counters and clusters now differ from them
         }
         trees.removeAll(keepingCapacity: true)
         generation &+= 1
@@ -269,11 +276,13 @@ public final class StoreSession {
         require(!isChainSuspended, "commit() between chained writes")
         chainPoint = nil
         let changes = pendingChanges()
+        let first: UInt64?
         do {
             for table in tables { try table.flush(into: write) }
-            try appendLog(changes, in: write)
+            first = try appendLog(changes, in: write)
             try write.commit()
         } catch {
+            logFirst = nil
             self.write = nil
             write.rollback()
             for table in tables { table.rollBack() }
@@ -283,6 +292,8 @@ public final class StoreSession {
             throw StoreError.wrap(error)
         }
         self.write = nil
+        logFirst = first.map { (write.committingVersion, $0) }
+        for table in tables { table.carryOver(committed: write.committingVersion) }
         if let pendingSchema { store.publish(pendingSchema) }
         pendingSchema = nil
         transactionChanged()
@@ -298,9 +309,10 @@ public final class StoreSession {
         guard let write else { throw .transactionEnded }
         require(!isChainSuspended, "prepareCommit() between chained writes")
         let changes = pendingChanges()
+        logFirst = nil
         do {
             for table in tables { try table.flush(into: write) }
-            try appendLog(changes, in: write)
+            _ = try appendLog(changes, in: write)
         } catch {
             rollbackAll()
             throw StoreError.wrap(error)
@@ -436,20 +448,40 @@ public final class StoreSession {
 
     // MARK: The change log
 
-    private func appendLog(_ changes: ChangeSet, in write: WriteTransaction) throws {
+    /// Appends the commit's change-log entry and prunes the entries no reader can ask for.
+    /// Returns the log's first key afterwards when known (for `logFirst`).
+    private func appendLog(_ changes: ChangeSet, in write: WriteTransaction) throws -> UInt64? {
         let tree = try write.createTree(named: Store.logTree)
+        var first: UInt64?
         // Keep entries newer than the oldest pinned version; older ones no reader can ask for.
         if let oldest = store.engine.oldestPinnedVersion {
-            var stale: [[UInt8]] = []
-            try write.forEach(in: tree) { key, _ in
-                guard TreeKey.readU64(key) <= oldest else { return false }
-                stale.append(Array(key))
-                return true
+            if let known = logFirst, known.version == write.version, oldest < known.first || oldest - known.first < 64 {
+                // The log is as this session's last commit left it, and its first key is
+                // known: delete the few stale keys by name, without a cursor (a key missing in
+                // between deletes nothing).
+                if oldest >= known.first {
+                    for version in known.first...oldest { _ = try write.delete(forKey: TreeKey.u64(version), in: tree) }
+                }
+                first = max(known.first, oldest + 1)
+            } else {
+                var stale: [[UInt8]] = []
+                var kept: UInt64?
+                try write.forEach(in: tree) { key, _ in
+                    let version = TreeKey.readU64(key)
+                    guard version <= oldest else {
+                        kept = version
+                        return false
+                    }
+                    stale.append(Array(key))
+                    return true
+                }
+                for key in stale { _ = try write.delete(forKey: key, in: tree) }
+                first = kept ?? write.committingVersion
             }
-            for key in stale { _ = try write.delete(forKey: key, in: tree) }
         }
         // Every commit has an entry (empty ones too), so a gap means the log was pruned.
         try write.put(changes.encoded(), forKey: TreeKey.u64(write.committingVersion), in: tree)
+        return first.map { min($0, write.committingVersion) }
     }
 
     /// The merged changes of the commits after `version` up to this session's version; nil

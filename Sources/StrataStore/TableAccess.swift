@@ -49,6 +49,12 @@ package final class TableAccess {
     @exclusivity(unchecked) private var lastNewCluster: DirtyCluster?
     @exclusivity(unchecked) var nextKey: Int64 = 0
     @exclusivity(unchecked) private(set) var storedCount = 0
+    /// The first key of the cluster tree's last cluster in this transaction's snapshot, once
+    /// an insert looked for it (saves a descent per insert that finds no new cluster).
+    @exclusivity(unchecked) private var snapshotLastCluster: Int64?
+    /// What this session's last commit left of the table (`carryOver(committed:)`), for the
+    /// next write transaction if it starts from the version that commit made.
+    @exclusivity(unchecked) private var carried: Carried?
     @exclusivity(unchecked) var changes = ChangeTracker()
     var dirtyLists: [ListID: [StoreValue]] = [:]
     private var encodeScratch: [UInt8] = []
@@ -61,9 +67,23 @@ package final class TableAccess {
     /// For a non-optional Int primary key: the guess of an object's key from its primary key
     /// (`locate(primaryKey:)`).
     @exclusivity(unchecked) private var keyGuess = PrimaryKeyGuess()
+    /// How many write transactions took the last cluster the previous commit carried over
+    /// (for tests).
+    package private(set) var carriedClustersTaken = 0
     /// How many Int primary-key lookups the guess answered (for tests).
     package var primaryKeyGuessHits: Int { keyGuess.hits }
     package var isDropped: Bool { dropped }
+
+    /// The table as a commit of this session wrote it: its counters and (when the commit
+    /// inserted into it) its last cluster, whose buffers hold exactly the encoded chunks.
+    private struct Carried {
+        /// The version the commit made.
+        let version: UInt64
+        let nextKey: Int64
+        let storedCount: Int
+        /// The cluster tree's last cluster; nil once a transaction took it.
+        var lastCluster: DirtyCluster?
+    }
 
     struct ListID: Hashable {
         let property: Int
@@ -105,13 +125,46 @@ package final class TableAccess {
         dirty.removeAll()
         newClusters.removeAll()
         lastNewCluster = nil
+        snapshotLastCluster = nil
         changes = ChangeTracker()
         dirtyLists.removeAll()
     }
 
     func drop() {
         reset()
+        carried = nil
         dropped = true
+    }
+
+    /// Forgets what the last commit carried over (the trees changed behind the table).
+    func forgetCarried() { carried = nil }
+
+    /// Called once the write transaction committed as `version`, before `reset`: keeps the
+    /// table's counters and its last cluster for the next write transaction, which uses them
+    /// only if it starts from `version` (then they are exactly what the file holds), so that a
+    /// one-object commit neither reads the counters nor decodes the last cluster's chunks
+    /// again. The cluster is kept only when it is complete, not shared with a savepoint, and
+    /// this transaction knew it to be the tree's last.
+    func carryOver(committed version: UInt64) {
+        guard metaLoaded, !dropped else {
+            carried = nil
+            return
+        }
+        var last: DirtyCluster?
+        if let first = newClusters.last ?? snapshotLastCluster, let cluster = dirty[first],
+           cluster.complete, !cluster.frozen, cluster.keys.count > 0 {
+            cluster.existsInSnapshot = true
+            last = cluster
+        }
+        carried = Carried(version: version, nextKey: nextKey, storedCount: storedCount, lastCluster: last)
+    }
+
+    /// The carried-over state, if this write transaction starts from the version it was kept
+    /// for.
+    @inline(__always)
+    private var carriedForThisWrite: Carried? {
+        guard let carried, let write = session.write, carried.version == write.version else { return nil }
+        return carried
     }
 
     /// A write transaction's state of this table, to come back to (ChainedWrites.swift).
@@ -187,7 +240,11 @@ package final class TableAccess {
 
     private func loadMeta() throws(StoreError) {
         guard !metaLoaded else { return }
-        (nextKey, storedCount) = try session.tableMeta(tableID)
+        if let carried = carriedForThisWrite {
+            (nextKey, storedCount) = (carried.nextKey, carried.storedCount)
+        } else {
+            (nextKey, storedCount) = try session.tableMeta(tableID)
+        }
         if session.readsThroughWrite { nextKey = max(nextKey, session.store.firstUnusedKey(inTable: tableID)) }
         metaLoaded = true
     }
@@ -622,6 +679,8 @@ package final class TableAccess {
         let cluster: DirtyCluster
         if let existing = mutableDirty(first) {
             cluster = existing
+        } else if let carriedCluster = takeCarriedCluster(first) {
+            cluster = carriedCluster
         } else {
             guard let tree = try clusters() else { throw .corrupted("a cluster of '\(schema.name)' vanished") }
             let keys = try chunk(in: tree, key: TreeKey.cluster(first, column: Cluster.keyColumn), expectedCount: nil, expectedWidth: 8)
@@ -643,6 +702,18 @@ package final class TableAccess {
             session.invalidateViews()
         }
         if properties == nil { cluster.complete = true }
+        return cluster
+    }
+
+    /// The last cluster the previous commit carried over, if it starts at `first` and this
+    /// transaction starts from that commit's version: it becomes this transaction's copy
+    /// (complete, as the snapshot holds it). Taken once.
+    private func takeCarriedCluster(_ first: Int64) -> DirtyCluster? {
+        guard let cluster = carriedForThisWrite?.lastCluster, cluster.firstKey == first else { return nil }
+        carried?.lastCluster = nil
+        carriedClustersTaken &+= 1
+        dirty[first] = cluster
+        session.invalidateViews()
         return cluster
     }
 
@@ -726,11 +797,18 @@ package final class TableAccess {
         if let last = newClusters.last {
             if lastNewCluster == nil { lastNewCluster = mutableDirty(last) }
             cluster = lastNewCluster
+        } else if let first = snapshotLastCluster {
+            cluster = try dirtyCluster(first, loading: nil)
+        } else if let carriedCluster = carriedForThisWrite?.lastCluster {
+            // The last commit's last cluster is the snapshot's last: no descent, no decoding.
+            snapshotLastCluster = carriedCluster.firstKey
+            cluster = try dirtyCluster(carriedCluster.firstKey, loading: nil)
         } else if let tree = try clusters() {
             do {
                 let cursor = try reading.makeCursor(on: tree)
                 if try cursor.last() {
                     let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+                    snapshotLastCluster = first
                     cluster = try dirtyCluster(first, loading: nil)
                 }
             } catch {

@@ -4,6 +4,51 @@ import Testing
 
 @Suite("Engine basics")
 struct EngineTests {
+    /// This engine's commits call the local-commit observer and do not wake a quiet waiter,
+    /// while a plain waiter of the same process is still woken (a publish wakes whenever
+    /// anyone but this process's quiet waiters waits).
+    @Test func ownCommitsReachTheObserverAndWakeOnlyPlainWaiters() throws {
+        let dir = TemporaryDirectory(); defer { dir.remove() }
+        let engine = try StorageEngine.open(path: dir.file("db.strata"))
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
+        let start = engine.latestVersion
+        let observed = Shared<[UInt64]>([])
+        engine.setLocalCommitObserver { version in observed.value.append(version) }
+
+        let stop = Shared(false)
+        let quietReturned = Shared<UInt64?>(nil)
+        let quietDone = DispatchSemaphore(value: 0)
+        let quietWaiting = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            quietWaiting.signal()
+            quietReturned.value = engine.waitForVersion(newerThan: start, quiet: true, until: { stop.value })
+            quietDone.signal()
+        }
+        quietWaiting.wait()
+        while engine.lockFile.commitWaiters < 1 { sched_yield() }  // the quiet waiter sleeps
+        let plainSeen = Shared<UInt64>(0)
+        let plainDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            plainSeen.value = engine.waitForVersion(newerThan: start, timeout: .seconds(60))  // the timeout is a guard only
+            plainDone.signal()
+        }
+        while engine.lockFile.commitWaiters < 2 { sched_yield() }  // and so does the plain one
+        try engine.write { txn in try txn.put([UInt8]("1"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
+        #expect(plainDone.wait(timeout: .now() + 60) == .success)
+        #expect(plainSeen.value == start + 1)
+        #expect(observed.value == [start + 1])
+        // The quiet waiter slept through the commit; it returns when told to stop.
+        stop.value = true
+        engine.wakeVersionWaiters()
+        #expect(quietDone.wait(timeout: .now() + 60) == .success)
+        #expect(quietReturned.value != nil)
+
+        engine.setLocalCommitObserver(nil)
+        try engine.write { txn in try txn.put([UInt8]("2"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
+        #expect(observed.value == [start + 1])
+    }
+
     @Test func putGetDeleteAndReopen() throws {
         let dir = TemporaryDirectory(); defer { dir.remove() }
         let path = dir.file("db.strata")

@@ -350,6 +350,36 @@ struct ProcessTests {
         #expect(seen.value == start + 1)
         try expectContents(engine, equal: [[UInt8]("k"): [UInt8]("1")], "after the child's commit")
     }
+
+    /// A quiet wait (which this process's own commits do not wake) is still woken by another
+    /// process's commit.
+    @Test func aQuietWaitIsWokenByAnotherProcess() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("quiet.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
+        let start = engine.latestVersion
+
+        let woken = DispatchSemaphore(value: 0)
+        let seen = Shared<UInt64>(0)
+        let stop = Shared(false)
+        DispatchQueue.global().async {
+            seen.value = engine.waitForVersion(newerThan: start, quiet: true, until: { stop.value })
+            woken.signal()
+        }
+        let child = try Child("commit-once", path, "k", "1")
+        #expect(try child.readLine() == "\(start + 1)")
+        #expect(child.waitForExit() == .exited(0))
+        let result = woken.wait(timeout: .now() + 60)
+        #expect(result == .success)
+        if result != .success {  // let the thread go before the engine closes
+            stop.value = true
+            engine.wakeVersionWaiters()
+            woken.wait()
+        }
+        #expect(seen.value == start + 1)
+    }
 }
 
 // MARK: - Helpers
