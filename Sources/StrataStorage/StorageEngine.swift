@@ -203,7 +203,8 @@ public final class StorageEngine: @unchecked Sendable {
             self.base = base
             self.maximumPages = options.maximumFileSize / UInt64(pageSize)
             self.verifier = PageVerifier(maximumPages: maximumPages)
-            self.writeLock = WriteLock(descriptor: lockFile.descriptor)
+            self.writeLock = WriteLock(descriptor: lockFile.descriptor, wanted: lockFile.writeLockWanted,
+                                       wantSignal: lockFile.writeLockWantSignal)
             var state = State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size)
             state.group = GroupState(openedAt: meta.txid)
             self.state = Locked(state)
@@ -244,6 +245,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// deinit then finds nothing to do).
     private func abandon() {
         state.withLock { $0.closed = true }
+        writeLock.shutdown()
         lockFile.close()
         file.close()
         log?.file.close()
@@ -460,6 +462,8 @@ public final class StorageEngine: @unchecked Sendable {
             return true
         }
         guard proceed else { return }
+        // Before the lock file is unmapped: the write lock's listener reads it.
+        writeLock.shutdown()
         lockFile.wakeWaiters()
         lockFile.close()
         file.close()
@@ -634,9 +638,11 @@ public final class StorageEngine: @unchecked Sendable {
             try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
-            let pinned = groupPins(merging: lockFile.pinnedVersions(), base: meta)
-            space.release(pinned: pinned)
-            if space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
+            let readerPins = lockFile.pinnedVersions()
+            space.release(pinned: groupPins(merging: readerPins, base: meta))
+            // Only a pinning slot can hold pages back: with no reader pinned anywhere there is
+            // nothing to reclaim (a scan of the slot table and a dictionary less per commit).
+            if !readerPins.isEmpty && space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
                 space.release(pinned: groupPins(merging: lockFile.pinnedVersions(), base: meta))
             }
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)

@@ -417,11 +417,11 @@ public final class WriteTransaction: TransactionReading {
         let view = try snapshot.treePage(number)
         let node = Node(isLeaf: view.isLeaf, epoch: epoch)
         let count = view.count
-        node.keys.reserveCapacity(count + 1)
+        // One slot to spare: the common put adds one entry.
         if view.isLeaf {
+            node.keys = KeyList(count: count, reserving: 1) { view.leafKey($0) }
             node.values.reserveCapacity(count + 1)
             for i in 0..<count {
-                node.keys.append(view.leafKey(i))
                 let (field, pointer) = view.leafValueField(i)
                 if field & PageLayout.overflowFlag != 0 {
                     node.values.append(LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.loadUnaligned(as: UInt64.self)))
@@ -430,10 +430,10 @@ public final class WriteTransaction: TransactionReading {
                 }
             }
         } else {
-            node.children.reserveCapacity(count + 1)
-            for i in 0..<count {
-                node.keys.append(view.branchKey(i))
-                node.children.append(ChildReference(page: view.branchChild(i), node: nil))
+            node.keys = KeyList(count: count, reserving: 1) { view.branchKey($0) }
+            node.children = ContiguousArray(unsafeUninitializedCapacity: count + 1) { buffer, initialized in
+                for i in 0..<count { buffer.initializeElement(at: i, to: ChildReference(page: view.branchChild(i), node: nil)) }
+                initialized = count
             }
         }
         node.recomputeSize(inlineLimit: inlineLimit)
