@@ -95,6 +95,7 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     }
 
     public func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        if buffers.count == 1 { return try write(buffers[0], at: offset) }
         // One gathering write per call (in chunks of IOV_MAX), so a contiguous stretch of pages
         // reaches the disk as one request.
         var vectors = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
@@ -120,6 +121,19 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
                     remaining = 0
                 }
             }
+        }
+    }
+
+    /// One buffer: `pwrite`, without building a vector.
+    private func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.ioFailure(operation: "write", code: errno)
+            }
+            done += n
         }
     }
 

@@ -684,7 +684,14 @@ public final class StorageEngine: @unchecked Sendable {
 
     private func loadFreeSpace(_ snapshot: Snapshot) throws -> (FreeSpace, [PageNumber]) {
         let meta = snapshot.meta
-        if let cache = state.withLock({ $0.freeSpaceCache }), cache.txid == meta.txid {
+        // Taken out of the cache, not copied: the transaction then owns the only reference to
+        // its arrays and changes them in place (no copy on its first change, and nothing to
+        // free when the commit puts its own back). A transaction that does not commit leaves
+        // the cache empty, and the next one decodes the pages.
+        if let cache = state.withLock({ state -> (txid: UInt64, space: FreeSpace, chain: [PageNumber])? in
+            defer { state.freeSpaceCache = nil }
+            return state.freeSpaceCache
+        }), cache.txid == meta.txid {
             return (cache.space, cache.chain)
         }
         var bytes: [UInt8] = []
@@ -816,7 +823,8 @@ public final class StorageEngine: @unchecked Sendable {
     /// The end of every commit, once its meta is written (and as durable as it will be): the
     /// engine's state moves to `meta`, which is published to every process.
     func publish(_ meta: MetaPage, of transaction: WriteTransaction, durable: Bool, grouped: Bool) throws {
-        try ensureMapped(meta.pageCount)
+        // The base's pages are mapped already (every version this engine starts from is).
+        if meta.pageCount > transaction.snapshot.meta.pageCount { try ensureMapped(meta.pageCount) }
         // This process computed these checksums as it wrote the pages: the next transaction
         // that reads them need not compute them again.
         for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
