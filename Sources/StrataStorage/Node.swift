@@ -41,20 +41,6 @@ struct KeyList: ExpressibleByArrayLiteral {
         return value
     }
 
-    /// `count` keys, the `i`th being `key(i)`: each array filled in one pass, without the
-    /// capacity and uniqueness checks of appending one key at a time (materialising a node).
-    init(count: Int, reserving extra: Int, _ key: (Int) -> UnsafeRawBufferPointer) {
-        let keys = ContiguousArray<UnsafeRawBufferPointer>(unsafeUninitializedCapacity: count + extra) { buffer, initialized in
-            for i in 0..<count { buffer.initializeElement(at: i, to: key(i)) }
-            initialized = count
-        }
-        prefixes = ContiguousArray(unsafeUninitializedCapacity: count + extra) { buffer, initialized in
-            for i in 0..<count { buffer.initializeElement(at: i, to: Self.prefix(keys[i])) }
-            initialized = count
-        }
-        bytes = keys
-    }
-
     var count: Int { bytes.count }
     @inline(__always) subscript(index: Int) -> UnsafeRawBufferPointer { bytes[index] }
 
