@@ -290,6 +290,7 @@ final class LockFile: @unchecked Sendable {
             let txid = strata_atomic_load_u64(address + 8)
             if txid != Self.unpinned { versions.append(txid) }
         }
+        if versions.count < 2 { return versions }
         versions.sort()
         var unique: [UInt64] = []
         unique.reserveCapacity(versions.count)

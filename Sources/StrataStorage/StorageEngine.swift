@@ -741,7 +741,11 @@ public final class StorageEngine: @unchecked Sendable {
         if let position = logPosition(for: transaction, recordLength: recordLength) {
             let header = CommitLog.Header(salt: position.salt, txid: transaction.txid, baseTxid: position.baseTxid,
                                           baseChecksum: position.baseChecksum, length: recordLength)
-            try commitLogged(transaction, at: position, image: CommitLog.encode(header, body: transaction.redo.bytes), length: recordLength)
+            // Into the arena: no array (and no runtime metadata lookup for one) per commit.
+            let image = transaction.arena.allocate(CommitLog.paddedLength(recordLength), alignment: 4096)
+            CommitLog.encode(header, body: transaction.redo.bytes, into: image)
+            try commitLogged(transaction, at: position, image: UnsafeRawBufferPointer(start: image, count: CommitLog.paddedLength(recordLength)),
+                             length: recordLength)
             return
         }
         let failpoint = options.failpoint
