@@ -83,16 +83,29 @@ extension WriteTransaction {
             chain.append(try freeSpace.takeFromTail(limitPages: limit))
         }
         if !chain.isEmpty {
-            let bytes = freeSpace.encode()
+            // One page: encoded straight into its image. Longer chains: into a scratch buffer
+            // of whole payloads, then page by page.
+            let encodedSize = freeSpace.encodedSize
+            let scratch: UnsafeMutableRawPointer?
+            if chain.count > 1 {
+                let buffer = arena.allocate(chain.count * payload, alignment: 16)
+                buffer.initializeMemory(as: UInt8.self, repeating: 0, count: chain.count * payload)
+                freeSpace.encode(into: buffer)
+                scratch = buffer
+            } else {
+                scratch = nil
+            }
             for (i, page) in chain.enumerated() {
                 let image = arena.allocate(pageSize, alignment: 4096)
                 let next = i + 1 < chain.count ? chain[i + 1] : 0
                 PageWriter.writeHeader(image, kind: .freeList, count: 0, number: page, txid: txid, aux: next)
-                let start = min(i * payload, bytes.count)
-                let end = min(start + payload, bytes.count)
                 let body = image + PageLayout.headerSize
-                body.initializeMemory(as: UInt8.self, repeating: 0, count: payload)
-                if end > start { bytes.withUnsafeBytes { body.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) } }
+                if let scratch {
+                    body.copyMemory(from: scratch + i * payload, byteCount: payload)
+                } else {
+                    freeSpace.encode(into: body)
+                    (body + encodedSize).initializeMemory(as: UInt8.self, repeating: 0, count: payload - encodedSize)
+                }
                 let sum = PageWriter.seal(image, length: pageSize)
                 dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
             }
@@ -201,24 +214,41 @@ extension WriteTransaction {
     /// Writes a node as one or more pages; returns (first key, page) for each.
     private func spill(_ node: Node) throws -> [(key: UnsafeRawBufferPointer, page: PageNumber)] {
         if !node.isLeaf {
+            // In place while every written child becomes one page (the common case: a put
+            // rewrites one path); rebuilt from the first child that splits or vanishes.
+            var rebuilding = false
             var keys = KeyList()
             var children = ContiguousArray<ChildReference>()
-            keys.reserveCapacity(node.count + 4)
-            children.reserveCapacity(node.count + 4)
             for i in 0..<node.count {
                 if let child = node.children[i].node {
-                    guard child.count > 0 else { continue }
-                    for entry in try spill(child) {
+                    let produced = child.count > 0 ? try spill(child) : []
+                    if !rebuilding {
+                        if produced.count == 1 {
+                            node.keys.replace(at: i, with: produced[0].key)
+                            node.children[i] = ChildReference(page: produced[0].page, node: nil)
+                            continue
+                        }
+                        rebuilding = true
+                        keys.reserveCapacity(node.count + 4)
+                        children.reserveCapacity(node.count + 4)
+                        for j in 0..<i {
+                            keys.append(node.keys[j])
+                            children.append(node.children[j])
+                        }
+                    }
+                    for entry in produced {
                         keys.append(entry.key)
                         children.append(ChildReference(page: entry.page, node: nil))
                     }
-                } else {
+                } else if rebuilding {
                     keys.append(node.keys[i])
                     children.append(node.children[i])
                 }
             }
-            node.keys = keys
-            node.children = children
+            if rebuilding {
+                node.keys = keys
+                node.children = children
+            }
             node.recomputeSize(inlineLimit: inlineLimit)
         }
         let capacity = pageSize - PageLayout.headerSize

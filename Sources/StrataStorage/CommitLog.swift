@@ -83,29 +83,31 @@ final class CommitLog: @unchecked Sendable {
         var length: Int
     }
 
-    /// The record's image: header and body, padded with zeros to whole blocks.
-    static func encode(_ header: Header, body: [UInt8]) -> [UInt8] {
+    /// The record's length padded to whole blocks: what `encode` writes.
+    static func paddedLength(_ length: Int) -> Int {
+        (length + Int(blockSize) - 1) / Int(blockSize) * Int(blockSize)
+    }
+
+    /// Writes the record's image (header and body, padded with zeros to whole blocks:
+    /// `paddedLength(headerSize + body.count)` bytes) to `page`.
+    static func encode(_ header: Header, body: [UInt8], into page: UnsafeMutableRawPointer) {
         let length = headerSize + body.count
-        let padded = (length + Int(blockSize) - 1) / Int(blockSize) * Int(blockSize)
-        var image = [UInt8](repeating: 0, count: padded)
-        image.withUnsafeMutableBytes { raw in
-            let page = raw.baseAddress!
-            page.storeBytes(of: signature.littleEndian, toByteOffset: 4, as: UInt32.self)
-            page.storeBytes(of: header.salt.littleEndian, toByteOffset: 8, as: UInt64.self)
-            page.storeBytes(of: header.txid.littleEndian, toByteOffset: 16, as: UInt64.self)
-            page.storeBytes(of: header.baseTxid.littleEndian, toByteOffset: 24, as: UInt64.self)
-            page.storeBytes(of: header.baseChecksum.littleEndian, toByteOffset: 32, as: UInt32.self)
-            page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 36, as: UInt32.self)
-            if !body.isEmpty { body.withUnsafeBytes { (page + headerSize).copyMemory(from: $0.baseAddress!, byteCount: body.count) } }
-            page.storeBytes(of: crc32c(page + 4, count: length - 4).littleEndian, as: UInt32.self)
-        }
-        return image
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: headerSize)
+        page.storeBytes(of: signature.littleEndian, toByteOffset: 4, as: UInt32.self)
+        page.storeBytes(of: header.salt.littleEndian, toByteOffset: 8, as: UInt64.self)
+        page.storeBytes(of: header.txid.littleEndian, toByteOffset: 16, as: UInt64.self)
+        page.storeBytes(of: header.baseTxid.littleEndian, toByteOffset: 24, as: UInt64.self)
+        page.storeBytes(of: header.baseChecksum.littleEndian, toByteOffset: 32, as: UInt32.self)
+        page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 36, as: UInt32.self)
+        if !body.isEmpty { body.withUnsafeBytes { (page + headerSize).copyMemory(from: $0.baseAddress!, byteCount: body.count) } }
+        (page + length).initializeMemory(as: UInt8.self, repeating: 0, count: paddedLength(length) - length)
+        page.storeBytes(of: crc32c(page + 4, count: length - 4).littleEndian, as: UInt32.self)
     }
 
     /// Writes `image` at `offset` (the file is first extended over the record if it does not
     /// reach that far) and starts writing it to the disk without waiting: the caller does the
     /// rest of its commit while the disk works, then calls `synchronize(failpoint:)`.
-    func write(_ image: [UInt8], at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
+    func write(_ image: UnsafeRawBufferPointer, at offset: UInt64, failpoint: ((CommitStep) throws -> Void)?) throws {
         let end = offset + UInt64(image.count)
         if end > allocated {
             allocated = try file.size()
@@ -122,7 +124,7 @@ final class CommitLog: @unchecked Sendable {
             }
         }
         try failpoint?(.beforeLogWrite)
-        try image.withUnsafeBytes { try file.write([$0], at: offset) }
+        try file.write([image], at: offset)
     }
 
     /// Makes the log's writes durable: the commit whose record was written last is durable

@@ -95,14 +95,26 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     }
 
     public func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        if buffers.count == 1 { return try write(buffers[0], at: offset) }
         // One gathering write per call (in chunks of IOV_MAX), so a contiguous stretch of pages
-        // reaches the disk as one request.
-        var vectors = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        // reaches the disk as one request. The vector lives on the stack for a few buffers.
+        try withUnsafeTemporaryAllocation(of: iovec.self, capacity: max(buffers.count, 1)) { storage in
+            var total = 0
+            for buffer in buffers where buffer.count > 0 {
+                storage.initializeElement(at: total, to: iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count))
+                total += 1
+            }
+            defer { storage.baseAddress!.deinitialize(count: total) }
+            try writeVectors(storage.baseAddress!, count: total, at: offset)
+        }
+    }
+
+    private func writeVectors(_ vectors: UnsafeMutablePointer<iovec>, count total: Int, at offset: UInt64) throws {
         var position = off_t(offset)
         var first = 0
-        while first < vectors.count {
-            let count = min(vectors.count - first, 512)
-            let written = vectors.withUnsafeMutableBufferPointer { pwritev(descriptor, $0.baseAddress! + first, Int32(count), position) }
+        while first < total {
+            let count = min(total - first, 512)
+            let written = pwritev(descriptor, vectors + first, Int32(count), position)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw StorageError.ioFailure(operation: "write", code: errno)
@@ -110,7 +122,7 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
             // Advance past what was written (a short write resumes mid-vector).
             var remaining = written
             position += off_t(written)
-            while remaining > 0 && first < vectors.count {
+            while remaining > 0 && first < total {
                 if remaining >= vectors[first].iov_len {
                     remaining -= vectors[first].iov_len
                     first += 1
@@ -120,6 +132,19 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
                     remaining = 0
                 }
             }
+        }
+    }
+
+    /// One buffer: `pwrite`, without building a vector.
+    private func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.ioFailure(operation: "write", code: errno)
+            }
+            done += n
         }
     }
 

@@ -44,15 +44,19 @@ struct FreeSpace {
     /// `pinned` is sorted ascending.
     mutating func release(pinned: [UInt64]) {
         guard !pending.isEmpty else { return }
-        var kept: [PendingRun] = []
-        for run in pending {
+        // In place: the runs still pinned move to the front (a new array on every begin was
+        // ~1 % of a one-key logged commit).
+        var kept = 0
+        for i in pending.indices {
+            let run = pending[i]
             if Self.isPinned(birth: run.birth, death: run.death, pinned: pinned) {
-                kept.append(run)
+                if kept != i { pending[kept] = run }
+                kept += 1
             } else {
                 insertRun(FreeRun(start: run.start, count: run.count))
             }
         }
-        pending = kept
+        if kept < pending.count { pending.removeLast(pending.count - kept) }
     }
 
     static func isPinned(birth: UInt64, death: UInt64, pinned: [UInt64]) -> Bool {
@@ -211,14 +215,25 @@ struct FreeSpace {
     static func payloadPerPage(_ pageSize: Int) -> Int { pageSize - PageLayout.headerSize }
 
     func encode() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(encodedSize)
-        func append(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-        append(UInt64(runs.count))
-        append(UInt64(pending.count))
-        for run in runs { append(run.start); append(run.count) }
-        for run in pending { append(run.start); append(run.count); append(run.birth); append(run.death) }
-        return bytes
+        [UInt8](unsafeUninitializedCapacity: encodedSize) { buffer, count in
+            if let base = buffer.baseAddress { encode(into: UnsafeMutableRawPointer(base)) }
+            count = encodedSize
+        }
+    }
+
+    /// Stores the encoding (`encodedSize` bytes) at `destination`: one store per field, where
+    /// appending each field to an array cost ~3 % of a one-key logged commit.
+    func encode(into destination: UnsafeMutableRawPointer) {
+        guard encodedSize > 0 else { return }
+        var at = destination
+        @inline(__always) func store(_ v: UInt64) {
+            at.storeBytes(of: v.littleEndian, as: UInt64.self)
+            at += 8
+        }
+        store(UInt64(runs.count))
+        store(UInt64(pending.count))
+        for run in runs { store(run.start); store(run.count) }
+        for run in pending { store(run.start); store(run.count); store(run.birth); store(run.death) }
     }
 
     static func decode(_ bytes: [UInt8], pageCount: UInt64, firstPage: PageNumber) throws -> FreeSpace {

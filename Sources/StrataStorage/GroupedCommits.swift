@@ -102,6 +102,8 @@ extension StorageEngine {
         var extra = state.withLock { $0.group.pins }
         if base.isLogged { extra.append(base.syncedThrough) }
         guard !extra.isEmpty else { return pinned }
+        // The common case (no reader, only the log's base): nothing to merge.
+        if pinned.isEmpty && extra.count == 1 { return extra }
         // Sorted and without repeats; no Set (a logged base adds its pin on every begin).
         var merged = pinned
         merged.append(contentsOf: extra)

@@ -9,12 +9,15 @@
 //       28    4 number of threads waiting on the commit signal
 //       32    8 the page holding the published version's meta (a slot or a record)
 //       40    8 one past the highest slot ever claimed (scans stop there)
+//       48    4 write lock wanted: engines waiting for the OFD write lock (WriteLock.swift)
+//       52    4 want signal: a futex word bumped by each engine that starts waiting for it
 //       64      slots, 64 bytes each: { pid u64 (0: free), txid u64 (UInt64.max: not pinned) }
 //
 // File locks on the same file (all released by the kernel when a process dies):
 // - flock: exclusive while one process (re)initialises the file, shared while it is in use, so
 //   the first process to open after everyone closed or crashed resets the reader table.
-// - OFD write lock on byte 2^40: the database's single-writer lock.
+// - OFD write lock on byte 2^40: the database's single-writer lock. An engine keeps it between
+//   its write transactions until another engine counts itself as wanting it (WriteLock.swift).
 // - OFD write lock on byte 2^41 + pid: "process pid is alive", so reader slots of processes
 //   that died can be reclaimed even if their pid has not been reused.
 //
@@ -31,7 +34,7 @@ final class LockFile: @unchecked Sendable {
     // @unchecked: the mapping is shared memory accessed only through atomics; `freeSlots` is
     // guarded by its lock; everything else is immutable after init.
     static let signature: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK"
-    static let layoutVersion: UInt32 = 2
+    static let layoutVersion: UInt32 = 3
     static let headerSize = 64
     static let slotSize = 64
     static let writeLockOffset: Int64 = 1 << 40
@@ -185,6 +188,11 @@ final class LockFile: @unchecked Sendable {
 
     var publishedTxid: UInt64 { strata_atomic_load_u64(mapping + 16) }
 
+    /// The count of engines waiting for the OFD write lock (a 32-bit word).
+    var writeLockWanted: UnsafeMutableRawPointer { mapping + 48 }
+    /// The futex word an engine bumps when it starts waiting for the write lock.
+    var writeLockWantSignal: UnsafeMutableRawPointer { mapping + 52 }
+
     /// The page of the published version's meta. Read after pinning a txid; a reader that races
     /// a publish decodes a meta whose txid differs, and retries.
     var publishedMetaPage: UInt64 { strata_atomic_load_u64(mapping + 32) }
@@ -312,6 +320,7 @@ final class LockFile: @unchecked Sendable {
             let txid = strata_atomic_load_u64(address + 8)
             if txid != Self.unpinned { versions.append(txid) }
         }
+        if versions.count < 2 { return versions }
         versions.sort()
         var unique: [UInt64] = []
         unique.reserveCapacity(versions.count)

@@ -120,7 +120,7 @@ extension StorageEngine {
     /// A logged commit: unless replaying, the record `image` goes to the log first and the disk
     /// starts writing it; meanwhile the commit lays out its pages and writes them and its meta
     /// to the database file (no sync); then the log is synced, and the commit published.
-    func commitLogged(_ transaction: WriteTransaction, at position: LogPosition, image: [UInt8]?, length: Int) throws {
+    func commitLogged(_ transaction: WriteTransaction, at position: LogPosition, image: UnsafeRawBufferPointer?, length: Int) throws {
         // A replay (no image) runs no failpoints: they are for the commits being tested.
         let failpoint = image == nil ? nil : options.failpoint
         let base = transaction.snapshot.meta

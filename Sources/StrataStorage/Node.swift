@@ -44,6 +44,12 @@ struct KeyList: ExpressibleByArrayLiteral {
     var count: Int { bytes.count }
     @inline(__always) subscript(index: Int) -> UnsafeRawBufferPointer { bytes[index] }
 
+    /// Replaces the key at `index`.
+    mutating func replace(at index: Int, with key: UnsafeRawBufferPointer) {
+        bytes[index] = key
+        prefixes[index] = Self.prefix(key)
+    }
+
     mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
     mutating func append(_ key: UnsafeRawBufferPointer) { bytes.append(key); prefixes.append(Self.prefix(key)) }
     mutating func insert(_ key: UnsafeRawBufferPointer, at index: Int) {

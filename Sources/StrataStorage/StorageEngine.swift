@@ -208,7 +208,8 @@ public final class StorageEngine: @unchecked Sendable {
             self.base = base
             self.maximumPages = options.maximumFileSize / UInt64(pageSize)
             self.verifier = PageVerifier(maximumPages: maximumPages)
-            self.writeLock = WriteLock(descriptor: lockFile.descriptor)
+            self.writeLock = WriteLock(descriptor: lockFile.descriptor, wanted: lockFile.writeLockWanted,
+                                       wantSignal: lockFile.writeLockWantSignal)
             var state = State(latestMeta: meta, mappedBytes: max(size, UInt64(3 * pageSize)), knownFileSize: size)
             state.group = GroupState(openedAt: meta.txid)
             self.state = Locked(state)
@@ -249,6 +250,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// deinit then finds nothing to do).
     private func abandon() {
         state.withLock { $0.closed = true }
+        writeLock.shutdown()
         lockFile.close()
         file.close()
         log?.file.close()
@@ -465,6 +467,8 @@ public final class StorageEngine: @unchecked Sendable {
             return true
         }
         guard proceed else { return }
+        // Before the lock file is unmapped: the write lock's listener reads it.
+        writeLock.shutdown()
         lockFile.wakeWaiters()
         lockFile.close()
         file.close()
@@ -639,9 +643,11 @@ public final class StorageEngine: @unchecked Sendable {
             try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
-            let pinned = groupPins(merging: lockFile.pinnedVersions(), base: meta)
-            space.release(pinned: pinned)
-            if space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
+            let readerPins = lockFile.pinnedVersions()
+            space.release(pinned: groupPins(merging: readerPins, base: meta))
+            // Only a pinning slot can hold pages back: with no reader pinned anywhere there is
+            // nothing to reclaim (a scan of the slot table and a dictionary less per commit).
+            if !readerPins.isEmpty && space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
                 space.release(pinned: groupPins(merging: lockFile.pinnedVersions(), base: meta))
             }
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
@@ -683,7 +689,14 @@ public final class StorageEngine: @unchecked Sendable {
 
     private func loadFreeSpace(_ snapshot: Snapshot) throws -> (FreeSpace, [PageNumber]) {
         let meta = snapshot.meta
-        if let cache = state.withLock({ $0.freeSpaceCache }), cache.txid == meta.txid {
+        // Taken out of the cache, not copied: the transaction then owns the only reference to
+        // its arrays and changes them in place (no copy on its first change, and nothing to
+        // free when the commit puts its own back). A transaction that does not commit leaves
+        // the cache empty, and the next one decodes the pages.
+        if let cache = state.withLock({ state -> (txid: UInt64, space: FreeSpace, chain: [PageNumber])? in
+            defer { state.freeSpaceCache = nil }
+            return state.freeSpaceCache
+        }), cache.txid == meta.txid {
             return (cache.space, cache.chain)
         }
         var bytes: [UInt8] = []
@@ -733,7 +746,11 @@ public final class StorageEngine: @unchecked Sendable {
         if let position = logPosition(for: transaction, recordLength: recordLength) {
             let header = CommitLog.Header(salt: position.salt, txid: transaction.txid, baseTxid: position.baseTxid,
                                           baseChecksum: position.baseChecksum, length: recordLength)
-            try commitLogged(transaction, at: position, image: CommitLog.encode(header, body: transaction.redo.bytes), length: recordLength)
+            // Into the arena: no array (and no runtime metadata lookup for one) per commit.
+            let image = transaction.arena.allocate(CommitLog.paddedLength(recordLength), alignment: 4096)
+            CommitLog.encode(header, body: transaction.redo.bytes, into: image)
+            try commitLogged(transaction, at: position, image: UnsafeRawBufferPointer(start: image, count: CommitLog.paddedLength(recordLength)),
+                             length: recordLength)
             return
         }
         let failpoint = options.failpoint
@@ -815,7 +832,8 @@ public final class StorageEngine: @unchecked Sendable {
     /// The end of every commit, once its meta is written (and as durable as it will be): the
     /// engine's state moves to `meta`, which is published to every process.
     func publish(_ meta: MetaPage, of transaction: WriteTransaction, durable: Bool, grouped: Bool) throws {
-        try ensureMapped(meta.pageCount)
+        // The base's pages are mapped already (every version this engine starts from is).
+        if meta.pageCount > transaction.snapshot.meta.pageCount { try ensureMapped(meta.pageCount) }
         // This process computed these checksums as it wrote the pages: the next transaction
         // that reads them need not compute them again.
         for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }

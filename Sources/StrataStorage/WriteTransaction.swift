@@ -164,9 +164,7 @@ public final class WriteTransaction: TransactionReading {
         state.changed = true
         generation.bump()
         redo.record(.createTree, tree: name)
-        states.append(state)
-        stateSlots[name] = states.count - 1
-        return Tree(name: name, slot: states.count - 1, owner: treeOwner)
+        return Tree(name: name, slot: addState(state), owner: treeOwner)
     }
 
     /// Deletes the tree and all its entries; returns whether it existed.
@@ -196,15 +194,44 @@ public final class WriteTransaction: TransactionReading {
 
     /// The slot of an existing (not dropped) tree.
     private func loadState(_ name: String) throws -> Int? {
-        if let slot = stateSlots[name] { return states[slot].dropped ? nil : slot }
-        let info: TreeInfo? = try Array(name.utf8).withUnsafeBytes { key in
-            guard let bytes = try snapshot.get(root: snapshot.meta.catalogRoot, key: key) else { return nil }
+        if let slot = slot(named: name) { return states[slot].dropped ? nil : slot }
+        var utf8 = name
+        let info: TreeInfo? = try utf8.withUTF8 { key in
+            guard let bytes = try snapshot.get(root: snapshot.meta.catalogRoot, key: UnsafeRawBufferPointer(key)) else { return nil }
             return try TreeInfo.decode(bytes, name: name)
         }
         guard let info else { return nil }
-        states.append(TreeState(name: name, root: info.root, count: info.count))
-        stateSlots[name] = states.count - 1
-        return states.count - 1
+        return addState(TreeState(name: name, root: info.root, count: info.count))
+    }
+
+    /// States a transaction holds before `stateSlots` indexes them: most transactions touch a
+    /// few trees, and a scan of those costs less than building a dictionary.
+    private static let statesWithoutIndex = 8
+
+    /// The slot of the newest state named `name` (a tree dropped and created again has two).
+    private func slot(named name: String) -> Int? {
+        if stateSlots.isEmpty {
+            var i = states.count
+            while i > 0 {
+                i -= 1
+                if states[i].name == name { return i }
+            }
+            return nil
+        }
+        return stateSlots[name]
+    }
+
+    /// Appends a state and returns its slot. `stateSlots` is either empty or indexes every
+    /// state (the later of two with one name wins), so a savepoint restores both consistently.
+    private func addState(_ state: TreeState) -> Int {
+        states.append(state)
+        let slot = states.count - 1
+        if !stateSlots.isEmpty {
+            stateSlots[state.name] = slot
+        } else if states.count > Self.statesWithoutIndex {
+            for (i, each) in states.enumerated() { stateSlots[each.name] = i }
+        }
+        return slot
     }
 
     @inline(__always)

@@ -126,6 +126,65 @@ struct ProcessTests {
                            "the dead writer's puts must not be visible")
     }
 
+    // MARK: The write lock kept between transactions
+
+    /// An engine keeps the OFD write lock after its commits while nobody else wants it. A
+    /// child that wants it while this engine is idle gets it (this engine's listener drops it),
+    /// and afterwards this engine takes it again and keeps it. Without the listener the child
+    /// would wait forever (the watchdog kills it after a while and the test fails).
+    @Test func anIdleWriterHandsTheWriteLockToAnotherProcess() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("idle.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        var expected: [[UInt8]: [UInt8]] = [:]
+        for round in 0..<3 {
+            try engine.write { txn in try txn.put([UInt8]("parent"), forKey: [UInt8]("p\(round)"), in: txn.createTree(named: "kv")) }
+            expected[[UInt8]("p\(round)")] = [UInt8]("parent")
+            #if os(Linux)
+            #expect(engine.writeLock.holdsAcrossProcesses, "round \(round): the lock should be kept while nobody wants it")
+            #endif
+            let child = try Child("commit-once", path, "c\(round)", "child")
+            #expect(try child.readLine() == "\(engine.latestVersion)", "\(child.errorOutput())")
+            #expect(child.waitForExit() == .exited(0))
+            expected[[UInt8]("c\(round)")] = [UInt8]("child")
+            #expect(!engine.writeLock.holdsAcrossProcesses, "round \(round): the idle engine should have dropped the lock")
+            #expect(strata_atomic_load_u32(engine.lockFile.writeLockWanted) == 0, "round \(round): nobody waits any more")
+        }
+        try expectContents(engine, equal: expected, "after alternating with children")
+        try expectHealthy(engine, "after alternating with children")
+    }
+
+    /// A child that starts waiting while this engine is inside a write transaction gets the
+    /// lock when that transaction ends: the end of the transaction sees the waiter and drops
+    /// the OFD lock instead of keeping it.
+    @Test func aWriterInATransactionHandsTheWriteLockOnAtItsEnd() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("busy.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("first"), in: txn.createTree(named: "kv")) }
+        let txn = try engine.beginWrite()
+        try txn.put([UInt8]("1"), forKey: [UInt8]("parent"), in: txn.createTree(named: "kv"))
+        let child = try Child("commit-once", path, "child", "2")
+        // Wait (spinning, with a guard) until the child counts itself as waiting for the lock.
+        let wanted = engine.lockFile.writeLockWanted
+        let deadline = ContinuousClock.now + .seconds(60)
+        while strata_atomic_load_u32(wanted) == 0 && ContinuousClock.now < deadline {}
+        #expect(strata_atomic_load_u32(wanted) == 1, "the child should be waiting for the write lock")
+        try txn.commit()
+        #expect(!engine.writeLock.holdsAcrossProcesses, "the lock should be dropped for the waiting child")
+        #expect(try child.readLine() == "3", "\(child.errorOutput())")
+        #expect(child.waitForExit() == .exited(0))
+        try expectContents(engine, equal: [[UInt8]("first"): [UInt8]("0"), [UInt8]("parent"): [UInt8]("1"), [UInt8]("child"): [UInt8]("2")],
+                           "after the child's commit")
+        // The lock comes back and is kept again.
+        try engine.write { txn in try txn.put([UInt8]("3"), forKey: [UInt8]("again"), in: txn.createTree(named: "kv")) }
+        #if os(Linux)
+        #expect(engine.writeLock.holdsAcrossProcesses)
+        #endif
+    }
+
     // MARK: A killed reader
 
     /// A child pins version V, which reaches a large tree; the tree is then replaced, and while
