@@ -29,15 +29,16 @@ extension WriteTransaction {
             if logged { recordPage = try freeSpace.takeReserved(1) ?? freeSpace.allocate(1, limitPages: limit) }
         }
         for state in states where state.changed || state.dropped {
-            let key = Array(state.name.utf8)
+            // The name's bytes in place (a native string's UTF-8), not copied into an array.
+            var name = state.name
             if state.dropped {
-                _ = try key.withUnsafeBytes { try deleteInState(catalog, $0) }
+                _ = try name.withUTF8 { try deleteInState(catalog, UnsafeRawBufferPointer($0)) }
                 continue
             }
             state.root = try finishTree(state)
             state.rootNode = nil
-            try TreeInfo(root: state.root, count: state.count).encoded().withUnsafeBytes { value in
-                _ = try key.withUnsafeBytes { try put(value, forKey: $0, in: catalog) }
+            try TreeInfo(root: state.root, count: state.count).withEncoded { value in
+                _ = try name.withUTF8 { try put(value, forKey: UnsafeRawBufferPointer($0), in: catalog) }
             }
         }
         let catalogRoot = try finishTree(catalog)
@@ -172,7 +173,8 @@ extension WriteTransaction {
         var produced = try spill(top)
         while produced.count > 1 {
             let parent = Node(isLeaf: false)
-            for entry in produced {
+            for i in 0..<produced.count {
+                let entry = produced[i]
                 parent.keys.append(entry.key)
                 parent.children.append(ChildReference(page: entry.page, node: nil))
             }
@@ -212,7 +214,7 @@ extension WriteTransaction {
     }
 
     /// Writes a node as one or more pages; returns (first key, page) for each.
-    private func spill(_ node: Node) throws -> [(key: UnsafeRawBufferPointer, page: PageNumber)] {
+    private func spill(_ node: Node) throws -> SpilledPages {
         if !node.isLeaf {
             // In place while every written child becomes one page (the common case: a put
             // rewrites one path); rebuilt from the first child that splits or vanishes.
@@ -221,7 +223,7 @@ extension WriteTransaction {
             var children = ContiguousArray<ChildReference>()
             for i in 0..<node.count {
                 if let child = node.children[i].node {
-                    let produced = child.count > 0 ? try spill(child) : []
+                    let produced = child.count > 0 ? try spill(child) : SpilledPages()
                     if !rebuilding {
                         if produced.count == 1 {
                             node.keys.replace(at: i, with: produced[0].key)
@@ -236,7 +238,8 @@ extension WriteTransaction {
                             children.append(node.children[j])
                         }
                     }
-                    for entry in produced {
+                    for k in 0..<produced.count {
+                        let entry = produced[k]
                         keys.append(entry.key)
                         children.append(ChildReference(page: entry.page, node: nil))
                     }
@@ -252,7 +255,7 @@ extension WriteTransaction {
             node.recomputeSize(inlineLimit: inlineLimit)
         }
         let capacity = pageSize - PageLayout.headerSize
-        var produced: [(key: UnsafeRawBufferPointer, page: PageNumber)] = []
+        var produced = SpilledPages()
         let groups = max(1, (node.size + capacity - 1) / capacity)
         let target = node.size / groups
         var start = 0
@@ -267,7 +270,7 @@ extension WriteTransaction {
             }
             let page = try freeSpace.allocate(1, limitPages: engine.maximumPages)
             if node.isLeaf { try writeLeaf(node, start..<end, page: page) } else { writeBranch(node, start..<end, page: page) }
-            produced.append((node.keys[start], page))
+            produced.append(key: node.keys[start], page: page)
             start = end
         }
         return produced
@@ -343,5 +346,22 @@ extension WriteTransaction {
         let sum = PageWriter.seal(image, length: length)
         dirty.append(DirtyPage(page: page, pages: pages, image: image, checksum: sum))
         return page
+    }
+}
+
+/// The pages `spill` wrote for one node, as (first key, page): nearly always one, which is kept
+/// inline so that a commit of one path allocates no array per node it writes.
+struct SpilledPages {
+    private var first: (key: UnsafeRawBufferPointer, page: PageNumber) = (UnsafeRawBufferPointer(start: nil, count: 0), 0)
+    private var rest: [(key: UnsafeRawBufferPointer, page: PageNumber)] = []
+    private(set) var count = 0
+
+    mutating func append(key: UnsafeRawBufferPointer, page: PageNumber) {
+        if count == 0 { first = (key, page) } else { rest.append((key, page)) }
+        count += 1
+    }
+
+    subscript(index: Int) -> (key: UnsafeRawBufferPointer, page: PageNumber) {
+        index == 0 ? first : rest[index - 1]
     }
 }

@@ -176,10 +176,8 @@ extension StorageEngine {
         // commit can leave it where it matters.
         let metaImage = transaction.arena.allocate(pageSize, alignment: 4096)
         meta.encode(into: metaImage, pageSize: pageSize)
-        var pages = transaction.dirty
-        pages.append(WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0))
         try failpoint?(.beforeMetaWrite)
-        try writePages(pages)
+        try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0))
         try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
         return meta

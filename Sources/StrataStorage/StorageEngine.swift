@@ -879,13 +879,33 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Writes dirty pages sorted by position, one gathering write per contiguous stretch.
-    func writePages(_ pages: [WriteTransaction.DirtyPage]) throws {
-        let sorted = pages.sorted { $0.page < $1.page }
+    func writePages(_ pages: [WriteTransaction.DirtyPage], plus extra: WriteTransaction.DirtyPage? = nil) throws {
+        // One copy, sorted in place: a commit's pages come mostly in ascending order (taken
+        // from one stretch), which an insertion sort handles in one pass; large sets sort.
+        var sorted = pages
+        if let extra { sorted.append(extra) }
+        if sorted.count > 64 {
+            sorted.sort { $0.page < $1.page }
+        } else if sorted.count > 1 {
+            for i in 1..<sorted.count {
+                let item = sorted[i]
+                var j = i
+                while j > 0 && sorted[j - 1].page > item.page {
+                    sorted[j] = sorted[j - 1]
+                    j -= 1
+                }
+                if j != i { sorted[j] = item }
+            }
+        }
+        // One vector for every run (emptied without `removeAll`, which goes through an
+        // unspecialised `replaceSubrange`).
+        var buffers: [UnsafeRawBufferPointer] = []
+        buffers.reserveCapacity(sorted.count)
         var index = 0
         while index < sorted.count {
             let start = sorted[index].page
             var next = start
-            var buffers: [UnsafeRawBufferPointer] = []
+            while !buffers.isEmpty { buffers.removeLast() }
             while index < sorted.count && sorted[index].page == next {
                 buffers.append(UnsafeRawBufferPointer(start: sorted[index].image, count: sorted[index].pages * pageSize))
                 next += UInt64(sorted[index].pages)

@@ -28,6 +28,12 @@ struct TreeInfo: Equatable {
         return bytes
     }
 
+    /// Calls `body` with the encoding in a stack buffer (the same bytes as `encoded()`).
+    func withEncoded<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var fields = (root.littleEndian, count.littleEndian)
+        return try withUnsafeBytes(of: &fields) { try body($0) }
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws -> TreeInfo {
         guard bytes.count == encodedSize else {
             throw StorageError.corrupted(page: nil, reason: "catalog entry for '\(name)' has \(bytes.count) bytes")

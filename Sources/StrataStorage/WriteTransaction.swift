@@ -445,25 +445,34 @@ public final class WriteTransaction: TransactionReading {
         let node = Node(isLeaf: view.isLeaf, epoch: epoch)
         let count = view.count
         node.keys.reserveCapacity(count + 1)
+        // The size is summed as the entries are read (what `recomputeSize` would compute),
+        // sparing a second pass over the new arrays.
+        var size = 0
         if view.isLeaf {
             node.values.reserveCapacity(count + 1)
             for i in 0..<count {
-                node.keys.append(view.leafKey(i))
+                let key = view.leafKey(i)
+                node.keys.append(key)
                 let (field, pointer) = view.leafValueField(i)
+                let value: LeafValue
                 if field & PageLayout.overflowFlag != 0 {
-                    node.values.append(LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.loadUnaligned(as: UInt64.self)))
+                    value = LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.loadUnaligned(as: UInt64.self))
                 } else {
-                    node.values.append(LeafValue(bytes: UnsafeRawBufferPointer(start: pointer, count: Int(field)), overflowPage: 0))
+                    value = LeafValue(bytes: UnsafeRawBufferPointer(start: pointer, count: Int(field)), overflowPage: 0)
                 }
+                node.values.append(value)
+                size += Node.leafEntrySize(key: key.count, value: value.bytes.count, inlineLimit: inlineLimit)
             }
         } else {
             node.children.reserveCapacity(count + 1)
             for i in 0..<count {
-                node.keys.append(view.branchKey(i))
+                let key = view.branchKey(i)
+                node.keys.append(key)
                 node.children.append(ChildReference(page: view.branchChild(i), node: nil))
+                size += Node.branchEntrySize(key: key.count)
             }
         }
-        node.recomputeSize(inlineLimit: inlineLimit)
+        node.size = size
         freeSpace.free(start: number, count: 1, birth: view.txid, death: txid)
         return node
     }
