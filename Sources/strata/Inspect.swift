@@ -8,6 +8,9 @@ import StrataStore
 /// Prints what the file holds. Returns whether verify found it healthy (its problems are
 /// printed too).
 func inspect(path: String) throws(CommandFailure) -> Bool {
+    // Looked at before opening: the last close checkpoints, but leaves the log in place.
+    let logPath = StorageEngine.logPath(for: path)
+    let logBytes = (try? FileManager.default.attributesOfItem(atPath: logPath)[.size] as? NSNumber)?.uint64Value
     let file = try OpenedFile(path)
     defer { file.close() }
     let engine = file.engine
@@ -47,6 +50,11 @@ func inspect(path: String) throws(CommandFailure) -> Bool {
         print("file: \(fileBytes) bytes, \(report.pageCount) pages" + (fileBytes == pageBytes ? "" : " in use (\(pageBytes) bytes)"))
         print("pages: \(report.treePages) in trees, \(report.freeListPages) free-list, \(report.freePages) free, "
             + "\(report.pendingPages) pending (freed; reusable once no snapshot can see them): \(percent(reusable, of: report.pageCount)) reusable")
+        if let logBytes {
+            print("commit log: \(logPath), \(logBytes) bytes (holds the newest commits until a checkpoint writes them into the file: copy it with the file)")
+        } else {
+            print("commit log: none")
+        }
         print("active readers: \(readers)")
         if !report.isHealthy { print(report) }
         return report.isHealthy

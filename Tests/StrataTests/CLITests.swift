@@ -35,6 +35,31 @@ import Strata
         #expect(Array(onlyDogs.keys) == ["Dog"])
     }
 
+    @Test func inspectShowsTheObjectCountsAndTheCommitLog() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Dog.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write { db.create(Dog.self, value: ["name": "Rex"]) }
+            try db.write { db.create(Dog.self, value: ["name": "Fido"]) }
+        }
+        let path = config.fileURL!.path
+        let logPath = path + "-log"
+        #expect(FileManager.default.fileExists(atPath: logPath))
+        let result = try runStrata("inspect", path)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "Dog: 2 objects" }, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("commit log: \(logPath), ") && $0.contains(" bytes ") }, "\(result.output)")
+
+        // After a checkpoint (the last close made one) the file stands alone.
+        try FileManager.default.removeItem(atPath: logPath)
+        let alone = try runStrata("inspect", path)
+        #expect(alone.status == 0, "\(alone.errors)")
+        #expect(alone.output.split(separator: "\n").contains("commit log: none"), "\(alone.output)")
+        #expect(alone.output.contains("Dog: 2 objects"), "\(alone.output)")
+    }
+
     @Test func badInputsGetOneLineAndAFailureStatus() throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Dog.self])
