@@ -25,7 +25,7 @@ import Testing
     /// (4,092), several blocks, and odd starting offsets, with and without a seed.
     @Test(arguments: [0, 1, 7, 8, 255, 4079, 4080, 4081, 4092, 4096, 8160, 8191, 12_240 + 13, 40_000])
     func matchesBitByBit(length: Int) {
-        var generator = SplitMix(seed: UInt64(length) &+ 17)
+        var generator = SplitMix64(seed: UInt64(length) &+ 17)
         let bytes = (0..<(length + 3)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         bytes.withUnsafeBytes { all in
             for offset in [0, 3] where offset + length <= all.count {
@@ -40,25 +40,12 @@ import Testing
 
     /// A checksum taken in two parts with the first as the seed equals one over the whole.
     @Test func chainsThroughTheSeed() {
-        var generator = SplitMix(seed: 5)
+        var generator = SplitMix64(seed: 5)
         let bytes = (0..<10_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         bytes.withUnsafeBytes { all in
             let whole = crc32c(all.baseAddress!, count: all.count)
             let first = crc32c(all.baseAddress!, count: 4_500)
             #expect(crc32c(all.baseAddress! + 4_500, count: all.count - 4_500, seed: first) == whole)
         }
-    }
-}
-
-/// A small deterministic generator for test bytes.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -389,32 +389,27 @@ struct ProcessTests {
 
     /// This process blocks in waitForVersion; a child's commit wakes it with the new version.
     @Test func waitForVersionIsWokenByAnotherProcess() throws {
-        let directory = TemporaryDirectory(); defer { directory.remove() }
-        let path = directory.file("wait.strata")
-        let engine = try StorageEngine.open(path: path)
-        defer { engine.close() }
-        try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
-        let start = engine.latestVersion
-
-        let woken = DispatchSemaphore(value: 0)
-        let seen = Shared<UInt64>(0)
-        DispatchQueue.global().async {
-            seen.value = engine.waitForVersion(newerThan: start, timeout: .seconds(60))  // the timeout is a guard only
-            woken.signal()
+        try expectWokenByAChildsCommit("wait.strata") { engine, start, _ in
+            engine.waitForVersion(newerThan: start, timeout: .seconds(60))  // the timeout is a guard only
         }
-        let child = try Child("commit-once", path, "k", "1")
-        #expect(try child.readLine() == "\(start + 1)")
-        #expect(child.waitForExit() == .exited(0))
-        #expect(woken.wait(timeout: .now() + 60) == .success)
-        #expect(seen.value == start + 1)
-        try expectContents(engine, equal: [[UInt8]("k"): [UInt8]("1")], "after the child's commit")
     }
 
     /// A quiet wait (which this process's own commits do not wake) is still woken by another
     /// process's commit.
     @Test func aQuietWaitIsWokenByAnotherProcess() throws {
+        try expectWokenByAChildsCommit("quiet.strata") { engine, start, stop in
+            engine.waitForVersion(newerThan: start, quiet: true, until: { stop.value })
+        }
+    }
+
+    /// Runs `wait` (given the engine, the version it starts from, and a flag that asks it to
+    /// give up) on another thread while a child process commits once; expects the wait to end
+    /// with the child's version and the child's value to be read here.
+    private func expectWokenByAChildsCommit(
+        _ name: String, wait: @escaping @Sendable (StorageEngine, UInt64, Shared<Bool>) -> UInt64
+    ) throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
-        let path = directory.file("quiet.strata")
+        let path = directory.file(name)
         let engine = try StorageEngine.open(path: path)
         defer { engine.close() }
         try engine.write { txn in try txn.put([UInt8]("0"), forKey: [UInt8]("k"), in: txn.createTree(named: "kv")) }
@@ -424,7 +419,7 @@ struct ProcessTests {
         let seen = Shared<UInt64>(0)
         let stop = Shared(false)
         DispatchQueue.global().async {
-            seen.value = engine.waitForVersion(newerThan: start, quiet: true, until: { stop.value })
+            seen.value = wait(engine, start, stop)
             woken.signal()
         }
         let child = try Child("commit-once", path, "k", "1")
@@ -438,6 +433,7 @@ struct ProcessTests {
             woken.wait()
         }
         #expect(seen.value == start + 1)
+        try expectContents(engine, equal: [[UInt8]("k"): [UInt8]("1")], "after the child's commit")
     }
 }
 
