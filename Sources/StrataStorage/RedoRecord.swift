@@ -247,10 +247,20 @@ enum ValueDelta {
             }
             shift = match
             flushLiteral(upTo: i)
-            // Extend the match a word at a time, then byte by byte.
+            // Extend the match four words at a time (a column chunk with a row appended matches
+            // its old self for kilobytes), then a word at a time, then byte by byte.
             var length = minimumMatch
             let j = i - shift
             let room = min(new.count - i, old.count - j)
+            while length + 32 <= room {
+                let a = newBase + i + length, b = oldBase + j + length
+                let difference = (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 24, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                guard difference == 0 else { break }
+                length += 32
+            }
             while length + 8 <= room,
                   (newBase + i + length).loadUnaligned(as: UInt64.self) == (oldBase + j + length).loadUnaligned(as: UInt64.self) {
                 length += 8
