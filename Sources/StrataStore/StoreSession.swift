@@ -281,7 +281,7 @@ public final class StoreSession {
     /// The change-log entry (`ChangeSet.encoded()`) of a transaction whose only changes are
     /// objects inserted into one table (none of them deleted again), written straight from
     /// the table's tracker; nil for any other transaction.
-    func insertsOnlyLogEntry(version: UInt64) -> [UInt8]? {
+    func insertsOnlyLogEntry() -> [UInt8]? {
         var only: TableAccess?
         for table in tables where !table.changes.isEmpty {
             guard only == nil else { return nil }
@@ -301,7 +301,10 @@ public final class StoreSession {
     /// Commits the write transaction and moves the session to the version it made.
     @discardableResult
     public func commit() throws(StoreError) -> ChangeSet {
-        try commit(reportingChanges: true).unsafelyUnwrapped
+        guard write != nil else { throw .transactionEnded }
+        let changes = pendingChanges()
+        try commit(reporting: changes)
+        return changes
     }
 
     /// Commits the write transaction and moves the session to the version it made; returns
@@ -309,17 +312,24 @@ public final class StoreSession {
     /// commit that only inserted into one table is encoded without building the change set).
     @discardableResult
     package func commit(reportingChanges: Bool) throws(StoreError) -> ChangeSet? {
+        guard write != nil else { throw .transactionEnded }
+        let changes = reportingChanges ? pendingChanges() : nil
+        try commit(reporting: changes)
+        return changes
+    }
+
+    /// The commit, with the change set when the caller built it.
+    private func commit(reporting changes: ChangeSet?) throws(StoreError) {
         guard let write else { throw .transactionEnded }
         require(!isChainSuspended, "commit() between chained writes")
         chainPoint = nil
-        let changes = reportingChanges ? pendingChanges() : nil
         let first: UInt64?
         do {
             for table in tables { try table.flush(into: write) }
             if let changes {
                 first = try appendLog(changes.encoded(), in: write)
             } else {
-                first = try appendLog(insertsOnlyLogEntry(version: write.committingVersion) ?? pendingChanges().encoded(), in: write)
+                first = try appendLog(insertsOnlyLogEntry() ?? pendingChanges().encoded(), in: write)
             }
             try write.commit()
         } catch {
@@ -343,7 +353,6 @@ public final class StoreSession {
         pendingSchema = nil
         transactionChanged()
         try refreshAfterWrite()
-        return changes
     }
 
     /// Prepares the write transaction's commit and detaches it from the session, so that the

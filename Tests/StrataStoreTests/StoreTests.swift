@@ -132,7 +132,7 @@ extension ChangeLogTests {
         try writer.beginWrite()
         var keys: [ObjectKey] = []
         for id in Int64(0)..<3 { keys.append(try people.insert([.int(id), .string("p\(id)"), .int(1), .null, .null, .null])) }
-        let entry = try #require(writer.insertsOnlyLogEntry(version: 0))
+        let entry = try #require(writer.insertsOnlyLogEntry())
         #expect(entry == writer.pendingChanges().encoded())
         try writer.commit(reportingChanges: false)
         let start = writer.version
@@ -141,14 +141,14 @@ extension ChangeLogTests {
         // An update: not inserts only.
         try writer.beginWrite()
         try people.set(.int(7), for: keys[0], property: 2)
-        #expect(writer.insertsOnlyLogEntry(version: 0) == nil)
+        #expect(writer.insertsOnlyLogEntry() == nil)
         try writer.commit(reportingChanges: false)
         // An insert deleted again, beside one that stays: the general path.
         try writer.beginWrite()
         let gone = try people.insert([.int(10), .string("x"), .int(1), .null, .null, .null])
         let kept = try people.insert([.int(11), .string("y"), .int(1), .null, .null, .null])
         try writer.delete([gone], from: people)
-        #expect(writer.insertsOnlyLogEntry(version: 0) == nil)
+        #expect(writer.insertsOnlyLogEntry() == nil)
         try writer.commit(reportingChanges: false)
         // One more insert only: the log reads back as the change sets would have said.
         try writer.beginWrite()
