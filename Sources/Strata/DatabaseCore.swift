@@ -369,7 +369,7 @@ final class DatabaseCore {
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
         let old = session.version
-        do { try session.commit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        do { try session.commit(reportingChanges: false) } catch { throw Database.Error.wrap(error, path: configuration.path) }
         didAdvance(from: old, to: session.version)
     }
 

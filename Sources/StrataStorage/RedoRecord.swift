@@ -33,6 +33,8 @@ struct RedoRecorder {
     private(set) var bytes: [UInt8] = []
     /// The transaction did more than `limit` bytes' worth: no record.
     private(set) var overflowed = false
+    /// Where `recordPut` encodes a patch.
+    private var deltaScratch: [UInt8] = []
 
     init() { bytes.reserveCapacity(512) }
 
@@ -46,7 +48,9 @@ struct RedoRecorder {
     @inline(__always)
     mutating func recordPut(tree name: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, replacing old: UnsafeRawBufferPointer?) {
         guard !overflowed else { return }
-        if let old, value.count >= Self.patchThreshold, let delta = ValueDelta.encode(from: old, to: value, limit: value.count / 2) {
+        if let old, value.count >= Self.patchThreshold, ValueDelta.encode(from: old, to: value, limit: value.count / 2, into: &deltaScratch) {
+            // Through a scratch array kept across puts: no allocation per patched put.
+            let delta = deltaScratch
             delta.withUnsafeBytes { append(.patch, tree: name, key: key, patchedLength: value.count, value: $0) }
         } else {
             append(.put, tree: name, key: key, value: value)
@@ -206,8 +210,15 @@ enum ValueDelta {
 
     /// The delta from `old` to `new`, or nil when it would be longer than `limit` bytes.
     static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return nil }
         var out: [UInt8] = []
+        return encode(from: old, to: new, limit: limit, into: &out) ? out : nil
+    }
+
+    /// `encode(from:to:limit:)` into `out` (emptied first, its capacity kept); false when the
+    /// delta would be longer than `limit` bytes (`out` then holds no delta).
+    static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return false }
         out.reserveCapacity(64)
         var shift = 0  // old index = new index - shift
         var i = 0
@@ -242,15 +253,25 @@ enum ValueDelta {
             }
             guard let match = found else {
                 i += 1
-                if i - literalStart + out.count > limit { return nil }
+                if i - literalStart + out.count > limit { return false }
                 continue
             }
             shift = match
             flushLiteral(upTo: i)
-            // Extend the match a word at a time, then byte by byte.
+            // Extend the match four words at a time (a column chunk with a row appended matches
+            // its old self for kilobytes), then a word at a time, then byte by byte.
             var length = minimumMatch
             let j = i - shift
             let room = min(new.count - i, old.count - j)
+            while length + 32 <= room {
+                let a = newBase + i + length, b = oldBase + j + length
+                let difference = (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 24, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                guard difference == 0 else { break }
+                length += 32
+            }
             while length + 8 <= room,
                   (newBase + i + length).loadUnaligned(as: UInt64.self) == (oldBase + j + length).loadUnaligned(as: UInt64.self) {
                 length += 8
@@ -263,10 +284,10 @@ enum ValueDelta {
             put32(length)
             i += length
             literalStart = i
-            if out.count > limit { return nil }
+            if out.count > limit { return false }
         }
         flushLiteral(upTo: new.count)
-        return out.count <= limit ? out : nil
+        return out.count <= limit
     }
 
     /// The value `delta` describes on top of `old`; nil when it does not fit (`length` bytes

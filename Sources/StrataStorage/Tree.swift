@@ -12,6 +12,19 @@ public struct Tree: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "Tree(\(name))" }
 }
 
+/// Where a tree stands in the version a write transaction committed
+/// (`WriteTransaction.committedTree(_:)`): enough for the next write transaction that starts
+/// from that version to use the tree without reading the catalog (`tree(committed:)`).
+public struct CommittedTree: Sendable, Equatable {
+    /// The tree's name.
+    public let name: String
+    let engine: ObjectIdentifier
+    /// The version the commit made.
+    public let version: UInt64
+    let root: PageNumber
+    let count: UInt64
+}
+
 /// What the catalog records for each tree.
 struct TreeInfo: Equatable {
     var root: PageNumber

@@ -68,6 +68,11 @@ public final class WriteTransaction: TransactionReading {
     /// What this transaction did, for the commit log (RedoRecord.swift). Like the other
     /// per-put state, exempt from dynamic exclusivity checks.
     @exclusivity(unchecked) var redo = RedoRecorder()
+    /// The version this transaction's commit made, once it wrote one (`committedTree`).
+    private var committedAs: UInt64?
+    /// The tree states as the commit left them (roots laid out), kept by `finish` after a
+    /// commit that made a version.
+    private var committedStates: [TreeState] = []
 
     struct DirtyPage {
         var page: PageNumber
@@ -95,6 +100,7 @@ public final class WriteTransaction: TransactionReading {
         self.mergeThreshold = (snapshot.pageSize - PageLayout.headerSize) / 4
         self.catalog = TreeState(name: "", root: snapshot.meta.catalogRoot, count: 0)
         path.reserveCapacity(8)
+        states.reserveCapacity(8)  // one allocation for a small transaction's trees, not several
     }
 
     deinit {
@@ -125,6 +131,7 @@ public final class WriteTransaction: TransactionReading {
         defer { finish() }
         guard states.contains(where: { $0.changed || $0.dropped }) else { return }
         try engine.commitWrite(self, grouped: grouped)
+        committedAs = txid
     }
 
     /// Discards every change and releases the write lock.
@@ -137,6 +144,7 @@ public final class WriteTransaction: TransactionReading {
         isOpen = false
         generation.bump()
         dirty.removeAll()
+        if committedAs != nil { swap(&committedStates, &states) }
         states.removeAll()
         arena.reset()
         engine.returnArena(arena)
@@ -165,6 +173,36 @@ public final class WriteTransaction: TransactionReading {
         generation.bump()
         redo.record(.createTree, tree: name)
         return Tree(name: name, slot: addState(state), owner: treeOwner)
+    }
+
+    /// Where `tree` stands in the version this transaction's commit made (its root and count),
+    /// for a later write transaction of the same engine that starts from that version:
+    /// `tree(committed:)` then gives it a handle without reading the catalog. Nil before a
+    /// commit that made a version, and for a tree the commit dropped or never touched.
+    public func committedTree(_ tree: Tree) -> CommittedTree? {
+        guard let version = committedAs else { return nil }
+        let state: TreeState
+        if tree.owner == treeOwner, tree.slot < committedStates.count, committedStates[tree.slot].name == tree.name {
+            state = committedStates[tree.slot]
+        } else {
+            guard let found = committedStates.last(where: { $0.name == tree.name }) else { return nil }
+            state = found
+        }
+        if state.dropped { return nil }
+        return CommittedTree(name: state.name, engine: ObjectIdentifier(engine), version: version, root: state.root, count: state.count)
+    }
+
+    /// A handle on the tree `committed` describes, without a catalog look-up, if this
+    /// transaction starts from the version that commit made (and is of the same engine);
+    /// otherwise nil (look the tree up by name then: the tree may have changed since).
+    public func tree(committed: CommittedTree) throws -> Tree? {
+        try checkOpen()
+        guard committed.version == snapshot.txid, committed.engine == ObjectIdentifier(engine) else { return nil }
+        if let slot = slot(named: committed.name) {
+            return states[slot].dropped ? nil : Tree(name: committed.name, slot: slot, owner: treeOwner)
+        }
+        let state = TreeState(name: committed.name, root: committed.root, count: committed.count)
+        return Tree(name: committed.name, slot: addState(state), owner: treeOwner)
     }
 
     /// Deletes the tree and all its entries; returns whether it existed.

@@ -135,6 +135,23 @@ public struct ChangeSet: Sendable, Equatable {
 
     /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a
     /// plain count of single keys, without `rangesFlag`).
+    /// `encoded()` of a change set whose only change is `count` objects inserted into table
+    /// `table` with consecutive keys from `first` (one range, nothing deleted or modified).
+    static func insertsOnlyEntry(table: UInt32, first: Int64, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 7 * 8) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            // Tables, the table's id, one range of inserted keys, no deleted and no modified keys.
+            raw.storeBytes(of: UInt64(1).littleEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: UInt64(table).littleEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: (rangesFlag | 1).littleEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: UInt64(bitPattern: first).littleEndian, toByteOffset: 24, as: UInt64.self)
+            raw.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 32, as: UInt64.self)
+            raw.storeBytes(of: UInt64(0), toByteOffset: 40, as: UInt64.self)
+            raw.storeBytes(of: UInt64(0), toByteOffset: 48, as: UInt64.self)
+            initialized = 7 * 8
+        }
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, version: UInt64) throws(StoreError) -> ChangeSet {
         var offset = 0
         func get() throws(StoreError) -> UInt64 {
@@ -221,6 +238,12 @@ struct ChangeTracker {
         }
         modified[key] = nil
         deleted.append(key)
+    }
+
+    /// The keys inserted, when they are the only changes and none was deleted again.
+    var insertedRange: Range<Int64>? {
+        guard let firstInserted, deletedInserted.isEmpty, deleted.isEmpty, modified.isEmpty, nextKey > firstInserted else { return nil }
+        return firstInserted..<nextKey
     }
 
     func changes() -> TableChanges {

@@ -161,6 +161,20 @@ enum TreeKey {
         return out
     }
 
+    /// Calls `body` with `cluster(firstKey, column:)`'s bytes on the stack.
+    @inline(__always)
+    static func withCluster<R>(_ firstKey: Int64, column: UInt16, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var key: (UInt64, UInt16) = (UInt64(bitPattern: firstKey).bigEndian, column.bigEndian)
+        return try withUnsafeBytes(of: &key) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(10))) }
+    }
+
+    /// Calls `body` with `u64(v)`'s bytes on the stack.
+    @inline(__always)
+    static func withU64<R>(_ v: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var key = v.bigEndian
+        return try withUnsafeBytes(of: &key) { try body($0) }
+    }
+
     static func list(column: UInt16, _ key: ObjectKey) -> [UInt8] {
         var out: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
         out.reserveCapacity(10)

@@ -35,6 +35,13 @@ public final class StoreSession {
     package private(set) var tables: [TableAccess] = []
     private var tableIndex: [String: Int] = [:]
     private var trees: [String: Tree?] = [:]
+    /// This transaction's handles on the table-counter and change-log trees (looked up once
+    /// per write transaction, without the String hash of `trees`), and the same trees as this
+    /// session's last commit left them (see `TableAccess.carriedTrees`).
+    @exclusivity(unchecked) private var tablesTreeHandle: (serial: UInt64, tree: Tree)?
+    @exclusivity(unchecked) private var logTreeHandle: (serial: UInt64, tree: Tree)?
+    @exclusivity(unchecked) private var carriedTablesTree: CommittedTree?
+    @exclusivity(unchecked) private var carriedLogTree: CommittedTree?
     /// The change log's first key as this session's last commit left it, with the version
     /// that commit made: the next commit from that version prunes without a cursor.
     private var logFirst: (version: UInt64, first: UInt64)?
@@ -112,7 +119,9 @@ public final class StoreSession {
 
     /// Forgets cached tree handles (after trees were dropped or created behind the tables).
     func forgetTrees() {
-        trees.removeAll(keepingCapacity: true)
+        forgetTreeHandles()
+        carriedTablesTree = nil
+        carriedLogTree = nil
         for table in tables {
             table.reset()
             table.forgetCarried()
@@ -122,11 +131,18 @@ public final class StoreSession {
 
     package func noteContentChange() { contentSerial &+= 1 }
 
+    /// Forgets this transaction's tree handles (the cached ones and the two of the commit path).
+    private func forgetTreeHandles() {
+        trees.removeAll(keepingCapacity: true)
+        tablesTreeHandle = nil
+        logTreeHandle = nil
+    }
+
     func transactionChanged() {
         generation &+= 1
         contentSerial &+= 1
         transactionSerial &+= 1
-        trees.removeAll(keepingCapacity: true)
+        forgetTreeHandles()
         for table in tables { table.reset() }
         syncTables(with: store.schema)
     }
@@ -135,7 +151,7 @@ public final class StoreSession {
     func resetTables() {
         tables.removeAll()
         tableIndex.removeAll()
-        trees.removeAll(keepingCapacity: true)
+        forgetTreeHandles()
         generation &+= 1
         syncTables(with: store.schema)
     }
@@ -150,7 +166,7 @@ public final class StoreSession {
             table.reset()
             table.forgetCarried()  // the transaction's counters and clusters now differ from them
         }
-        trees.removeAll(keepingCapacity: true)
+        forgetTreeHandles()
         generation &+= 1
     }
 
@@ -178,7 +194,7 @@ public final class StoreSession {
             try merged.validate()
             try Store.writeSchema(merged, version: version, in: write)
             pendingSchema = merged
-            trees.removeAll(keepingCapacity: true)
+            forgetTreeHandles()
             syncTables(with: merged)
             if ownTransaction { try commit() }
         } catch {
@@ -262,6 +278,19 @@ public final class StoreSession {
         return write
     }
 
+    /// The change-log entry (`ChangeSet.encoded()`) of a transaction whose only changes are
+    /// objects inserted into one table (none of them deleted again), written straight from
+    /// the table's tracker; nil for any other transaction.
+    func insertsOnlyLogEntry() -> [UInt8]? {
+        var only: TableAccess?
+        for table in tables where !table.changes.isEmpty {
+            guard only == nil else { return nil }
+            only = table
+        }
+        guard let table = only, let first = table.changes.insertedRange else { return nil }
+        return ChangeSet.insertsOnlyEntry(table: table.tableID, first: first.lowerBound, count: first.count)
+    }
+
     /// The changes made so far in this write transaction.
     public func pendingChanges() -> ChangeSet {
         var set = ChangeSet(version: (write?.committingVersion) ?? version)
@@ -272,17 +301,41 @@ public final class StoreSession {
     /// Commits the write transaction and moves the session to the version it made.
     @discardableResult
     public func commit() throws(StoreError) -> ChangeSet {
+        guard write != nil else { throw .transactionEnded }
+        let changes = pendingChanges()
+        try commit(reporting: changes)
+        return changes
+    }
+
+    /// Commits the write transaction and moves the session to the version it made; returns
+    /// what it changed only when `reportingChanges` (otherwise the change-log entry of a
+    /// commit that only inserted into one table is encoded without building the change set).
+    @discardableResult
+    package func commit(reportingChanges: Bool) throws(StoreError) -> ChangeSet? {
+        guard write != nil else { throw .transactionEnded }
+        let changes = reportingChanges ? pendingChanges() : nil
+        try commit(reporting: changes)
+        return changes
+    }
+
+    /// The commit, with the change set when the caller built it.
+    private func commit(reporting changes: ChangeSet?) throws(StoreError) {
         guard let write else { throw .transactionEnded }
         require(!isChainSuspended, "commit() between chained writes")
         chainPoint = nil
-        let changes = pendingChanges()
         let first: UInt64?
         do {
             for table in tables { try table.flush(into: write) }
-            first = try appendLog(changes, in: write)
+            if let changes {
+                first = try appendLog(changes.encoded(), in: write)
+            } else {
+                first = try appendLog(insertsOnlyLogEntry() ?? pendingChanges().encoded(), in: write)
+            }
             try write.commit()
         } catch {
             logFirst = nil
+            carriedTablesTree = nil
+            carriedLogTree = nil
             self.write = nil
             write.rollback()
             for table in tables { table.rollBack() }
@@ -293,12 +346,13 @@ public final class StoreSession {
         }
         self.write = nil
         logFirst = first.map { (write.committingVersion, $0) }
-        for table in tables { table.carryOver(committed: write.committingVersion) }
+        carriedTablesTree = currentHandle(tablesTreeHandle).flatMap { write.committedTree($0) }
+        carriedLogTree = currentHandle(logTreeHandle).flatMap { write.committedTree($0) }
+        for table in tables { table.carryOver(committed: write) }
         if let pendingSchema { store.publish(pendingSchema) }
         pendingSchema = nil
         transactionChanged()
         try refreshAfterWrite()
-        return changes
     }
 
     /// Prepares the write transaction's commit and detaches it from the session, so that the
@@ -312,7 +366,7 @@ public final class StoreSession {
         logFirst = nil
         do {
             for table in tables { try table.flush(into: write) }
-            _ = try appendLog(changes, in: write)
+            _ = try appendLog(changes.encoded(), in: write)
         } catch {
             rollbackAll()
             throw StoreError.wrap(error)
@@ -430,6 +484,36 @@ public final class StoreSession {
         }
     }
 
+    /// The tree `name` of this transaction, not through `trees`: the carried-over handle when
+    /// the engine takes it (this write transaction starts from the version the commit that
+    /// left it made), else a look-up by name.
+    /// `carried` tells whether the carried-over handle was taken.
+    func lookUpTree(_ name: String, carried: CommittedTree?) throws(StoreError) -> (tree: Tree?, carried: Bool) {
+        do {
+            if let carried, let write, let tree = try write.tree(committed: carried) { return (tree, true) }
+            return (try reading.tree(named: name), false)
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// The handle if it was made in this transaction.
+    private func currentHandle(_ handle: (serial: UInt64, tree: Tree)?) -> Tree? {
+        guard let handle, handle.serial == transactionSerial else { return nil }
+        return handle.tree
+    }
+
+    /// The write transaction's tree `name` (created if missing), kept in `handle` for the
+    /// transaction, from the carried-over `carried` when the engine takes it.
+    private func writableTree(_ name: String, handle: inout (serial: UInt64, tree: Tree)?, carried: CommittedTree?,
+                              in write: WriteTransaction) throws -> Tree {
+        if let tree = currentHandle(handle) { return tree }
+        let tree: Tree
+        if let carried, let known = try write.tree(committed: carried) { tree = known } else { tree = try write.createTree(named: name) }
+        handle = (transactionSerial, tree)
+        return tree
+    }
+
     func tableMeta(_ id: UInt32) throws(StoreError) -> (nextKey: Int64, count: Int) {
         guard let tree = try tree(Store.tablesTree) else { return (0, 0) }
         do {
@@ -442,16 +526,20 @@ public final class StoreSession {
     }
 
     func storeTableMeta(_ id: UInt32, nextKey: Int64, count: Int, in write: WriteTransaction) throws {
-        let tree = try write.createTree(named: Store.tablesTree)
-        try write.put(TreeKey.u64(UInt64(bitPattern: nextKey)) + TreeKey.u64(UInt64(count)), forKey: TreeKey.u64(UInt64(id)), in: tree)
+        let tree = try writableTree(Store.tablesTree, handle: &tablesTreeHandle, carried: carriedTablesTree, in: write)
+        // Both on the stack: big-endian words, as `TreeKey.u64` writes them.
+        var value = (UInt64(bitPattern: nextKey).bigEndian, UInt64(count).bigEndian)
+        try withUnsafeBytes(of: &value) { value in
+            try TreeKey.withU64(UInt64(id)) { try write.put(value, forKey: $0, in: tree) }
+        }
     }
 
     // MARK: The change log
 
     /// Appends the commit's change-log entry and prunes the entries no reader can ask for.
     /// Returns the log's first key afterwards when known (for `logFirst`).
-    private func appendLog(_ changes: ChangeSet, in write: WriteTransaction) throws -> UInt64? {
-        let tree = try write.createTree(named: Store.logTree)
+    private func appendLog(_ entry: [UInt8], in write: WriteTransaction) throws -> UInt64? {
+        let tree = try writableTree(Store.logTree, handle: &logTreeHandle, carried: carriedLogTree, in: write)
         var first: UInt64?
         // Keep entries newer than the oldest pinned version; older ones no reader can ask for.
         if let oldest = store.engine.oldestPinnedVersion {
@@ -460,7 +548,7 @@ public final class StoreSession {
                 // known: delete the few stale keys by name, without a cursor (a key missing in
                 // between deletes nothing).
                 if oldest >= known.first {
-                    for version in known.first...oldest { _ = try write.delete(forKey: TreeKey.u64(version), in: tree) }
+                    for version in known.first...oldest { _ = try TreeKey.withU64(version) { try write.delete(forKey: $0, in: tree) } }
                 }
                 first = max(known.first, oldest + 1)
             } else {
@@ -480,7 +568,7 @@ public final class StoreSession {
             }
         }
         // Every commit has an entry (empty ones too), so a gap means the log was pruned.
-        try write.put(changes.encoded(), forKey: TreeKey.u64(write.committingVersion), in: tree)
+        try entry.withUnsafeBytes { entry in try TreeKey.withU64(write.committingVersion) { try write.put(entry, forKey: $0, in: tree) } }
         return first.map { min($0, write.committingVersion) }
     }
 

@@ -55,6 +55,10 @@ package final class TableAccess {
     /// What this session's last commit left of the table (`carryOver(committed:)`), for the
     /// next write transaction if it starts from the version that commit made.
     @exclusivity(unchecked) private var carried: Carried?
+    /// The cluster and primary-key trees as this session's last commit left them, for the next
+    /// write transaction: the engine takes them only if it starts from the version that commit
+    /// made (`WriteTransaction.tree(committed:)`), and the trees are looked up by name otherwise.
+    @exclusivity(unchecked) private var carriedTrees: (cluster: CommittedTree?, primaryKey: CommittedTree?) = (nil, nil)
     @exclusivity(unchecked) var changes = ChangeTracker()
     var dirtyLists: [ListID: [StoreValue]] = [:]
     private var encodeScratch: [UInt8] = []
@@ -70,6 +74,9 @@ package final class TableAccess {
     /// How many write transactions took the last cluster the previous commit carried over
     /// (for tests).
     package private(set) var carriedClustersTaken = 0
+    /// How many write transactions took the cluster tree the previous commit carried over
+    /// (for tests).
+    package private(set) var carriedTreesTaken = 0
     /// How many Int primary-key lookups the guess answered (for tests).
     package var primaryKeyGuessHits: Int { keyGuess.hits }
     package var isDropped: Bool { dropped }
@@ -122,7 +129,8 @@ package final class TableAccess {
         metaLoaded = false
         cache = nil
         viewCache.removeAll(keepingCapacity: false)
-        dirty.removeAll()
+        // A few clusters' worth of table is kept: a one-object commit would grow it again.
+        dirty.removeAll(keepingCapacity: dirty.count <= 8)
         newClusters.removeAll()
         lastNewCluster = nil
         snapshotLastCluster = nil
@@ -133,11 +141,15 @@ package final class TableAccess {
     func drop() {
         reset()
         carried = nil
+        carriedTrees = (nil, nil)
         dropped = true
     }
 
     /// Forgets what the last commit carried over (the trees changed behind the table).
-    func forgetCarried() { carried = nil }
+    func forgetCarried() {
+        carried = nil
+        carriedTrees = (nil, nil)
+    }
 
     /// Called once the write transaction committed as `version`, before `reset`: keeps the
     /// table's counters and its last cluster for the next write transaction, which uses them
@@ -145,7 +157,13 @@ package final class TableAccess {
     /// one-object commit neither reads the counters nor decodes the last cluster's chunks
     /// again. The cluster is kept only when it is complete, not shared with a savepoint, and
     /// this transaction knew it to be the tree's last.
-    func carryOver(committed version: UInt64) {
+    func carryOver(committed write: WriteTransaction) {
+        let version = write.committingVersion
+        if treeSerial == session.transactionSerial, !dropped {
+            carriedTrees = (clusterTree.flatMap { write.committedTree($0) }, primaryKeyTree.flatMap { write.committedTree($0) })
+        } else {
+            carriedTrees = (nil, nil)
+        }
         guard metaLoaded, !dropped else {
             carried = nil
             return
@@ -217,8 +235,12 @@ package final class TableAccess {
     private func loadTrees() throws(StoreError) {
         if treeSerial != session.transactionSerial {
             treeSerial = session.transactionSerial
-            clusterTree = try session.tree(clusterTreeName)
-            primaryKeyTree = try session.tree(primaryKeyTreeName)
+            // Not through the session's table of trees (a String hash per tree and
+            // transaction): these handles are kept here for the transaction.
+            let cluster = try session.lookUpTree(clusterTreeName, carried: carriedTrees.cluster)
+            clusterTree = cluster.tree
+            primaryKeyTree = try session.lookUpTree(primaryKeyTreeName, carried: carriedTrees.primaryKey).tree
+            if cluster.carried { carriedTreesTaken &+= 1 }
             lookupCursor = nil
         }
     }
@@ -993,7 +1015,11 @@ package final class TableAccess {
         guard metaLoaded || !dirty.isEmpty || !dirtyLists.isEmpty else { return }
         try loadMeta()
         if !dirty.isEmpty {
-            let tree = try write.createTree(named: clusterTreeName)
+            let tree: Tree
+            if let known = try clusters() { tree = known } else {
+                tree = try write.createTree(named: clusterTreeName)
+                clusterTree = tree
+            }
             for (first, cluster) in dirty {
                 if cluster.keys.count == 0 {
                     if cluster.existsInSnapshot {
@@ -1002,12 +1028,17 @@ package final class TableAccess {
                     }
                     continue
                 }
+                // Keys on the stack: no array per chunk.
                 cluster.keys.encode(into: &encodeScratch)
-                try write.put(encodeScratch, forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
+                try encodeScratch.withUnsafeBytes { value in
+                    try TreeKey.withCluster(first, column: Cluster.keyColumn) { try write.put(value, forKey: $0, in: tree) }
+                }
                 for (index, buffer) in cluster.columns.enumerated() {
                     guard let buffer else { continue }
                     buffer.encode(into: &encodeScratch)
-                    try write.put(encodeScratch, forKey: TreeKey.cluster(first, column: columnIDs[index]), in: tree)
+                    try encodeScratch.withUnsafeBytes { value in
+                        try TreeKey.withCluster(first, column: columnIDs[index]) { try write.put(value, forKey: $0, in: tree) }
+                    }
                 }
             }
         }

@@ -288,6 +288,49 @@ struct EngineTests {
         #expect(latest == [2])
     }
 
+    /// A commit's trees (`committedTree`) give the next write transaction handles without a
+    /// catalog look-up only if it starts from the version that commit made: once another
+    /// commit moved the tree, the old root must be refused (the new entry would be missed).
+    @Test func aCommittedTreeIsTakenOnlyFromTheVersionItsCommitMade() throws {
+        let dir = TemporaryDirectory(); defer { dir.remove() }
+        let engine = try StorageEngine.open(path: dir.file("db.strata"))
+        defer { engine.close() }
+        let first = try engine.beginWrite()
+        let tree = try first.createTree(named: "t")
+        try first.put([1], forKey: [1], in: tree)
+        #expect(first.committedTree(tree) == nil)  // not committed yet
+        try first.commit()
+        let committed = try #require(first.committedTree(tree))
+        #expect(committed.version == first.committingVersion)
+        #expect(committed.name == "t")
+
+        // From the version `first` made: taken, and it reads what the commit wrote.
+        let second = try engine.beginWrite()
+        let carried = try #require(try second.tree(committed: committed))
+        #expect(try second.value(forKey: [1], in: carried) == [1])
+        for key in UInt8(2)...200 { try second.put([UInt8](repeating: key, count: 40), forKey: [key], in: carried) }
+        try second.commit()
+        let moved = try #require(second.committedTree(carried))
+        #expect(moved.version == committed.version + 1)
+
+        // From the version `second` made: the first commit's tree is stale and refused; the
+        // second's is taken and sees every entry.
+        let third = try engine.beginWrite()
+        #expect(try third.tree(committed: committed) == nil)
+        let current = try #require(try third.tree(committed: moved))
+        #expect(try third.count(in: current) == 200)
+        #expect(try third.value(forKey: [200], in: current) == [UInt8](repeating: 200, count: 40))
+        third.rollback()
+        #expect(third.committedTree(current) == nil)  // rolled back: nothing committed
+
+        // A transaction with nothing to write makes no version and carries nothing.
+        let empty = try engine.beginWrite()
+        _ = try empty.tree(named: "t")
+        let handle = try #require(try empty.tree(named: "t"))
+        try empty.commit()
+        #expect(empty.committedTree(handle) == nil)
+    }
+
     @Test func openingTwiceInOneProcessSharesTheEngine() throws {
         let dir = TemporaryDirectory(); defer { dir.remove() }
         let first = try StorageEngine.open(path: dir.file("db.strata"))

@@ -17,6 +17,7 @@ import StrataStorage
         var expectedAge: [Int64: Int64] = [:]
         var lastKeyOfA: ObjectKey?
         var takenByA = 0
+        var treesTakenByA = 0
         do {
             let store = try Store.open(path: folder.file(), schema: personSchema)
             let a = try store.makeSession()
@@ -51,6 +52,7 @@ import StrataStorage
                 }
             }
             takenByA = people.carriedClustersTaken
+            treesTakenByA = people.carriedTreesTaken
             #expect(try people.count == 700)
             a.close()
             b.close()
@@ -58,6 +60,9 @@ import StrataStorage
         }
         // Most of `a`'s commits follow one of its own, and so take the carried cluster.
         #expect(takenByA > 300)
+        // ... and the trees its commit left, without catalog look-ups (the engine refuses them
+        // after another session's commit: `EngineTests.aCommittedTreeIsTakenOnlyFromTheVersionItsCommitMade`).
+        #expect(treesTakenByA > 300)
         let store = try Store.open(path: folder.file(), schema: personSchema)
         let session = try store.makeSession()
         let people = session.table(named: "Person")!

@@ -119,6 +119,50 @@ import StrataStorage
     }
 }
 
+extension ChangeLogTests {
+    /// The entry a commit that only inserted into one table writes without building its change
+    /// set (`commit(reportingChanges: false)`) is byte for byte the general encoding, and any
+    /// other transaction (an update, a delete, an insert deleted again) takes the general path.
+    @Test func anInsertsOnlyEntryIsTheGeneralEncoding() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let writer = try store.makeSession()
+        let people = writer.table(named: "Person")!
+        try writer.beginWrite()
+        var keys: [ObjectKey] = []
+        for id in Int64(0)..<3 { keys.append(try people.insert([.int(id), .string("p\(id)"), .int(1), .null, .null, .null])) }
+        let entry = try #require(writer.insertsOnlyLogEntry())
+        #expect(entry == writer.pendingChanges().encoded())
+        try writer.commit(reportingChanges: false)
+        let start = writer.version
+        let reader = try store.makeSession()  // pins `start`: the log keeps what follows it
+        defer { reader.close() }
+        // An update: not inserts only.
+        try writer.beginWrite()
+        try people.set(.int(7), for: keys[0], property: 2)
+        #expect(writer.insertsOnlyLogEntry() == nil)
+        try writer.commit(reportingChanges: false)
+        // An insert deleted again, beside one that stays: the general path.
+        try writer.beginWrite()
+        let gone = try people.insert([.int(10), .string("x"), .int(1), .null, .null, .null])
+        let kept = try people.insert([.int(11), .string("y"), .int(1), .null, .null, .null])
+        try writer.delete([gone], from: people)
+        #expect(writer.insertsOnlyLogEntry() == nil)
+        try writer.commit(reportingChanges: false)
+        // One more insert only: the log reads back as the change sets would have said.
+        try writer.beginWrite()
+        let last = try people.insert([.int(12), .string("z"), .int(1), .null, .null, .null])
+        try writer.commit(reportingChanges: false)
+        let one = try #require(try writer.changes(since: writer.version - 1)?.tables[people.tableID])
+        #expect(one.inserted == [last] && one.deleted.isEmpty && one.modified.isEmpty)
+        let merged = try #require(try writer.changes(since: start)?.tables[people.tableID])
+        #expect(merged.inserted == [kept, last])
+        #expect(merged.modified == [keys[0]: TableChanges.bit(2)])
+        #expect(merged.deleted.isEmpty)
+    }
+}
+
 @Suite struct ChunkWidthTests {
     /// A cluster whose `age` (Int) entry holds a well-formed chunk of the wrong width: one-byte
     /// values, or the `name` column's strings. Checksums cannot catch such a file; reading
