@@ -195,9 +195,17 @@ struct FreeSpace {
 
     /// Allocates `count` contiguous pages: from the reservation, else the lowest reusable run
     /// that fits, else past the high-water mark (growing the file), within `limitPages`.
-    mutating func allocate(_ count: Int, limitPages: UInt64) throws -> PageNumber {
-        if reservation != nil, let page = takeReserved(count) { return page }
+    /// With `reserved` false, the reservation is left for other pages.
+    mutating func allocate(_ count: Int, limitPages: UInt64, reserved: Bool = true) throws -> PageNumber {
+        if reserved, reservation != nil, let page = takeReserved(count) { return page }
         let n = UInt64(count)
+        // A page placed apart from a commit's stretch fills a gap of its own size if there is
+        // one, leaving longer runs whole for stretches.
+        if !reserved, let i = runs.firstIndex(where: { $0.count == n }) {
+            let start = runs[i].start
+            runs.remove(at: i)
+            return start
+        }
         for i in runs.indices where runs[i].count >= n {
             let start = runs[i].start
             if runs[i].count == n { runs.remove(at: i) } else {

@@ -42,6 +42,9 @@ public final class WriteTransaction: TransactionReading {
     let oldFreeListPages: [PageNumber]
     /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
     @exclusivity(unchecked) var newFreeListPages: [PageNumber] = []
+    /// Set by `layOut` for a logged commit: leaves (and overflow runs) are placed apart from
+    /// the commit's stretch (Commit.swift).
+    var leavesApart = false
     let arena: Arena
     /// Read on every access to a tree and appended to only by `loadState`; exempt from dynamic
     /// exclusivity checks like the other per-put state (one writer thread, no overlapping access).
