@@ -74,6 +74,13 @@ final class Arena {
         for block in large { block.deallocate() }
         large.removeAll(keepingCapacity: true)
         guard let first = chunks.first else { cursor = nil; remaining = 0; return }
+        // Most transactions use one chunk: then there is nothing to give back, and the pool's
+        // lock (and the lazy static behind it) stay off the end of every commit.
+        guard chunks.count > 1 else {
+            cursor = first
+            remaining = Self.chunkSize
+            return
+        }
         Self.giveBack(chunks.dropFirst())
         chunks.removeAll(keepingCapacity: true)
         chunks.append(first)

@@ -34,6 +34,13 @@ struct FreeSpace {
     /// Pages `free` has made pending, ever (not encoded): what a transaction freed of older
     /// versions is the growth of this while it runs, counted without a pass over `pending`.
     private(set) var pagesMadePending: UInt64 = 0
+    /// The pins of the last `release` and how many runs at the front of `pending` it kept
+    /// (not encoded): those are pinned under these pins, so a `release` with the same pins
+    /// starts after them. (A commit log's generation pins its base: the pages the base reaches
+    /// and later commits freed stay pending until the checkpoint, and looking at every one of
+    /// them again at each begin grew with the generation.)
+    private var releasedUnder: [UInt64] = []
+    private var keptUnder = 0
 
     init(pageCount: UInt64) { self.pageCount = pageCount }
 
@@ -46,8 +53,9 @@ struct FreeSpace {
         guard !pending.isEmpty else { return }
         // In place: the runs still pinned move to the front (a new array on every begin was
         // ~1 % of a one-key logged commit).
-        var kept = 0
-        for i in pending.indices {
+        let known = pinned == releasedUnder ? min(keptUnder, pending.count) : 0
+        var kept = known
+        for i in known..<pending.count {
             let run = pending[i]
             if Self.isPinned(birth: run.birth, death: run.death, pinned: pinned) {
                 if kept != i { pending[kept] = run }
@@ -56,7 +64,11 @@ struct FreeSpace {
                 insertRun(FreeRun(start: run.start, count: run.count))
             }
         }
-        if kept < pending.count { pending.removeLast(pending.count - kept) }
+        // One `removeLast()` at a time: `removeLast(_:)` goes through an unspecialised
+        // `replaceSubrange`, which cost more than the few runs it removes at each begin.
+        while pending.count > kept { pending.removeLast() }
+        if releasedUnder != pinned { releasedUnder = pinned }
+        keptUnder = kept
     }
 
     static func isPinned(birth: UInt64, death: UInt64, pinned: [UInt64]) -> Bool {
@@ -85,18 +97,23 @@ struct FreeSpace {
             let mid = (low + high) >> 1
             if runs[mid].start < run.start { low = mid + 1 } else { high = mid }
         }
-        var index = low
-        var merged = run
-        if index > 0 && runs[index - 1].start + runs[index - 1].count == merged.start {
-            index -= 1
-            merged = FreeRun(start: runs[index].start, count: runs[index].count + merged.count)
-            runs.remove(at: index)
+        let index = low
+        // Merged in place where the run touches a neighbour (the common case when a commit's
+        // pages come back): no removal and insertion shifting the array twice.
+        let joinsPrevious = index > 0 && runs[index - 1].start + runs[index - 1].count == run.start
+        let joinsNext = index < runs.count && run.start + run.count == runs[index].start
+        if joinsPrevious {
+            runs[index - 1].count += run.count
+            if joinsNext {
+                runs[index - 1].count += runs[index].count
+                runs.remove(at: index)
+            }
+        } else if joinsNext {
+            runs[index].start = run.start
+            runs[index].count += run.count
+        } else {
+            runs.insert(run, at: index)
         }
-        if index < runs.count && merged.start + merged.count == runs[index].start {
-            merged.count += runs[index].count
-            runs.remove(at: index)
-        }
-        runs.insert(merged, at: index)
     }
 
     /// Pages set aside so that one commit's pages are contiguous: [next, end).
@@ -178,9 +195,17 @@ struct FreeSpace {
 
     /// Allocates `count` contiguous pages: from the reservation, else the lowest reusable run
     /// that fits, else past the high-water mark (growing the file), within `limitPages`.
-    mutating func allocate(_ count: Int, limitPages: UInt64) throws -> PageNumber {
-        if reservation != nil, let page = takeReserved(count) { return page }
+    /// With `reserved` false, the reservation is left for other pages.
+    mutating func allocate(_ count: Int, limitPages: UInt64, reserved: Bool = true) throws -> PageNumber {
+        if reserved, reservation != nil, let page = takeReserved(count) { return page }
         let n = UInt64(count)
+        // A page placed apart from a commit's stretch fills a gap of its own size if there is
+        // one, leaving longer runs whole for stretches.
+        if !reserved, let i = runs.firstIndex(where: { $0.count == n }) {
+            let start = runs[i].start
+            runs.remove(at: i)
+            return start
+        }
         for i in runs.indices where runs[i].count >= n {
             let start = runs[i].start
             if runs[i].count == n { runs.remove(at: i) } else {

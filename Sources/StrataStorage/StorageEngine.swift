@@ -54,7 +54,7 @@ public final class StorageEngine: @unchecked Sendable {
         var latestMeta: MetaPage
         var mappedBytes: UInt64
         var knownFileSize: UInt64
-        var freeSpaceCache: (txid: UInt64, space: FreeSpace, chain: [PageNumber])?
+        var freeSpaceCache: FreeSpaceCache?
         var serial: UInt64 = 0
         var openCount = 1
         var activeTransactions = 0
@@ -72,6 +72,14 @@ public final class StorageEngine: @unchecked Sendable {
         }()
     }
     let state: Locked<State>
+    /// The free space the last commit of this engine left, for the next write transaction. A
+    /// named struct, not a tuple: an optional tuple is copied and tested through the runtime's
+    /// generic tuple witnesses, which showed at every publish and begin.
+    struct FreeSpaceCache {
+        var txid: UInt64
+        var space: FreeSpace
+        var chain: [PageNumber]
+    }
     /// Serialises syncs of grouped commits (GroupedCommits.swift); counts them. (Not a
     /// `Locked<Void>`: a zero-size value shares its address with the mutex pointer, and the
     /// thread sanitizer then reports the pointer's load before locking as a race.)
@@ -693,10 +701,7 @@ public final class StorageEngine: @unchecked Sendable {
         // its arrays and changes them in place (no copy on its first change, and nothing to
         // free when the commit puts its own back). A transaction that does not commit leaves
         // the cache empty, and the next one decodes the pages.
-        if let cache = state.withLock({ state -> (txid: UInt64, space: FreeSpace, chain: [PageNumber])? in
-            defer { state.freeSpaceCache = nil }
-            return state.freeSpaceCache
-        }), cache.txid == meta.txid {
+        if let cache = state.withLock({ $0.freeSpaceCache.take() }), cache.txid == meta.txid {
             return (cache.space, cache.chain)
         }
         var bytes: [UInt8] = []
@@ -839,7 +844,7 @@ public final class StorageEngine: @unchecked Sendable {
         for page in transaction.dirty { verifier.markVerified(page.page, birth: meta.txid) }
         state.withLock { state in
             state.latestMeta = meta
-            state.freeSpaceCache = (meta.txid, transaction.freeSpace, transaction.newFreeListPages)
+            state.freeSpaceCache = FreeSpaceCache(txid: meta.txid, space: transaction.freeSpace, chain: transaction.newFreeListPages)
             if durable { state.group.committed(meta.txid, carrying: meta.syncedThrough, grouped: grouped) }
         }
         lockFile.publish(meta.txid, metaPage: meta.selfPage)

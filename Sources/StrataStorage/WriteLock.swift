@@ -164,7 +164,10 @@ final class WriteLock: Sendable {
     var holdsAcrossProcesses: Bool { state.withLock { $0.acrossProcesses } }
 
     private func handOff(releasing: Bool = false) {
-        let next: Waiter? = state.withLock { state in
+        // Two steps, so that the common release (nobody waiting) never makes an optional
+        // `Waiter`: its payloads (a continuation among them) have no fixed layout, and each
+        // optional of one was stored and tested through the runtime.
+        let waiting = state.withLock { state -> Bool in
             if releasing && state.acrossProcesses {
                 // Decided under the lock the listener decides under, so a waiter that counts
                 // itself after this look is seen by the listener.
@@ -183,23 +186,29 @@ final class WriteLock: Sendable {
             }
             guard state.head < state.waiters.count else {
                 state.held = false
-                state.waiters.removeAll(keepingCapacity: true)
+                // (Usually empty: then left alone, sparing the generic `removeAll` path on
+                // every release.)
+                if !state.waiters.isEmpty { state.waiters.removeAll(keepingCapacity: true) }
                 state.head = 0
-                return nil
+                return false
             }
+            return true  // `held` stays true: ownership passes to the first waiter
+        }
+        guard waiting else { return }
+        // Still held, so nobody else takes waiters off the list in between.
+        let next = state.withLock { state -> Waiter in
             let waiter = state.waiters[state.head]
             state.head += 1
             if state.head > 64 && state.head * 2 > state.waiters.count {
                 state.waiters.removeFirst(state.head)
                 state.head = 0
             }
-            return waiter  // `held` stays true: ownership passes directly
+            return waiter
         }
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()
         case .callback(let granted): finishAcquiring(granted)
-        case nil: break
         }
     }
 

@@ -32,13 +32,19 @@ public final class WriteTransaction: TransactionReading {
     let snapshot: Snapshot
     /// The txid this transaction will commit as.
     let txid: UInt64
-    var freeSpace: FreeSpace
+    /// Like the other per-put state (one writer thread, no overlapping access: every use is
+    /// one method call or a copy), exempt from dynamic exclusivity checks; each check is a
+    /// thread-local lookup in the runtime, and the commit's end made several.
+    @exclusivity(unchecked) var freeSpace: FreeSpace
     /// `freeSpace.pagesMadePending` when the transaction began: what it freed of older
     /// versions is the growth from here.
     let pendingAtStart: UInt64
     let oldFreeListPages: [PageNumber]
     /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
-    var newFreeListPages: [PageNumber] = []
+    @exclusivity(unchecked) var newFreeListPages: [PageNumber] = []
+    /// Set by `layOut` for a logged commit: leaves (and overflow runs) are placed apart from
+    /// the commit's stretch (Commit.swift).
+    var leavesApart = false
     let arena: Arena
     /// Read on every access to a tree and appended to only by `loadState`; exempt from dynamic
     /// exclusivity checks like the other per-put state (one writer thread, no overlapping access).
@@ -64,7 +70,9 @@ public final class WriteTransaction: TransactionReading {
     /// Bumped by every savepoint and return to one: nodes of older epochs may be shared with a
     /// savepoint (Savepoint.swift).
     @exclusivity(unchecked) var epoch: UInt64 = 0
-    var dirty: [DirtyPage] = []
+    /// The pages the commit writes (set by `layOut`); exempt from exclusivity checks like
+    /// `freeSpace`.
+    @exclusivity(unchecked) var dirty: [DirtyPage] = []
     /// What this transaction did, for the commit log (RedoRecord.swift). Like the other
     /// per-put state, exempt from dynamic exclusivity checks.
     @exclusivity(unchecked) var redo = RedoRecorder()
