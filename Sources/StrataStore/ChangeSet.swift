@@ -133,8 +133,6 @@ public struct ChangeSet: Sendable, Equatable {
         }
     }
 
-    /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a
-    /// plain count of single keys, without `rangesFlag`).
     /// `encoded()` of a change set whose only change is `count` objects inserted into table
     /// `table` with consecutive keys from `first` (one range, nothing deleted or modified).
     static func insertsOnlyEntry(table: UInt32, first: Int64, count: Int) -> [UInt8] {
@@ -152,6 +150,8 @@ public struct ChangeSet: Sendable, Equatable {
         }
     }
 
+    /// Reads an entry of `encoded()`, or one written before inserted keys were ranges (a
+    /// plain count of single keys, without `rangesFlag`).
     static func decode(_ bytes: UnsafeRawBufferPointer, version: UInt64) throws(StoreError) -> ChangeSet {
         var offset = 0
         func get() throws(StoreError) -> UInt64 {
