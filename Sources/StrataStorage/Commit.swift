@@ -16,9 +16,16 @@ extension WriteTransaction {
     /// chain (recovery's way to the generation's base) and announces nothing.
     func layOut(chain base: MetaPage?, logged: Bool = false) throws -> MetaPage {
         let limit = engine.maximumPages
+        // A logged commit keeps the free list in its meta when it fits there, leaving room for
+        // the one chain record a checkpoint adds when it anchors this meta (`checkpoint`):
+        // one page fewer to write. (The free list is small unless a log generation has
+        // piled up pending runs of its base's pages.)
+        let freeListInMetaCapacity = logged
+            ? MetaPage.freeListCapacity(pageSize: pageSize, chainCount: snapshot.meta.chain.count + 1) : 0
         // One contiguous stretch for everything this commit writes (estimated; overflow beyond
         // the estimate falls back to ordinary allocation).
-        var estimate = 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
+        var estimate = freeSpace.encodedSize + 64 + 16 <= freeListInMetaCapacity
+            ? 2 : 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
         for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root, leaves: !logged) } }
         // A logged commit's stretch holds only the pages every such commit rewrites (its
         // meta, the branches above its leaves, the catalog, the free list); its leaves go to
@@ -80,16 +87,20 @@ extension WriteTransaction {
         }
         let payload = FreeSpace.payloadPerPage(pageSize)
         var chain: [PageNumber] = []
-        // Take the chain from what is left of the reservation, sized for the encoding after
-        // the rest of the reservation is returned (which adds at most one run).
-        let wanted = (freeSpace.encodedSize + 16 + payload - 1) / payload
-        if let first = freeSpace.takeReserved(wanted) {
-            chain = (0..<UInt64(wanted)).map { first + $0 }
+        // Returning the rest of the reservation adds at most one run (16 bytes) to the encoding.
+        let freeListInMeta = freeSpace.encodedSize + 16 <= freeListInMetaCapacity
+        if !freeListInMeta {
+            // Take the chain from what is left of the reservation, sized for the encoding after
+            // the rest of the reservation is returned.
+            let wanted = (freeSpace.encodedSize + 16 + payload - 1) / payload
+            if let first = freeSpace.takeReserved(wanted) {
+                chain = (0..<UInt64(wanted)).map { first + $0 }
+            }
         }
         let leftover = freeSpace.reservation.map { (start: $0.next, count: Int($0.end - $0.next)) }
         freeSpace.endReservation()
         // Taking from the tail never makes the encoding longer, so this converges.
-        while chain.count * payload < freeSpace.encodedSize {
+        while !freeListInMeta && chain.count * payload < freeSpace.encodedSize {
             chain.append(try freeSpace.takeFromTail(limitPages: limit))
         }
         if !chain.isEmpty {
@@ -127,6 +138,10 @@ extension WriteTransaction {
             flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
             freeListBirth: txid, written: [])
         meta.chain = chainRecords
+        if freeListInMeta && freeSpace.encodedSize > 0 {
+            meta.freeList = freeSpace.encode()
+            meta.flags |= MetaPage.flagFreeListInMeta
+        }
         if logged, let page = recordPage {
             meta.selfPage = page
             meta.anchorSlot = baseMeta.anchorSlot

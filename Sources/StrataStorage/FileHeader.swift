@@ -16,7 +16,9 @@ import Darwin
 
 enum FileHeader {
     static let signature: UInt64 = 0x4244_4154_4152_5453  // "STRATADB" little-endian
-    static let formatVersion: UInt32 = 1
+    /// 2: a meta may keep the free list (MetaPage.flagFreeListInMeta); version 1 files are
+    /// refused, not converted.
+    static let formatVersion: UInt32 = 2
     static let size = 20
     static let firstDataPage: PageNumber = 3
 

@@ -3,7 +3,8 @@
 // *record*), so that data and meta reach the disk as one request and one sync.
 //
 //   offset size field
-//        0    4 crc32c of bytes 4 ..< 128 + 16 × (chainCount + listCount)
+//        0    4 crc32c of bytes 4 ..< 128 + 16 × (chainCount + listCount) (+ the free list's
+//               length when it is kept in the meta)
 //        4    4 signature "META"
 //        8    8 txid
 //       16    8 catalog tree root (0: empty)
@@ -27,6 +28,9 @@
 //      120    8 logEnd: logged commits: where the generation's next record goes
 //      128      chainCount × { page u64, txid u64 }: the records since the anchor, this one included
 //               listCount  × { page u64, crc32c u32, pages u32 }: what this commit wrote
+//               then, with flagFreeListInMeta, the free list's encoding (FreeSpace.swift:
+//               runCount u64, pendingCount u64, runs, pending), instead of free-list pages
+//               (free-list head and length 0)
 //
 // Open finds the newest valid anchor, follows the chain of records it announces (each record's
 // token and txid must continue the chain), and accepts the newest state whose listed pages all
@@ -58,6 +62,10 @@ struct MetaPage: Equatable, Sendable {
     var logEnd: UInt64 = 0
     var chain: [ChainRecord] = []
     var written: [WrittenRun]
+    /// The free space's encoding when it is kept in this meta (`flagFreeListInMeta`) instead
+    /// of a chain of free-list pages; empty otherwise. A small logged commit keeps it here and
+    /// writes one page fewer.
+    var freeList: [UInt8] = []
 
     struct ChainRecord: Equatable, Sendable {
         var page: PageNumber
@@ -86,6 +94,10 @@ struct MetaPage: Equatable, Sendable {
     /// log.
     static let flagLogged: UInt32 = 4
 
+    /// The free list is stored in the meta after the chain and the list (`freeList`), not in
+    /// free-list pages. Set by `encode` exactly when `freeList` is not empty.
+    static let flagFreeListInMeta: UInt32 = 8
+
     var isGrouped: Bool { flags & Self.flagGrouped != 0 }
     var isLogged: Bool { flags & Self.flagLogged != 0 }
 
@@ -102,6 +114,10 @@ struct MetaPage: Equatable, Sendable {
 
     static func listCapacity(pageSize: Int) -> Int { (pageSize - headerSize) / 16 - chainCapacity }
 
+    /// Bytes of free-list encoding a meta with `chainCount` chain records and no list can keep
+    /// (0 or less: none).
+    static func freeListCapacity(pageSize: Int, chainCount: Int) -> Int { pageSize - headerSize - 16 * chainCount }
+
     func encode(into page: UnsafeMutableRawPointer, pageSize: Int) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
         page.storeBytes(of: Self.signature, toByteOffset: 4, as: UInt32.self)
@@ -110,6 +126,7 @@ struct MetaPage: Equatable, Sendable {
         page.storeBytes(of: pageCount, toByteOffset: 24, as: UInt64.self)
         page.storeBytes(of: freeListHead, toByteOffset: 32, as: UInt64.self)
         page.storeBytes(of: freeListPages, toByteOffset: 40, as: UInt32.self)
+        let flags = freeList.isEmpty ? flags & ~Self.flagFreeListInMeta : flags | Self.flagFreeListInMeta
         page.storeBytes(of: flags, toByteOffset: 44, as: UInt32.self)
         page.storeBytes(of: freeListBirth, toByteOffset: 48, as: UInt64.self)
         page.storeBytes(of: UInt32(written.count), toByteOffset: 56, as: UInt32.self)
@@ -135,6 +152,11 @@ struct MetaPage: Equatable, Sendable {
             page.storeBytes(of: run.pages, toByteOffset: at + 12, as: UInt32.self)
             at += 16
         }
+        if !freeList.isEmpty {
+            precondition(at + freeList.count <= pageSize, "a meta's free list must fit its page")
+            freeList.withUnsafeBytes { (page + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            at += freeList.count
+        }
         page.storeBytes(of: crc32c(page + 4, count: at - 4), as: UInt32.self)
     }
 
@@ -145,7 +167,18 @@ struct MetaPage: Equatable, Sendable {
         let listCount = Int(page.loadUnaligned(fromByteOffset: 56, as: UInt32.self))
         let chainCount = Int(page.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
         guard listCount <= listCapacity(pageSize: pageSize), chainCount <= chainCapacity else { return nil }
-        let end = headerSize + 16 * (listCount + chainCount)
+        let listEnd = headerSize + 16 * (listCount + chainCount)
+        var end = listEnd
+        let inMeta = page.loadUnaligned(fromByteOffset: 44, as: UInt32.self) & flagFreeListInMeta != 0
+        if inMeta {
+            // The free list's length from its own counts, bounded before it is trusted.
+            guard listEnd + 16 <= pageSize else { return nil }
+            let runs = page.loadUnaligned(fromByteOffset: listEnd, as: UInt64.self)
+            let pending = page.loadUnaligned(fromByteOffset: listEnd + 8, as: UInt64.self)
+            guard runs <= UInt64(pageSize), pending <= UInt64(pageSize) else { return nil }
+            end = listEnd + 16 + 16 * Int(runs) + 32 * Int(pending)
+            guard end <= pageSize else { return nil }
+        }
         guard page.loadUnaligned(as: UInt32.self) == crc32c(page + 4, count: end - 4) else { return nil }
         var meta = MetaPage(
             txid: page.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
@@ -180,12 +213,16 @@ struct MetaPage: Equatable, Sendable {
                 pages: page.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)))
             at += 16
         }
+        if inMeta {
+            meta.freeList = Array(UnsafeRawBufferPointer(start: page + listEnd, count: end - listEnd))
+        }
         // Bounds that every valid meta satisfies; anything else is damage the checksum missed.
         guard meta.selfPage == number,
               meta.anchorSlot == 1 || meta.anchorSlot == 2,
               meta.pageCount >= FileHeader.firstDataPage,
               meta.catalogRoot < meta.pageCount,
               meta.freeListHead < meta.pageCount,
+              !inMeta || (meta.freeListHead == 0 && meta.freeListPages == 0),
               meta.chain.allSatisfy({ $0.page >= FileHeader.firstDataPage && $0.page < meta.pageCount && $0.txid <= meta.txid }),
               meta.written.allSatisfy({ $0.page >= FileHeader.firstDataPage && $0.page + UInt64($0.pages) <= meta.pageCount && $0.pages > 0 })
         else { return nil }

@@ -704,6 +704,9 @@ public final class StorageEngine: @unchecked Sendable {
         if let cache = state.withLock({ $0.freeSpaceCache.take() }), cache.txid == meta.txid {
             return (cache.space, cache.chain)
         }
+        if !meta.freeList.isEmpty {
+            return (try FreeSpace.decode(meta.freeList, pageCount: meta.pageCount, firstPage: meta.selfPage), [])
+        }
         var bytes: [UInt8] = []
         var chain: [PageNumber] = []
         var page = meta.freeListHead

@@ -130,8 +130,8 @@ private struct Checker {
             }
         }
 
-        // The free list.
-        var bytes: [UInt8] = []
+        // The free list: in the meta, or in its own pages.
+        var bytes: [UInt8] = meta.freeList
         var page = meta.freeListHead
         for _ in 0..<meta.freeListPages {
             guard page != 0 else { problem(nil, "free-list chain ends early"); break }
@@ -141,7 +141,7 @@ private struct Checker {
             page = view.aux
         }
         do {
-            let space = try FreeSpace.decode(bytes, pageCount: meta.pageCount, firstPage: meta.freeListHead)
+            let space = try FreeSpace.decode(bytes, pageCount: meta.pageCount, firstPage: meta.freeList.isEmpty ? meta.freeListHead : meta.selfPage)
             for run in space.runs where claim(run.start, count: run.count, as: "free run") { report.freePages += run.count }
             for run in space.pending where claim(run.start, count: run.count, as: "pending free run") { report.pendingPages += run.count }
         } catch {

@@ -231,13 +231,16 @@ import Testing
         }
         // A file from a newer format: the version is patched and the checksum fixed, so only
         // the version is wrong.
-        let newer = try sample.copy { bytes in
-            bytes.withUnsafeMutableBytes { raw in
-                raw.storeBytes(of: UInt32(2), toByteOffset: 8, as: UInt32.self)
-                raw.storeBytes(of: crc32c(raw.baseAddress!, count: 16), toByteOffset: 16, as: UInt32.self)
+        // Versions on either side of this one (1: before a meta could keep the free list).
+        for version in [FileHeader.formatVersion - 1, FileHeader.formatVersion + 1] {
+            let other = try sample.copy { bytes in
+                bytes.withUnsafeMutableBytes { raw in
+                    raw.storeBytes(of: version, toByteOffset: 8, as: UInt32.self)
+                    raw.storeBytes(of: crc32c(raw.baseAddress!, count: 16), toByteOffset: 16, as: UInt32.self)
+                }
             }
+            Self.expectOpenFails(other, "format \(version)") { $0 == .unsupportedFormatVersion(found: version, supported: FileHeader.formatVersion) }
         }
-        Self.expectOpenFails(newer, "newer format") { $0 == .unsupportedFormatVersion(found: 2, supported: FileHeader.formatVersion) }
         let badPageSize = try sample.copy { bytes in
             bytes.withUnsafeMutableBytes { raw in
                 raw.storeBytes(of: UInt32(3000), toByteOffset: 12, as: UInt32.self)
