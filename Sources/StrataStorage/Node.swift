@@ -51,6 +51,8 @@ struct KeyList: ExpressibleByArrayLiteral {
     }
 
     mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
+    // Inlined: `materialize` appends every key of a page (a call per key was ~17 % of it).
+    @inline(__always)
     mutating func append(_ key: UnsafeRawBufferPointer) { bytes.append(key); prefixes.append(Self.prefix(key)) }
     mutating func insert(_ key: UnsafeRawBufferPointer, at index: Int) {
         // `append` for the common append: `insert(_:at:)` goes through `replaceSubrange`.
