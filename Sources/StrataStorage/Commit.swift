@@ -299,6 +299,9 @@ extension WriteTransaction {
             produced.append(key: node.keys[start], page: page)
             start = end
         }
+        // Written: the node is not read again (its keys' bytes, which `produced` holds, live in
+        // the mapping or the arena, not in the node).
+        arena.recycle(node)
         return produced
     }
 

@@ -488,7 +488,7 @@ public final class WriteTransaction: TransactionReading {
     /// Reads a page into a node and frees the page (the node replaces it at commit).
     func materialize(_ number: PageNumber) throws -> Node {
         let view = try snapshot.treePage(number)
-        let node = Node(isLeaf: view.isLeaf, epoch: epoch)
+        let node = arena.node(isLeaf: view.isLeaf, epoch: epoch)
         let count = view.count
         node.keys.reserveCapacity(count + 1)
         // The size is summed as the entries are read (what `recomputeSize` would compute),
