@@ -119,6 +119,22 @@ int strata_sync_data(int fd) {
 #endif
 }
 
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
+
+int strata_supports_in_place_writes(int fd) {
+#if defined(__linux__)
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return 0;
+    // EXT4_SUPER_MAGIC (also ext2/ext3) and TMPFS_MAGIC.
+    return (info.f_type == 0xEF53 || info.f_type == 0x01021994) ? 1 : 0;
+#else
+    (void)fd;
+    return 0;
+#endif
+}
+
 int strata_start_writeback(int fd, int64_t offset, int64_t length) {
 #if defined(__linux__)
     for (;;) {

@@ -9,8 +9,15 @@
 //   reader holds stays valid however far the file grows.
 // - Only pages below the file's size are ever touched through the mapping (the engine checks
 //   the size before it lets a snapshot use a page), so no access can fault with SIGBUS.
-// - The engine writes with pwrite, never through the mapping; Linux and Darwin keep one page
-//   cache, so writes are visible through the mapping at once.
+// - The engine writes with pwrite, or, where `writeInPlace` accepts the range, by storing
+//   through a second, writable shared mapping of the file (never the readers' mapping, which
+//   stays read-only). Linux and Darwin keep one page cache, so writes either way are visible
+//   through the read-only mapping at once, and `fdatasync` makes both durable (a store into a
+//   shared mapping dirties the page cache page as a write does).
+// - `writeInPlace` stores only into 4 KiB units this instance has itself written whole with
+//   pwrite, on file systems that overwrite allocated blocks in place (ext4, tmpfs): the blocks
+//   under such a unit are allocated (or reserved) and the file never shrinks, so a store there
+//   needs no allocation and cannot fault for want of space or past the end of the file.
 
 #if canImport(Glibc)
 import Glibc
@@ -39,11 +46,20 @@ public protocol StorageFile: AnyObject, Sendable {
     /// `synchronize()` has less left to wait for. A hint only: it makes nothing durable, and
     /// an implementation may ignore it (the default does).
     func startWriting(at offset: UInt64, length: UInt64)
+    /// Writes the buffers one after another starting at `offset`, as `write` does, but without
+    /// a system call when the implementation can store them straight into the file's pages
+    /// safely; returns false, having written nothing, when it cannot (the caller then calls
+    /// `write`). What was stored is visible and made durable exactly as written bytes are. The
+    /// default never can.
+    func writeInPlace(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) -> Bool
 }
 
 extension StorageFile {
     /// Does nothing: files that cannot start a write-back early leave it to `synchronize()`.
     public func startWriting(at offset: UInt64, length: UInt64) {}
+
+    /// Returns false: the caller writes with `write`.
+    public func writeInPlace(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) -> Bool { false }
 }
 
 /// A `StorageFile` over a real file descriptor.
@@ -56,10 +72,14 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     private let reservationLength: Int
     private let lock = Locked<Int>(0)  // bytes mapped so far
     private static let sectionSize = 64 << 20
+    /// The writable mapping and what may be stored through it; nil when in-place writes are off.
+    private let inPlace: Locked<InPlaceWrites>?
 
     /// Opens (creating when `create` is true) the file at `path`, reserving `maximumSize` bytes of
-    /// address space for its mapping.
-    public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64) throws {
+    /// address space for its mapping. With `writesInPlace`, `writeInPlace` stores into ranges
+    /// this instance has already written whole, when the file system overwrites in place
+    /// (ext4 and tmpfs on Linux); otherwise it always declines.
+    public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64, writesInPlace: Bool = false) throws {
         var flags = readOnly ? O_RDONLY : O_RDWR
         if create { flags |= O_CREAT }
         flags |= O_CLOEXEC
@@ -76,7 +96,16 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
         self.path = path
         self.reservation = base
         self.reservationLength = length
+        let inPlace = writesInPlace && !readOnly && strata_supports_in_place_writes(fd) != 0
+        self.inPlace = inPlace ? Locked(InPlaceWrites(sectionSize: Self.sectionSize)) : nil
     }
+
+    /// Whether `writeInPlace` may accept ranges (the option was asked for and the file
+    /// system overwrites in place).
+    public var writesInPlace: Bool { inPlace != nil }
+
+    /// How many `writeInPlace` calls stored their bytes (for tests).
+    var inPlaceStores: Int { inPlace?.withLock { $0.stores } ?? 0 }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws {
         var done = 0
@@ -105,7 +134,10 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
                 total += 1
             }
             defer { storage.baseAddress!.deinitialize(count: total) }
+            var length = 0
+            for index in 0..<total { length += storage[index].iov_len }
             try writeVectors(storage.baseAddress!, count: total, at: offset)
+            if let inPlace { inPlace.withLock { $0.markWritten(offset, length: length) } }
         }
     }
 
@@ -146,6 +178,14 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
             }
             done += n
         }
+        if let inPlace { inPlace.withLock { $0.markWritten(offset, length: buffer.count) } }
+    }
+
+    public func writeInPlace(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) -> Bool {
+        guard let inPlace else { return false }
+        var length = 0
+        for buffer in buffers { length += buffer.count }
+        return inPlace.withLock { $0.store(buffers, at: offset, length: length, descriptor: descriptor) }
     }
 
     public func synchronize() throws {
@@ -184,7 +224,90 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
 
     public func close() {
         munmap(reservation, reservationLength)
+        inPlace?.withLock { $0.unmap() }
         Glibc_close(descriptor)
+    }
+}
+
+/// `PosixFile`'s in-place writes: the writable mapping, mapped in sections as stores need
+/// them, and which 4 KiB units of the file may be stored into (see the invariants at the top).
+struct InPlaceWrites {
+    static let unit = 4096
+    let sectionSize: Int
+    /// The writable mapping of each section of the file, mapped on first use.
+    private var sections: [UnsafeMutableRawPointer?] = []
+    /// One bit per 4 KiB unit of the file this instance has written whole with a write call.
+    private var written: [UInt64] = []
+    /// How many stores went through the mapping.
+    private(set) var stores = 0
+
+    init(sectionSize: Int) {
+        self.sectionSize = sectionSize
+    }
+
+    /// Records the units `[offset, offset + length)` covers whole.
+    mutating func markWritten(_ offset: UInt64, length: Int) {
+        let unit = UInt64(Self.unit)
+        let first = (offset + unit - 1) / unit
+        let end = (offset + UInt64(length)) / unit
+        guard end > first else { return }
+        let words = Int((end + 63) / 64)
+        if written.count < words { written.append(contentsOf: repeatElement(0, count: words - written.count)) }
+        var index = first
+        while index < end {
+            written[Int(index / 64)] |= 1 << (index % 64)
+            index += 1
+        }
+    }
+
+    /// Whether every unit of `[offset, offset + length)` was written whole (both ends on unit
+    /// boundaries).
+    private func allWritten(_ offset: UInt64, length: Int) -> Bool {
+        let unit = UInt64(Self.unit)
+        guard length > 0, offset % unit == 0, UInt64(length) % unit == 0 else { return false }
+        var index = offset / unit
+        let end = (offset + UInt64(length)) / unit
+        while index < end {
+            let word = Int(index / 64)
+            guard word < written.count, written[word] & (1 << (index % 64)) != 0 else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Stores the buffers at `offset` through the writable mapping, if every unit they cover
+    /// was written before; false (nothing stored) otherwise or when a section cannot be mapped.
+    mutating func store(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64, length: Int, descriptor: Int32) -> Bool {
+        guard allWritten(offset, length: length) else { return false }
+        // Map every section the range touches before storing anything.
+        let firstSection = Int(offset / UInt64(sectionSize))
+        let lastSection = Int((offset + UInt64(length) - 1) / UInt64(sectionSize))
+        if sections.count <= lastSection { sections.append(contentsOf: repeatElement(nil, count: lastSection + 1 - sections.count)) }
+        for section in firstSection...lastSection where sections[section] == nil {
+            let mapped = mmap(nil, sectionSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, off_t(section) * off_t(sectionSize))
+            guard let mapped, mapped != MAP_FAILED else { return false }
+            sections[section] = mapped
+        }
+        var position = offset
+        for buffer in buffers where buffer.count > 0 {
+            var copied = 0
+            while copied < buffer.count {
+                let section = Int(position / UInt64(sectionSize))
+                let within = Int(position % UInt64(sectionSize))
+                let count = min(buffer.count - copied, sectionSize - within)
+                // Mapped just above.
+                (sections[section].unsafelyUnwrapped + within).copyMemory(from: buffer.baseAddress.unsafelyUnwrapped + copied, byteCount: count)
+                copied += count
+                position += UInt64(count)
+            }
+        }
+        stores += 1
+        return true
+    }
+
+    mutating func unmap() {
+        for case let mapped? in sections { munmap(mapped, sectionSize) }
+        sections = []
     }
 }
 

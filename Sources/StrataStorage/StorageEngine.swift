@@ -162,7 +162,8 @@ public final class StorageEngine: @unchecked Sendable {
                 var created = false
                 if given == nil {
                     created = try Self.createIfNeeded(path: path, options: options)
-                    opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
+                    opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize,
+                                       writesInPlace: options.writesInPlace)
                 } else if try given!.size() == 0 {
                     try Self.writeInitialContents(to: given!, pageSize: options.pageSize)
                     created = true
@@ -189,7 +190,8 @@ public final class StorageEngine: @unchecked Sendable {
         }
         do {
             if opened == nil {
-                opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize)
+                opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize,
+                                       writesInPlace: options.writesInPlace)
             }
             let file = opened!
             let size = try file.size()
@@ -919,7 +921,11 @@ public final class StorageEngine: @unchecked Sendable {
                 next += UInt64(sorted[index].pages)
                 index += 1
             }
-            try file.write(buffers, at: start * UInt64(pageSize))
+            // Stored through the writable mapping where the file allows it (pages written
+            // before: no system call), otherwise one gathering write.
+            if !file.writeInPlace(buffers, at: start * UInt64(pageSize)) {
+                try file.write(buffers, at: start * UInt64(pageSize))
+            }
         }
     }
 

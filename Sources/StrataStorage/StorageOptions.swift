@@ -37,6 +37,14 @@ public struct StorageOptions: Sendable, Hashable {
     /// log generation fills up, sync the database file instead. On by default. Whatever this
     /// says, opening a database whose log holds commits the file lacks replays them.
     public var logsCommits: Bool
+    /// Let commits store their pages into the database file through a writable shared mapping
+    /// instead of a write call per stretch of pages, where that is safe: on Linux, on ext4 and
+    /// tmpfs (which overwrite allocated blocks in place), and only into pages this process has
+    /// already written once with a write call (so their blocks are allocated and a store can
+    /// neither run out of space nor pass the end of the file). Pages are visible and made
+    /// durable exactly as written pages are; only the system calls go. On by default; elsewhere
+    /// it does nothing. Readers always use a read-only mapping.
+    public var writesInPlace: Bool
 
     /// Creates options; every parameter has the default described on its property.
     public init(durability: Durability = .full, pageSize: Int = 4096, maximumFileSize: UInt64 = 1 << 40,
@@ -48,6 +56,7 @@ public struct StorageOptions: Sendable, Hashable {
         self.maximumReaders = maximumReaders
         self.failpoint = nil
         self.logsCommits = true
+        self.writesInPlace = true
     }
 
     static let validPageSizes: Set<Int> = [4096, 8192, 16384, 65536]
@@ -55,7 +64,7 @@ public struct StorageOptions: Sendable, Hashable {
     public static func == (lhs: StorageOptions, rhs: StorageOptions) -> Bool {
         lhs.durability == rhs.durability && lhs.pageSize == rhs.pageSize && lhs.maximumFileSize == rhs.maximumFileSize
             && lhs.readOnly == rhs.readOnly && lhs.maximumReaders == rhs.maximumReaders
-            && lhs.logsCommits == rhs.logsCommits
+            && lhs.logsCommits == rhs.logsCommits && lhs.writesInPlace == rhs.writesInPlace
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -65,6 +74,7 @@ public struct StorageOptions: Sendable, Hashable {
         hasher.combine(readOnly)
         hasher.combine(maximumReaders)
         hasher.combine(logsCommits)
+        hasher.combine(writesInPlace)
     }
 }
 

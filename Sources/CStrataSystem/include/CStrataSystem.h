@@ -78,6 +78,14 @@ int strata_sync_data(int fd);
 /// start for a later `strata_sync_data`, never a durability guarantee. Returns 0 or errno.
 int strata_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// Whether stores through a writable shared mapping of `fd` can replace write calls for
+/// ranges the file system has already allocated: 1 on Linux for ext4 and tmpfs, which
+/// overwrite allocated blocks in place (a store there needs no new block, so it cannot fail
+/// for want of space), 0 everywhere else (copy-on-write file systems such as btrfs, XFS with
+/// reflinks, ZFS and APFS allocate on every overwrite, and a failed allocation under a store
+/// is a SIGBUS).
+int strata_supports_in_place_writes(int fd);
+
 /// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
 uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
 
