@@ -124,9 +124,7 @@ final class CommitLog: @unchecked Sendable {
             }
         }
         try failpoint?(.beforeLogWrite)
-        // A store when the log's blocks there were written by this file before (a generation
-        // reuses the offsets of the one before it): no system call before the write-back starts.
-        if !file.writeInPlace([image], at: offset) { try file.write([image], at: offset) }
+        try file.write([image], at: offset)
     }
 
     /// Makes the log's writes durable: the commit whose record was written last is durable

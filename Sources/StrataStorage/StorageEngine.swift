@@ -150,7 +150,7 @@ public final class StorageEngine: @unchecked Sendable {
             log = try CommitLog(file: givenLog)
         } else if given == nil {
             log = try Self.openLog(at: logPath, readOnly: options.readOnly,
-                                   create: options.durability == .full && options.logsCommits, writesInPlace: options.writesInPlace)
+                                   create: options.durability == .full && options.logsCommits)
         } else {
             log = nil
         }
@@ -242,13 +242,12 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Opens the commit log beside a database, creating it when `create` (an engine that logs
     /// commits) unless read-only; otherwise only if it exists (it may hold commits to replay).
-    private static func openLog(at path: String, readOnly: Bool, create: Bool, writesInPlace: Bool) throws -> CommitLog? {
+    private static func openLog(at path: String, readOnly: Bool, create: Bool) throws -> CommitLog? {
         if readOnly || !create {
             var info = stat()
             guard stat(path, &info) == 0 else { return nil }
         }
-        let file = try PosixFile(path: path, create: create && !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep,
-                                 writesInPlace: writesInPlace)
+        let file = try PosixFile(path: path, create: create && !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
         do {
             return try CommitLog(file: file)
         } catch {
