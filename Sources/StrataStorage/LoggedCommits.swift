@@ -177,7 +177,9 @@ extension StorageEngine {
         let metaImage = transaction.arena.allocate(pageSize, alignment: 4096)
         meta.encode(into: metaImage, pageSize: pageSize)
         try failpoint?(.beforeMetaWrite)
-        try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0))
+        // In place where the file allows it: these pages are synced by the generation's
+        // checkpoint, not now (see `writePages`).
+        try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0), inPlace: true)
         try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
         return meta

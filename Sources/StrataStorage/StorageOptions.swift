@@ -37,8 +37,10 @@ public struct StorageOptions: Sendable, Hashable {
     /// log generation fills up, sync the database file instead. On by default. Whatever this
     /// says, opening a database whose log holds commits the file lacks replays them.
     public var logsCommits: Bool
-    /// Let commits store their pages into the database file through a writable shared mapping
-    /// instead of a write call per stretch of pages, where that is safe: on Linux, on ext4 and
+    /// Let logged commits (see `logsCommits`) store their pages into the database file through a
+    /// writable shared mapping instead of a write call per stretch of pages, where that is safe
+    /// and pays: their pages are synced later, by the log's checkpoint (pages synced at once cost
+    /// the sync more when stored than when written, so other commits write). On Linux, on ext4 and
     /// tmpfs (which overwrite allocated blocks in place), and only into pages this process has
     /// already written once with a write call (so their blocks are allocated and a store can
     /// neither run out of space nor pass the end of the file). Pages are visible and made
