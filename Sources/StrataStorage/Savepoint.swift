@@ -68,6 +68,33 @@ extension WriteTransaction {
     }
 }
 
+extension WriteTransaction {
+    /// The length of the transaction's redo record so far, for `copyRedo(from:into:)`; nil once
+    /// it outgrew the record's limit (nothing is recorded then).
+    ///
+    /// With the record, a caller can return to a point of the transaction without a savepoint
+    /// there: go back to an earlier savepoint, then `reapply` what was recorded between the
+    /// two. Taking such a point costs a copy of the bytes recorded since the last one, and no
+    /// node is copied for it later (a savepoint makes every node shared, so the next change to
+    /// each one copies it).
+    package var redoLength: Int? { redo.isLoggable ? redo.bytes.count : nil }
+
+    /// Appends the redo record's bytes from `start` to its end to `bytes`.
+    package func copyRedo(from start: Int, into bytes: inout [UInt8]) {
+        precondition(redo.isLoggable && start <= redo.bytes.count, "copyRedo(from:into:) past the redo record")
+        bytes.append(contentsOf: redo.bytes[start...])
+    }
+
+    /// Makes again the changes recorded in `bytes` (from `copyRedo`), in order, through the
+    /// same calls; for returning to a point after `rollback(to:)` to a savepoint before it.
+    package func reapply(_ bytes: [UInt8]) throws {
+        guard let operations = bytes.withUnsafeBytes({ RedoOperation.decode($0) }) else {
+            throw StorageError.corrupted(page: nil, reason: "a transaction's own redo record does not decode")
+        }
+        try replay(operations)
+    }
+}
+
 extension TreeState {
     /// A copy of the state; the nodes are shared (see `WriteTransaction.owned(_:)`).
     func copy() -> TreeState {

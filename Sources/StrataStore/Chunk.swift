@@ -289,6 +289,20 @@ final class ColumnBuffer {
         if let nulls { nulls[row] = hasNulls ? 1 : 0 }
     }
 
+    /// Drops the rows from `rows` on (rows appended since a chained write's point, on a return
+    /// to it: ChainedWrites.swift). A variable column's bytes of those rows stay until the
+    /// buffer is compacted.
+    func truncate(to rows: Int) {
+        guard rows < count else { return }
+        if width == 0 {
+            for row in rows..<count {
+                let length = entryLength(row)
+                if length != ChunkFormat.nullLength { liveBytes -= Int(length) }
+            }
+        }
+        count = rows
+    }
+
     func removeRow(at row: Int) {
         require(row < count, "cluster row out of range")
         let stride = width == 0 ? 8 : width

@@ -26,8 +26,12 @@ final class DirtyCluster {
     var existsInSnapshot: Bool
     /// Whether every non-list column is loaded (rows can then be inserted and removed).
     var complete = false
-    /// Held by a chained write's savepoint (ChainedWrites.swift): copied before it changes.
-    var frozen = false
+    /// Held by a chained write's point (ChainedWrites.swift) with this many rows: rows may be
+    /// appended after them in place (a return to the point drops them again, `truncate`), but
+    /// any other change works on a copy. Nil when no point holds the cluster.
+    var frozenRows: Int?
+    /// Whether a chained write's point holds the cluster.
+    var frozen: Bool { frozenRows != nil }
 
     init(firstKey: Int64, columnCount: Int, existsInSnapshot: Bool) {
         self.firstKey = firstKey
@@ -63,6 +67,14 @@ final class DirtyCluster {
         columns.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: Unmanaged<ColumnBuffer>?.self) { body($0) }
         }
+    }
+
+    /// Drops the rows appended since a chained write's point froze the cluster (a return to
+    /// that point), in the keys and every loaded column.
+    func truncateToFrozenRows() {
+        guard let rows = frozenRows, rows < keys.count else { return }
+        keys.truncate(to: rows)
+        for column in columns { column?.truncate(to: rows) }
     }
 
     /// A copy that can change while this one stays as it is.

@@ -196,12 +196,11 @@ package final class TableAccess {
         fileprivate let dirtyLists: [ListID: [StoreValue]]
     }
 
-    /// Records the table's write state. The dirty clusters are shared with the savepoint and
-    /// marked frozen: the next change to one works on a copy (so `lastNewCluster`, which is
-    /// never frozen, is looked up again).
+    /// Records the table's write state. The dirty clusters are shared with the point and
+    /// frozen at their current rows: new objects are still appended to them in place (a
+    /// return to the point drops those rows), but any other change works on a copy.
     func saveWriteState() -> WriteState {
-        for cluster in dirty.values { cluster.frozen = true }
-        lastNewCluster = nil
+        for cluster in dirty.values { cluster.frozenRows = cluster.keys.count }
         return WriteState(dirty: dirty, newClusters: newClusters, nextKey: nextKey, storedCount: storedCount,
                           metaLoaded: metaLoaded, changes: changes, dirtyLists: dirtyLists)
     }
@@ -210,6 +209,8 @@ package final class TableAccess {
     /// to the matching savepoint). `handedOut` is the key counter before the reset: keys handed
     /// out since the state was recorded stay used, and count as inserted and deleted.
     func restoreWriteState(_ state: WriteState, handedOut: Int64) {
+        // Objects appended to a frozen cluster after the point go again.
+        for cluster in state.dirty.values { cluster.truncateToFrozenRows() }
         dirty = state.dirty
         newClusters = state.newClusters
         storedCount = state.storedCount
@@ -686,11 +687,22 @@ package final class TableAccess {
     // MARK: Writing
 
     /// The dirty cluster `first`, copied first if a savepoint holds it.
+    /// The writer's complete copy of the cluster that starts at `first`, to append rows to:
+    /// as it is even when a chained write's point holds it (`saveWriteState`), since a return to
+    /// the point drops rows appended after it.
+    @inline(__always)
+    private func appendable(_ first: Int64) -> DirtyCluster? {
+        guard let cluster = dirty[first], cluster.complete else { return nil }
+        return cluster
+    }
+
     private func mutableDirty(_ first: Int64) -> DirtyCluster? {
         guard let cluster = dirty[first] else { return nil }
         guard cluster.frozen else { return cluster }
         let copy = cluster.copy()
         dirty[first] = copy
+        // New objects go on into the copy.
+        if lastNewCluster === cluster { lastNewCluster = copy }
         session.invalidateViews()
         return copy
     }
@@ -812,15 +824,15 @@ package final class TableAccess {
     /// otherwise a new one. Its scalar columns are all loaded.
     @inline(__always)
     private func insertionCluster(for key: Int64) throws(StoreError) -> DirtyCluster {
-        // The common case: the cluster this transaction started last has room (it is complete,
-        // and not held by a savepoint: `saveWriteState` forgets it).
+        // The common case: the cluster this transaction started last has room (it is complete;
+        // a chained write's point may hold it, and appending is the change that needs no copy).
         if let last = lastNewCluster, last.keys.count < Cluster.capacity { return last }
         var cluster: DirtyCluster?
         if let last = newClusters.last {
-            if lastNewCluster == nil { lastNewCluster = mutableDirty(last) }
+            if lastNewCluster == nil { lastNewCluster = appendable(last) ?? mutableDirty(last) }
             cluster = lastNewCluster
         } else if let first = snapshotLastCluster {
-            cluster = try dirtyCluster(first, loading: nil)
+            if let existing = appendable(first) { cluster = existing } else { cluster = try dirtyCluster(first, loading: nil) }
         } else if let carriedCluster = carriedForThisWrite?.lastCluster {
             // The last commit's last cluster is the snapshot's last: no descent, no decoding.
             snapshotLastCluster = carriedCluster.firstKey
