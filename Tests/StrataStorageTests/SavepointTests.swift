@@ -132,4 +132,97 @@ import Testing
         #expect(throws: StorageError.transactionClosed) { try transaction.rollback(to: savepoint) }
         #expect(throws: StorageError.transactionClosed) { try transaction.savepoint() }
     }
+
+    /// A return to a point without a savepoint there (what chained writes do): back to an
+    /// earlier savepoint, then `reapply` the redo bytes recorded between the two. The
+    /// transaction must hold exactly the model at the point, commit it as a logged commit
+    /// (the redo record goes on), and reopen with it.
+    @Test(arguments: [UInt64(31), 32, 33, 34])
+    func reapplyingTheRedoSinceASavepointReturnsToALaterPoint(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("replay.strata")
+        var generator = WorkloadGenerator(seed: seed)
+        var committed = EngineModel()
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        for _ in 0..<3 {
+            let operations = generator.commit(after: committed)
+            try engine.write { try $0.apply(operations) }
+            committed = committed.applying(operations)
+        }
+        // Small changes (as one object's write makes), so the redo record stays under its limit
+        // for several points.
+        func small(after model: EngineModel) -> [ModelOperation] {
+            var operations: [ModelOperation] = []
+            var working = model
+            if Int.random(in: 0..<10, using: &generator.random) == 0 {
+                let name = "s\(Int.random(in: 0..<3, using: &generator.random))"
+                if working.trees[name] == nil { operations.append(.createTree(name)); working.apply(.createTree(name)) }
+            }
+            let names = working.trees.keys.sorted()
+            for _ in 0..<Int.random(in: 1...4, using: &generator.random) {
+                guard let tree = names.randomElement(using: &generator.random) else { break }
+                let key = Array("k\(Int.random(in: 0..<400, using: &generator.random))".utf8)
+                let operation: ModelOperation
+                if Int.random(in: 0..<4, using: &generator.random) == 0, working.trees[tree]![key] != nil {
+                    operation = .delete(tree: tree, key: key)
+                } else {
+                    let length = Int.random(in: 0...300, using: &generator.random)
+                    operation = .put(tree: tree, key: key, value: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator.random) })
+                }
+                operations.append(operation)
+                working.apply(operation)
+            }
+            return operations
+        }
+        var returns = 0
+        for _ in 0..<10 {
+            let transaction = try engine.beginWrite()
+            var model = committed
+            let first = small(after: model)
+            try transaction.apply(first)
+            model = model.applying(first)
+            let savepoint = try transaction.savepoint()
+            var replay: [UInt8] = []
+            var end = try #require(transaction.redoLength)
+            // Points after the savepoint, each a copy of the redo since the one before; after
+            // each, a part that is sometimes discarded by a return to the point.
+            for _ in 0..<Int.random(in: 1...6, using: &generator.random) {
+                let kept = small(after: model)
+                try transaction.apply(kept)
+                model = model.applying(kept)
+                guard let length = transaction.redoLength else { break }
+                transaction.copyRedo(from: end, into: &replay)
+                end = length
+                let discarded = small(after: model)
+                try transaction.apply(discarded)
+                if Bool.random(using: &generator.random) {
+                    try transaction.rollback(to: savepoint)
+                    try transaction.reapply(replay)
+                    returns += 1
+                    #expect(try Self.model(of: transaction) == model, "after the return")
+                    end = try #require(transaction.redoLength)
+                } else {
+                    model = model.applying(discarded)
+                    if let length = transaction.redoLength {
+                        transaction.copyRedo(from: end, into: &replay)
+                        end = length
+                    } else {
+                        break
+                    }
+                }
+            }
+            try transaction.commit()
+            committed = model
+            #expect(try EngineModel.read(from: engine) == committed)
+        }
+        #expect(returns >= 5)
+        #expect(try engine.verify().isHealthy)
+        engine.close()
+        let reopened = try StorageEngine.open(path: path)
+        defer { reopened.close() }
+        #expect(try EngineModel.read(from: reopened) == committed)
+        #expect(try reopened.verify().isHealthy)
+    }
 }
