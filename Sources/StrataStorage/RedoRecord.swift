@@ -10,8 +10,11 @@
 // A put that replaces a value is recorded as a *patch* when that is much smaller: the new value
 // as pieces of the old one and new bytes (`ValueDelta`), so appending a row to a column chunk
 // of several kilobytes logs a few dozen bytes.
-// Recording stops (and the transaction commits the ordinary way) once the record outgrows
-// `RedoRecorder.limit`, so a bulk load pays for one flag test per put, not for a copy.
+// A record longer than `RedoRecorder.limit` is not logged (the transaction commits the ordinary
+// way). Recording goes on past it, up to `recordingLimit`, because chained writes return to a
+// point by reapplying the record (Savepoint.swift, ChainedWrites.swift in StrataStore), and a
+// chain of hundreds of small writes outgrows the log's limit; past `recordingLimit` it stops,
+// so a bulk load pays for one flag test per put, not for a copy.
 
 /// What a write transaction did, in replayable form.
 struct RedoRecorder {
@@ -29,9 +32,11 @@ struct RedoRecorder {
 
     /// The largest record a logged commit writes; larger transactions commit the ordinary way.
     static let limit = 3 * 4096 - CommitLog.headerSize
+    /// Where recording stops.
+    static let recordingLimit = 256 * 1024
 
     private(set) var bytes: [UInt8] = []
-    /// The transaction did more than `limit` bytes' worth: no record.
+    /// The transaction did more than `recordingLimit` bytes' worth: no record.
     private(set) var overflowed = false
     /// Where `recordPut` encodes a patch.
     private var deltaScratch: [UInt8] = []
@@ -58,13 +63,13 @@ struct RedoRecorder {
     }
 
     /// Appends one operation (for a patch, `value` is the delta and `patchedLength` the new
-    /// value's length), or marks the record overflowed when it would pass `limit`.
+    /// value's length), or marks the record overflowed when it would pass `recordingLimit`.
     private mutating func append(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer?, patchedLength: Int? = nil,
                                  value: UnsafeRawBufferPointer?) {
         var name = name
         let added = name.withUTF8 { 3 + $0.count } + (key.map { 4 + $0.count } ?? 0) + (patchedLength == nil ? 0 : 4)
             + (value.map { 4 + $0.count } ?? 0)
-        guard bytes.count + added <= Self.limit else {
+        guard bytes.count + added <= Self.recordingLimit else {
             overflowed = true
             bytes = []
             return
@@ -99,8 +104,11 @@ struct RedoRecorder {
         bytes.removeSubrange(mark.count...)
     }
 
-    /// Everything was recorded and there is something to log.
-    var isLoggable: Bool { !overflowed }
+    /// Everything was recorded, within the log's limit.
+    var isLoggable: Bool { !overflowed && bytes.count <= Self.limit }
+
+    /// Everything so far was recorded (the record may be too long to log).
+    var isComplete: Bool { !overflowed }
 }
 
 /// One decoded operation of a redo record.

@@ -70,18 +70,18 @@ extension WriteTransaction {
 
 extension WriteTransaction {
     /// The length of the transaction's redo record so far, for `copyRedo(from:into:)`; nil once
-    /// it outgrew the record's limit (nothing is recorded then).
+    /// recording stopped (`RedoRecorder.recordingLimit`).
     ///
     /// With the record, a caller can return to a point of the transaction without a savepoint
     /// there: go back to an earlier savepoint, then `reapply` what was recorded between the
     /// two. Taking such a point costs a copy of the bytes recorded since the last one, and no
     /// node is copied for it later (a savepoint makes every node shared, so the next change to
     /// each one copies it).
-    package var redoLength: Int? { redo.isLoggable ? redo.bytes.count : nil }
+    package var redoLength: Int? { redo.isComplete ? redo.bytes.count : nil }
 
     /// Appends the redo record's bytes from `start` to its end to `bytes`.
     package func copyRedo(from start: Int, into bytes: inout [UInt8]) {
-        precondition(redo.isLoggable && start <= redo.bytes.count, "copyRedo(from:into:) past the redo record")
+        precondition(redo.isComplete && start <= redo.bytes.count, "copyRedo(from:into:) past the redo record")
         bytes.append(contentsOf: redo.bytes[start...])
     }
 

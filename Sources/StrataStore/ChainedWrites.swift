@@ -16,7 +16,8 @@
 // again (`reapply`). A savepoint per chained commit would make every node shared again, so
 // each write would copy the primary-key and cluster-tree paths it touches (and drop the last
 // point's copies): 25-35 % of the CPU of grouped one-object writes. When the redo record
-// overflowed (it stops past its limit), chained commits take savepoints as before. A later
+// stopped (past `RedoRecorder.recordingLimit`, 256 KB), chained commits take savepoints as
+// before. A later
 // write that rolls back (or is cancelled) returns to the last point, keeping every chained
 // commit before it. The tables' change trackers go on across the chain, so the engine commit
 // logs one change set: the union of the chained writes, as if they had been one transaction.
