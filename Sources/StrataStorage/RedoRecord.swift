@@ -11,10 +11,11 @@
 // as pieces of the old one and new bytes (`ValueDelta`), so appending a row to a column chunk
 // of several kilobytes logs a few dozen bytes.
 // A record longer than `RedoRecorder.limit` is not logged (the transaction commits the ordinary
-// way). Recording goes on past it, up to `recordingLimit`, because chained writes return to a
-// point by reapplying the record (Savepoint.swift, ChainedWrites.swift in StrataStore), and a
-// chain of hundreds of small writes outgrows the log's limit; past `recordingLimit` it stops,
-// so a bulk load pays for one flag test per put, not for a copy.
+// way), and recording stops there, so a bulk load pays for one flag test per put, not for a
+// copy. A transaction holding chained writes records on up to `chainLimit`
+// (`WriteTransaction.keepRedoForChains()`): chained writes return to a point by reapplying the
+// record (Savepoint.swift, ChainedWrites.swift in StrataStore), and a chain of hundreds of small
+// writes outgrows the log's limit.
 
 /// What a write transaction did, in replayable form.
 struct RedoRecorder {
@@ -32,8 +33,10 @@ struct RedoRecorder {
 
     /// The largest record a logged commit writes; larger transactions commit the ordinary way.
     static let limit = 3 * 4096 - CommitLog.headerSize
-    /// Where recording stops.
-    static let recordingLimit = 256 * 1024
+    /// Where recording stops in a transaction that holds chained writes.
+    static let chainLimit = 256 * 1024
+    /// Where recording stops: `limit`, or `chainLimit` once chained writes need the record.
+    var recordingLimit = RedoRecorder.limit
 
     private(set) var bytes: [UInt8] = []
     /// The transaction did more than `recordingLimit` bytes' worth: no record.
@@ -69,7 +72,7 @@ struct RedoRecorder {
         var name = name
         let added = name.withUTF8 { 3 + $0.count } + (key.map { 4 + $0.count } ?? 0) + (patchedLength == nil ? 0 : 4)
             + (value.map { 4 + $0.count } ?? 0)
-        guard bytes.count + added <= Self.recordingLimit else {
+        guard bytes.count + added <= recordingLimit else {
             overflowed = true
             bytes = []
             return

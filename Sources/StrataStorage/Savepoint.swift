@@ -69,6 +69,12 @@ extension WriteTransaction {
 }
 
 extension WriteTransaction {
+    /// Records the redo record on past the commit log's limit, up to 256 KB (a record over the
+    /// log's limit is still not logged): for returning to points by `reapply`.
+    package func keepRedoForChains() {
+        redo.recordingLimit = RedoRecorder.chainLimit
+    }
+
     /// The length of the transaction's redo record so far, for `copyRedo(from:into:)`; nil once
     /// recording stopped (`RedoRecorder.recordingLimit`).
     ///

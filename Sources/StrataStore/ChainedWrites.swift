@@ -16,8 +16,8 @@
 // again (`reapply`). A savepoint per chained commit would make every node shared again, so
 // each write would copy the primary-key and cluster-tree paths it touches (and drop the last
 // point's copies): 25-35 % of the CPU of grouped one-object writes. When the redo record
-// stopped (past `RedoRecorder.recordingLimit`, 256 KB), chained commits take savepoints as
-// before. A later
+// stopped (a chain keeps it past the commit log's limit, up to 256 KB:
+// `WriteTransaction.keepRedoForChains()`), chained commits take savepoints as before. A later
 // write that rolls back (or is cancelled) returns to the last point, keeping every chained
 // commit before it. The tables' change trackers go on across the chain, so the engine commit
 // logs one change set: the union of the chained writes, as if they had been one transaction.
@@ -63,6 +63,7 @@ extension StoreSession {
     /// (`prepareCommit()` or `commit()`, after `resumeChain()`).
     package func chainCommit() throws(StoreError) {
         guard let write, canChain else { throw .transactionEnded }
+        write.keepRedoForChains()
         do {
             if let point = chainPoint, let start = point.redoEnd, let end = write.redoLength {
                 // The engine's changes since the last point, to make again after a return to
