@@ -47,6 +47,9 @@ package final class TableAccess {
     @exclusivity(unchecked) var newClusters: [Int64] = []
     /// The cluster of `newClusters.last` (inserts go there while it has room; saves hashing).
     @exclusivity(unchecked) private var lastNewCluster: DirtyCluster?
+    /// The dirty cluster the last look-up in a write transaction found by descending the
+    /// cluster tree: the next key in its range is found there without a descent.
+    @exclusivity(unchecked) private var lastLocatedDirty: DirtyCluster?
     @exclusivity(unchecked) var nextKey: Int64 = 0
     @exclusivity(unchecked) private(set) var storedCount = 0
     /// The first key of the cluster tree's last cluster in this transaction's snapshot, once
@@ -133,6 +136,7 @@ package final class TableAccess {
         dirty.removeAll(keepingCapacity: dirty.count <= 8)
         newClusters.removeAll()
         lastNewCluster = nil
+        lastLocatedDirty = nil
         snapshotLastCluster = nil
         changes = ChangeTracker()
         dirtyLists.removeAll()
@@ -347,6 +351,14 @@ package final class TableAccess {
             for candidate in newClusters.reversed() where candidate <= key { chosen = candidate; break }
             return try clusterView(firstKey: chosen)
         }
+        // Clusters hold disjoint, ascending key ranges (keys are handed out in increasing
+        // order, and a cluster's stay sorted), so a key between a cluster's first and last keys
+        // can be in no other cluster: the one the last look-up found answers, if it is still
+        // this transaction's copy (a copy or a reset replaces it).
+        if let hinted = lastLocatedDirty, key >= hinted.firstKey, hinted.keys.count > 0,
+           key <= hinted.keys.view.int(hinted.keys.count - 1), dirty[hinted.firstKey] === hinted {
+            return try dirtyView(hinted)
+        }
         guard let tree = try clusters() else { return nil }
         do {
             // The greatest entry at or below (key, last column) is the last chunk of the cluster
@@ -354,7 +366,10 @@ package final class TableAccess {
             let cursor = try clusterCursor(tree)
             guard try cursor.seek(toLast: TreeKey.cluster(key, column: UInt16.max)) else { return nil }
             let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
-            if let cluster = dirty[first] { return try dirtyView(cluster) }
+            if let cluster = dirty[first] {
+                lastLocatedDirty = cluster
+                return try dirtyView(cluster)
+            }
             if viewCacheGeneration == session.generation, let view = viewCache.view(first: first) { return view }
             var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
             while true {
