@@ -679,8 +679,20 @@ package final class TableAccess {
             guard let tree = try session.tree(primaryKeyTreeName) else { return }
             let encoded = IndexKey.encode(value).bytes
             do {
-                guard var keys = try session.writer().value(forKey: encoded, in: tree) else { return }
                 let target = TreeKey.u64(UInt64(bitPattern: key.rawValue))
+                // The common case, a unique primary key's entry naming only this object: one
+                // comparison in place, then the delete (no copy of the entry's value).
+                let writer = try session.writer()
+                let onlyThisObject = try encoded.withUnsafeBytes { encodedKey in
+                    try writer.withValue(forKey: encodedKey, in: tree) { stored in
+                        stored.map { $0.count == 8 && $0.elementsEqual(target) } ?? false
+                    }
+                }
+                if onlyThisObject {
+                    _ = try session.writer().delete(forKey: encoded, in: tree)
+                    return
+                }
+                guard var keys = try session.writer().value(forKey: encoded, in: tree) else { return }
                 var offset = 0
                 while offset + 8 <= keys.count {
                     if Array(keys[offset..<(offset + 8)]) == target { keys.removeSubrange(offset..<(offset + 8)) } else { offset += 8 }
@@ -701,7 +713,6 @@ package final class TableAccess {
 
     // MARK: Writing
 
-    /// The dirty cluster `first`, copied first if a savepoint holds it.
     /// The writer's complete copy of the cluster that starts at `first`, to append rows to:
     /// as it is even when a chained write's point holds it (`saveWriteState`), since a return to
     /// the point drops rows appended after it.
@@ -711,6 +722,7 @@ package final class TableAccess {
         return cluster
     }
 
+    /// The dirty cluster `first`, copied first if a chained write's point holds it.
     private func mutableDirty(_ first: Int64) -> DirtyCluster? {
         guard let cluster = dirty[first] else { return nil }
         guard cluster.frozen else { return cluster }
