@@ -31,7 +31,7 @@ import StrataStorage
 /// The state of a session's write transaction at its last chained commit: an engine savepoint
 /// at or before it, the changes recorded between the two, and the tables' write states.
 final class ChainPoint {
-    var savepoint: WriteSavepoint
+    let savepoint: WriteSavepoint
     /// The engine transaction's redo bytes from `savepoint` to this point, made again after a
     /// return to `savepoint`.
     var replay: [UInt8] = []
@@ -97,12 +97,7 @@ extension StoreSession {
         for table in tables { table.rollBack() }  // the keys handed out stay used
         do {
             try write.rollback(to: point.savepoint)
-            if !point.replay.isEmpty {
-                try write.reapply(point.replay)
-                // A savepoint here, so that a later return replays only what follows it.
-                point.savepoint = try write.savepoint()
-                point.replay.removeAll(keepingCapacity: true)
-            }
+            if !point.replay.isEmpty { try write.reapply(point.replay) }
             point.redoEnd = write.redoLength
         } catch {
             // The engine transaction is closed (or could not be brought back to the point):
