@@ -134,8 +134,9 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
                 total += 1
             }
             defer { storage.baseAddress!.deinitialize(count: total) }
+            // The vectors' lengths before the write: it advances them past what it wrote.
             var length = 0
-            for index in 0..<total { length += storage[index].iov_len }
+            if inPlace != nil { for index in 0..<total { length += storage[index].iov_len } }
             try writeVectors(storage.baseAddress!, count: total, at: offset)
             if let inPlace { inPlace.withLock { $0.markWritten(offset, length: length) } }
         }
@@ -289,14 +290,17 @@ struct InPlaceWrites {
             sections[section] = mapped
         }
         var position = offset
-        for buffer in buffers where buffer.count > 0 {
+        for buffer in buffers {
+            guard let source = buffer.baseAddress else { continue }  // empty
             var copied = 0
             while copied < buffer.count {
                 let section = Int(position / UInt64(sectionSize))
                 let within = Int(position % UInt64(sectionSize))
                 let count = min(buffer.count - copied, sectionSize - within)
-                // Mapped just above.
-                (sections[section].unsafelyUnwrapped + within).copyMemory(from: buffer.baseAddress.unsafelyUnwrapped + copied, byteCount: count)
+                guard let target = sections[section] else {
+                    preconditionFailure("in-place store into section \(section), which was not mapped")
+                }
+                (target + within).copyMemory(from: source + copied, byteCount: count)
                 copied += count
                 position += UInt64(count)
             }

@@ -689,18 +689,18 @@ package final class TableAccess {
                     }
                 }
                 if onlyThisObject {
-                    _ = try session.writer().delete(forKey: encoded, in: tree)
+                    _ = try writer.delete(forKey: encoded, in: tree)
                     return
                 }
-                guard var keys = try session.writer().value(forKey: encoded, in: tree) else { return }
+                guard var keys = try writer.value(forKey: encoded, in: tree) else { return }
                 var offset = 0
                 while offset + 8 <= keys.count {
                     if Array(keys[offset..<(offset + 8)]) == target { keys.removeSubrange(offset..<(offset + 8)) } else { offset += 8 }
                 }
                 if keys.isEmpty {
-                    _ = try session.writer().delete(forKey: encoded, in: tree)
+                    _ = try writer.delete(forKey: encoded, in: tree)
                 } else {
-                    try session.writer().put(keys, forKey: encoded, in: tree)
+                    try writer.put(keys, forKey: encoded, in: tree)
                 }
             } catch {
                 throw StoreError.wrap(error)
