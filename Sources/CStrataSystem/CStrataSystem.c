@@ -127,8 +127,12 @@ int strata_supports_in_place_writes(int fd) {
 #if defined(__linux__)
     struct statfs info;
     if (fstatfs(fd, &info) != 0) return 0;
-    // EXT4_SUPER_MAGIC (also ext2/ext3) and TMPFS_MAGIC.
-    return (info.f_type == 0xEF53 || info.f_type == 0x01021994) ? 1 : 0;
+    // TMPFS_MAGIC only. Not ext4, although it overwrites allocated blocks in place: since
+    // Linux 6.16 its page cache holds large folios, and a store through a shared mapping marks
+    // the whole folio dirty (a write call marks only the blocks it wrote), so the next sync
+    // writes back up to the folio's size for each page stored: 85 MB instead of 4.5 MB for one
+    // checkpoint measured here.
+    return info.f_type == 0x01021994 ? 1 : 0;
 #else
     (void)fd;
     return 0;

@@ -15,9 +15,12 @@
 //   through the read-only mapping at once, and `fdatasync` makes both durable (a store into a
 //   shared mapping dirties the page cache page as a write does).
 // - `writeInPlace` stores only into 4 KiB units this instance has itself written whole with
-//   pwrite, on file systems that overwrite allocated blocks in place (ext4, tmpfs): the blocks
-//   under such a unit are allocated (or reserved) and the file never shrinks, so a store there
-//   needs no allocation and cannot fault for want of space or past the end of the file.
+//   pwrite, and only on tmpfs: the pages under such a unit are allocated and the file never
+//   shrinks, so a store there needs no allocation and cannot fault for want of space or past
+//   the end of the file. Not on ext4, which also overwrites in place: its page cache holds
+//   large folios, a store through a mapping dirties its whole folio, and the next sync then
+//   writes the folio back whole (measured: a checkpoint after 5,000 one-key commits into a
+//   500,000-key file wrote 85 MB with stores, 4.5 MB with pwrite).
 
 #if canImport(Glibc)
 import Glibc
@@ -77,8 +80,8 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
 
     /// Opens (creating when `create` is true) the file at `path`, reserving `maximumSize` bytes of
     /// address space for its mapping. With `writesInPlace`, `writeInPlace` stores into ranges
-    /// this instance has already written whole, when the file system overwrites in place
-    /// (ext4 and tmpfs on Linux); otherwise it always declines.
+    /// this instance has already written whole, when the file system allows it (tmpfs on
+    /// Linux: see `strata_supports_in_place_writes`); otherwise it always declines.
     public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64, writesInPlace: Bool = false) throws {
         var flags = readOnly ? O_RDONLY : O_RDWR
         if create { flags |= O_CREAT }

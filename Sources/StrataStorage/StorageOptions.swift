@@ -40,12 +40,14 @@ public struct StorageOptions: Sendable, Hashable {
     /// Let logged commits (see `logsCommits`) store their pages into the database file through a
     /// writable shared mapping instead of a write call per stretch of pages, where that is safe
     /// and pays: their pages are synced later, by the log's checkpoint (pages synced at once cost
-    /// the sync more when stored than when written, so other commits write). On Linux, on ext4 and
-    /// tmpfs (which overwrite allocated blocks in place), and only into pages this process has
-    /// already written once with a write call (so their blocks are allocated and a store can
-    /// neither run out of space nor pass the end of the file). Pages are visible and made
-    /// durable exactly as written pages are; only the system calls go. On by default; elsewhere
-    /// it does nothing. Readers always use a read-only mapping.
+    /// the sync more when stored than when written, so other commits write). On Linux, on tmpfs
+    /// only, and only into pages this process has already written once with a write call (so
+    /// they are allocated and a store can neither run out of space nor pass the end of the
+    /// file). Pages are visible and made durable exactly as written pages are; only the system
+    /// calls go. On by default; elsewhere it does nothing. Not on ext4: a store through a mapping
+    /// dirties a whole large folio of its page cache where a write marks only the blocks it
+    /// wrote, so syncs would write back many times the data committed. Readers always use a
+    /// read-only mapping.
     public var writesInPlace: Bool
 
     /// Creates options; every parameter has the default described on its property.

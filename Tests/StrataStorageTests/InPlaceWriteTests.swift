@@ -1,27 +1,73 @@
 // In-place writes (`StorageOptions.writesInPlace`, `PosixFile.writeInPlace`): a commit stores
 // its pages through a writable shared mapping instead of a write call, but only into 4 KiB
-// units the same `PosixFile` has written whole before (so their blocks are allocated) and only
-// on file systems that overwrite in place. These tests pin down what is accepted and what is
-// declined, that stored bytes read back through every path, and that an engine whose commits
-// store in place holds exactly what a model says across reopen, checkpoints, large commits
-// and held readers.
+// units the same `PosixFile` has written whole before (so they are allocated) and only on
+// tmpfs. These tests pin down what is accepted and what is declined, that stored bytes read
+// back through every path, that an engine whose commits store in place holds exactly what a
+// model says across reopen, checkpoints, large commits and held readers (on `/dev/shm`, where
+// it is tmpfs), and that files elsewhere never store.
 
 import Foundation
 import Testing
 @testable import StrataStorage
 
-/// Whether the temporary directory's file system allows in-place writes (ext4 or tmpfs on
-/// Linux); the tests below need it.
-private let temporaryDirectoryWritesInPlace: Bool = {
-    let directory = TemporaryDirectory("probe")
-    defer { directory.remove() }
-    guard let file = try? PosixFile(path: directory.file("probe"), create: true, maximumSize: 1 << 30, writesInPlace: true) else { return false }
+/// Whether a file in `directory` accepts in-place writes.
+private func writesInPlace(in directory: String) -> Bool {
+    let probe = TemporaryDirectory("probe", under: directory)
+    defer { probe.remove() }
+    guard let file = try? PosixFile(path: probe.file("probe"), create: true, maximumSize: 1 << 30, writesInPlace: true) else { return false }
     defer { file.close() }
     return file.writesInPlace
+}
+
+/// Where the in-place tests put their files: `/dev/shm` on Linux, when it takes them.
+private let inPlaceDirectory: String? = {
+    #if os(Linux)
+    return writesInPlace(in: "/dev/shm") ? "/dev/shm" : nil
+    #else
+    return nil
+    #endif
 }()
 
-@Suite(.enabled(if: temporaryDirectoryWritesInPlace, "in-place writes need ext4 or tmpfs on Linux"))
+/// Whether the file system holding `path` is tmpfs, from the longest mount point in
+/// `/proc/mounts` that contains it.
+private func isTmpfs(_ path: String) -> Bool {
+    guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
+    var best: (point: String, type: String)?
+    for line in mounts.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count > 2 else { continue }
+        let point = String(fields[1])
+        let inside = point == "/" || path == point || path.hasPrefix(point.hasSuffix("/") ? point : point + "/")
+        if inside, point.count > (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+    }
+    return best?.type == "tmpfs"
+}
+
+@Suite struct InPlaceWriteDeclineTests {
+    /// Files on any other file system (here the temporary directory's, ext4 on the CI
+    /// machines) never store in place: on ext4 a store dirties a whole large page-cache folio,
+    /// and the next sync writes it back whole.
+    @Test(.enabled(if: !isTmpfs(NSTemporaryDirectory()), "the temporary directory is on tmpfs"))
+    func filesNotOnTmpfsNeverStoreInPlace() throws {
+        #expect(!writesInPlace(in: NSTemporaryDirectory()))
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try PosixFile(path: directory.file("declined"), create: true, maximumSize: 1 << 30, writesInPlace: true)
+        defer { file.close() }
+        try [UInt8](repeating: 1, count: 8192).withUnsafeBytes { try file.write([$0], at: 0) }
+        let stored = [UInt8](repeating: 2, count: 4096).withUnsafeBytes { file.writeInPlace([$0], at: 0) }
+        #expect(!stored)
+        #expect(file.inPlaceStores == 0)
+    }
+}
+
+@Suite(.enabled(if: inPlaceDirectory != nil, "in-place writes need tmpfs at /dev/shm (Linux)"))
 struct InPlaceWriteTests {
+    /// A fresh directory where files store in place.
+    static func directory(_ label: String = #function) -> TemporaryDirectory {
+        TemporaryDirectory(label, under: inPlaceDirectory ?? NSTemporaryDirectory())
+    }
+
     static func bytes(_ value: UInt8, _ count: Int) -> [UInt8] { [UInt8](repeating: value, count: count) }
 
     static func read(_ file: PosixFile, at offset: UInt64, count: Int) throws -> [UInt8] {
@@ -39,7 +85,7 @@ struct InPlaceWriteTests {
     }
 
     @Test func onlyUnitsThisFileWroteWholeAreStoredInPlace() throws {
-        let directory = TemporaryDirectory()
+        let directory = Self.directory()
         defer { directory.remove() }
         let path = directory.file("units")
         let file = try PosixFile(path: path, create: true, maximumSize: 1 << 30, writesInPlace: true)
@@ -95,7 +141,7 @@ struct InPlaceWriteTests {
     }
 
     @Test func filesOpenedWithoutTheOptionOrReadOnlyNeverStoreInPlace() throws {
-        let directory = TemporaryDirectory()
+        let directory = Self.directory()
         defer { directory.remove() }
         let path = directory.file("off")
         let plain = try PosixFile(path: path, create: true, maximumSize: 1 << 30)
@@ -114,7 +160,7 @@ struct InPlaceWriteTests {
     /// verified at the end; the same workload with the option off for comparison.
     @Test(arguments: [true, false])
     func anEngineStoringInPlaceHoldsWhatItCommitted(inPlace: Bool) throws {
-        let directory = TemporaryDirectory()
+        let directory = Self.directory()
         defer { directory.remove() }
         let path = directory.file("engine.strata")
         var options = StorageOptions()

@@ -17,9 +17,9 @@ struct SplitMix64: RandomNumberGenerator {
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
     let path: String
-    init(_ label: String = #function) {
+    init(_ label: String = #function, under base: String = NSTemporaryDirectory()) {
         let name = label.filter { $0.isLetter || $0.isNumber }
-        path = NSTemporaryDirectory() + "strata-\(name)-\(UUID().uuidString.prefix(8))"
+        path = (base.hasSuffix("/") ? base : base + "/") + "strata-\(name)-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     func file(_ name: String) -> String { path + "/" + name }

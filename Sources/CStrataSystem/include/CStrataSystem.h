@@ -79,11 +79,13 @@ int strata_sync_data(int fd);
 int strata_start_writeback(int fd, int64_t offset, int64_t length);
 
 /// Whether stores through a writable shared mapping of `fd` can replace write calls for
-/// ranges the file system has already allocated: 1 on Linux for ext4 and tmpfs, which
-/// overwrite allocated blocks in place (a store there needs no new block, so it cannot fail
-/// for want of space), 0 everywhere else (copy-on-write file systems such as btrfs, XFS with
-/// reflinks, ZFS and APFS allocate on every overwrite, and a failed allocation under a store
-/// is a SIGBUS).
+/// ranges the file system has already allocated: 1 on Linux for tmpfs (memory: a store into
+/// an allocated page needs nothing more and nothing is written back), 0 everywhere else.
+/// Copy-on-write file systems (btrfs, XFS with reflinks, ZFS, APFS) allocate on every
+/// overwrite, and a failed allocation under a store is a SIGBUS. ext4 overwrites in place, but
+/// its page cache holds large folios (Linux 6.16 and later) and a store through a mapping marks
+/// the whole folio dirty where a write call marks only the blocks it wrote, so every page
+/// stored would cost a write-back of up to the folio's size at the next sync.
 int strata_supports_in_place_writes(int fd);
 
 /// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
