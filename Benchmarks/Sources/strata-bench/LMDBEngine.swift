@@ -47,11 +47,11 @@ final class LMDBEngine: KVEngine {
         try check(mdb_txn_commit(txn), "mdb_txn_commit")
     }
 
-    func putEach(_ data: Dataset, count: Int) throws {
+    func putEach(_ data: Dataset, range: Range<Int>) throws {
         var k = MDB_val(), v = MDB_val()
         k.mv_size = keySize
         v.mv_size = valueSize
-        for i in 0..<count {
+        for i in range {
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
             k.mv_data = UnsafeMutableRawPointer(mutating: data.key(i))

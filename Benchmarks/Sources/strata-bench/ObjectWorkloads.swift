@@ -278,7 +278,7 @@ func measureObjects<E: ObjectEngine>(
     let data = bench.data
     let store = try await E(directory: directory)
     do {
-        let result = try await measureInFreshStore(store, workload, data: data, bench: bench)
+        let result = try await measureInFreshStore(store, workload, data: data, bench: bench, directory: directory)
         try await store.close()
         return result
     } catch {
@@ -287,7 +287,8 @@ func measureObjects<E: ObjectEngine>(
     }
 }
 
-private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Workload, data: ObjectDataset, bench: ObjectBench) async throws -> Double {
+private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Workload, data: ObjectDataset, bench: ObjectBench,
+                                                  directory: String) async throws -> Double {
     let n = data.people.count
     func perSecond(_ count: Int, _ elapsed: UInt64) -> Double { Double(count) / (Double(max(elapsed, 1)) / 1e9) }
     func check(_ sums: ObjectScanSums, _ expected: ObjectScanSums, _ what: String) throws {
@@ -337,6 +338,23 @@ private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Worklo
         let elapsed = monotonicNanos() - start
         try check(try await store.scan(), ObjectDataset.sums(of: people), "scan after durable-commit")
         return perSecond(people.count, elapsed)
+
+    case .objectDurableVersusFloor:
+        let people = Array(data.people.prefix(max(1, n / 100)))
+        // As `pairedWithFloor`, with an asynchronous engine.
+        let floor = try FloorFile(directory: directory)
+        var engineTime: UInt64 = 0, floorTime: UInt64 = 0
+        for block in stride(from: 0, to: people.count, by: floorBlock) {
+            let range = block..<min(block + floorBlock, people.count)
+            floorTime += try floor.rounds(range)
+            let slice = Array(people[range])
+            let start = monotonicNanos()
+            try await store.insertEach(slice)
+            engineTime += monotonicNanos() - start
+        }
+        let ratio = Double(engineTime) / Double(max(floorTime, 1))
+        try check(try await store.scan(), ObjectDataset.sums(of: people), "scan after durable-floor")
+        return ratio
 
     case .groupedAsync:
         let people = Array(data.people.prefix(max(1, n / 10)))

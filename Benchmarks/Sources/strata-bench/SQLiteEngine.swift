@@ -67,8 +67,8 @@ final class SQLiteEngine: KVEngine {
         try step(commit)
     }
 
-    func putEach(_ data: Dataset, count: Int) throws {
-        for i in 0..<count {
+    func putEach(_ data: Dataset, range: Range<Int>) throws {
+        for i in range {
             try step(begin)
             try put(data, i)
             try step(commit)

@@ -28,8 +28,8 @@ final class StrataEngine: KVEngine {
         }
     }
 
-    func putEach(_ data: Dataset, count: Int) throws {
-        for i in 0..<count {
+    func putEach(_ data: Dataset, range: Range<Int>) throws {
+        for i in range {
             try engine.write { txn in
                 let tree = try txn.createTree(named: "kv")
                 try txn.put(

@@ -102,8 +102,8 @@ protocol KVEngine: AnyObject {
     init(directory: String) throws
     /// Puts pairs `0..<count` of `data`, in their (random) generation order, in one transaction.
     func putAll(_ data: Dataset, count: Int) throws
-    /// Puts pairs `0..<count`, one transaction (one durable commit) each.
-    func putEach(_ data: Dataset, count: Int) throws
+    /// Puts the pairs of `range`, one transaction (one durable commit) each.
+    func putEach(_ data: Dataset, range: Range<Int>) throws
     /// Looks up `data.getOrder[0..<data.getCount]`, summing the first byte of each value.
     func randomGets(_ data: Dataset) throws -> UInt64
     /// Scans every pair in key order; returns the pair count and the sum of the first key byte
@@ -123,6 +123,7 @@ enum Workload: String, CaseIterable {
     // Engine level: keys and values.
     case bulkPut = "kv-bulk-put"
     case durableCommit = "kv-durable-commit"
+    case durableVersusFloor = "kv-durable-floor"
     case randomGet = "kv-random-get"
     case scan = "kv-scan"
     // Object level: BENCHMARKS.md object workloads 1, 4, 5, 6, 7, 8, 9, 10 and 13.
@@ -141,13 +142,14 @@ enum Workload: String, CaseIterable {
     case spaceGrowth = "space-growth"
     // Object level: BENCHMARKS.md object workloads 2 and 3.
     case objectDurableCommit = "durable-commit"
+    case objectDurableVersusFloor = "durable-floor"
     case groupedAsync = "grouped-async"
 
     var isObjectWorkload: Bool {
         switch self {
-        case .bulkPut, .durableCommit, .randomGet, .scan: return false
+        case .bulkPut, .durableCommit, .durableVersusFloor, .randomGet, .scan: return false
         case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory, .spaceGrowth,
-             .objectDurableCommit, .groupedAsync: return true
+             .objectDurableCommit, .objectDurableVersusFloor, .groupedAsync: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         }
     }
@@ -166,6 +168,7 @@ enum Workload: String, CaseIterable {
         case .scan, .objectScan: return "ns/op"
         case .open, .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return "ms"
         case .peakMemory, .spaceGrowth: return "bytes"
+        case .durableVersusFloor, .objectDurableVersusFloor: return "x floor"
         default: return "ops/s"
         }
     }
@@ -174,6 +177,7 @@ enum Workload: String, CaseIterable {
         switch self {
         case .bulkPut: return "N puts in random key order, one transaction (incl. its commit)"
         case .durableCommit: return "M transactions of one put each, each committed durably"
+        case .durableVersusFloor: return "kv-durable-commit's commits in blocks of 50 alternating with 50 rounds of the floor; the commits' time over the floor rounds' (lower is better)"
         case .randomGet: return "N random gets of existing keys from an N-key store"
         case .scan: return "full ordered scan of an N-key store, per key"
         case .bulkInsert: return "N objects inserted in one transaction (incl. its commit), objects/s"
@@ -189,6 +193,7 @@ enum Workload: String, CaseIterable {
         case .peakMemory: return "peak growth of anonymous memory while opening a store of L objects and scanning it, bytes"
         case .spaceGrowth: return "file growth over 10·M one-object update commits of an N-object store while a snapshot from before them is held, bytes"
         case .objectDurableCommit: return "N/100 one-object transactions, each committed durably (full sync), commits/s"
+        case .objectDurableVersusFloor: return "durable-commit's transactions in blocks of 50 alternating with 50 rounds of the floor; their time over the floor rounds' (lower is better)"
         case .groupedAsync: return "N/10 one-object async writes from 8 concurrent writers, grouping allowed, each durable before it completes, objects/s"
         }
     }
@@ -230,9 +235,12 @@ func measure<E: KVEngine>(
         return Double(sizes.n) / (Double(max(elapsed, 1)) / 1e9)
     case .durableCommit:
         let start = monotonicNanos()
-        try store.putEach(data, count: sizes.commits)
+        try store.putEach(data, range: 0..<sizes.commits)
         let elapsed = monotonicNanos() - start
         return Double(sizes.commits) / (Double(max(elapsed, 1)) / 1e9)
+    case .durableVersusFloor:
+        let floor = try FloorFile(directory: directory)
+        return try pairedWithFloor(floor, count: sizes.commits) { try store.putEach(data, range: $0) }
     case .randomGet:
         try store.putAll(data, count: sizes.n)
         _ = try store.scan()   // untimed warm-up: every engine starts with its pages mapped/cached
