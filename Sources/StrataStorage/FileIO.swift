@@ -103,8 +103,8 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
         self.inPlace = inPlace ? Locked(InPlaceWrites(sectionSize: Self.sectionSize)) : nil
     }
 
-    /// Whether `writeInPlace` may accept ranges (the option was asked for and the file
-    /// system overwrites in place).
+    /// Whether `writeInPlace` may accept ranges (the option was asked for and the file is on
+    /// a file system that allows it: tmpfs).
     public var writesInPlace: Bool { inPlace != nil }
 
     /// How many `writeInPlace` calls stored their bytes (for tests).

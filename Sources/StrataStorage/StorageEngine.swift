@@ -889,12 +889,10 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Writes dirty pages sorted by position, one gathering write per contiguous stretch. With
-    /// `inPlace`, stretches the file accepts are stored through its writable mapping instead
-    /// (`StorageFile.writeInPlace`): only for pages that are not synced soon after (a logged
-    /// commit's). A store's page costs the sync that writes it back more than a written page
-    /// does (measured: record commits, which sync the file at once, ran 10-12 % slower with
-    /// stores, and the commit log's records 2.5-3.5x slower), while a logged commit's pages
-    /// wait for the checkpoint, one sync per generation.
+    /// `inPlace` (a logged commit's pages), stretches the file accepts are stored through its
+    /// writable mapping instead (`StorageFile.writeInPlace`; only files on tmpfs accept). Other
+    /// commits always write: when stores were also allowed on ext4, a stored page dirtied its
+    /// whole large folio, which made the syncs that follow at once write back far more.
     func writePages(_ pages: [WriteTransaction.DirtyPage], plus extra: WriteTransaction.DirtyPage? = nil, inPlace: Bool = false) throws {
         // One copy, sorted in place: a commit's pages come mostly in ascending order (taken
         // from one stretch), which an insertion sort handles in one pass; large sets sort.

@@ -38,16 +38,14 @@ public struct StorageOptions: Sendable, Hashable {
     /// says, opening a database whose log holds commits the file lacks replays them.
     public var logsCommits: Bool
     /// Let logged commits (see `logsCommits`) store their pages into the database file through a
-    /// writable shared mapping instead of a write call per stretch of pages, where that is safe
-    /// and pays: their pages are synced later, by the log's checkpoint (pages synced at once cost
-    /// the sync more when stored than when written, so other commits write). On Linux, on tmpfs
-    /// only, and only into pages this process has already written once with a write call (so
-    /// they are allocated and a store can neither run out of space nor pass the end of the
-    /// file). Pages are visible and made durable exactly as written pages are; only the system
-    /// calls go. On by default; elsewhere it does nothing. Not on ext4: a store through a mapping
-    /// dirties a whole large folio of its page cache where a write marks only the blocks it
-    /// wrote, so syncs would write back many times the data committed. Readers always use a
-    /// read-only mapping.
+    /// writable shared mapping instead of a write call per stretch of pages, where that is safe:
+    /// on Linux, on tmpfs only, and only into pages this process has already written once with
+    /// a write call (so they are allocated and a store can neither run out of space nor pass
+    /// the end of the file). Pages are visible and made durable exactly as written pages are;
+    /// only the system calls go. On by default; elsewhere it does nothing. Not on ext4: a store
+    /// through a mapping dirties a whole large folio of its page cache where a write marks only
+    /// the blocks it wrote, so syncs would write back many times the data committed. Readers
+    /// always use a read-only mapping.
     public var writesInPlace: Bool
 
     /// Creates options; every parameter has the default described on its property.
