@@ -56,20 +56,20 @@ func measureFloor(directory: String, count: Int) throws -> Double {
 }
 
 /// How many commits, and floor rounds, each block of the paired workloads has.
-let floorBlock = 50
+private let floorBlock = 50
 
 /// The paired workloads (`kv-durable-floor`, `durable-floor`): `count` commits made by
 /// `commit` in blocks of `floorBlock`, each block after as many rounds of the floor, so that
 /// both see the disk in the same state (this machine's disk changes speed from minute to
 /// minute). Returns the commits' time over the floor rounds' time: how many times the floor's
 /// time a commit takes, 1 being the floor itself.
-func pairedWithFloor(_ floor: FloorFile, count: Int, _ commit: (Range<Int>) throws -> Void) throws -> Double {
+func pairedWithFloor(_ floor: FloorFile, count: Int, _ commit: (Range<Int>) async throws -> Void) async throws -> Double {
     var engineTime: UInt64 = 0, floorTime: UInt64 = 0
     for block in stride(from: 0, to: count, by: floorBlock) {
         let range = block..<min(block + floorBlock, count)
         floorTime += try floor.rounds(range)
         let start = monotonicNanos()
-        try commit(range)
+        try await commit(range)
         engineTime += monotonicNanos() - start
     }
     return Double(engineTime) / Double(max(floorTime, 1))

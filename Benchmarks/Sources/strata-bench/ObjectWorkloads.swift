@@ -341,18 +341,8 @@ private func measureInFreshStore<E: ObjectEngine>(_ store: E, _ workload: Worklo
 
     case .objectDurableVersusFloor:
         let people = Array(data.people.prefix(max(1, n / 100)))
-        // As `pairedWithFloor`, with an asynchronous engine.
         let floor = try FloorFile(directory: directory)
-        var engineTime: UInt64 = 0, floorTime: UInt64 = 0
-        for block in stride(from: 0, to: people.count, by: floorBlock) {
-            let range = block..<min(block + floorBlock, people.count)
-            floorTime += try floor.rounds(range)
-            let slice = Array(people[range])
-            let start = monotonicNanos()
-            try await store.insertEach(slice)
-            engineTime += monotonicNanos() - start
-        }
-        let ratio = Double(engineTime) / Double(max(floorTime, 1))
+        let ratio = try await pairedWithFloor(floor, count: people.count) { try await store.insertEach(Array(people[$0])) }
         try check(try await store.scan(), ObjectDataset.sums(of: people), "scan after durable-floor")
         return ratio
 

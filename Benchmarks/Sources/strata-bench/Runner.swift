@@ -88,10 +88,10 @@ func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects:
     let sizes = objects.sizes
     switch engine {
     #if !NO_STRATA
-    case "strata": return try measure(StrataEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
+    case "strata": return try await measure(StrataEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
     #endif
-    case "lmdb": return try measure(LMDBEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
-    case "sqlite": return try measure(SQLiteEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
+    case "lmdb": return try await measure(LMDBEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
+    case "sqlite": return try await measure(SQLiteEngine.self, workload, data: kv(), sizes: sizes, directory: directory)
     case "floor":
         guard workload == .durableCommit else { return nil }
         return try measureFloor(directory: directory, count: sizes.commits)

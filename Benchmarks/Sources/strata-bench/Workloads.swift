@@ -224,7 +224,7 @@ struct Sizes {
 /// warm-up scan so reads measure the hot path (pages mapped and cached) for every engine alike.
 func measure<E: KVEngine>(
     _ engine: E.Type, _ workload: Workload, data: Dataset, sizes: Sizes, directory: String
-) throws -> Double {
+) async throws -> Double {
     let store = try E(directory: directory)
     defer { store.close() }
     switch workload {
@@ -240,7 +240,7 @@ func measure<E: KVEngine>(
         return Double(sizes.commits) / (Double(max(elapsed, 1)) / 1e9)
     case .durableVersusFloor:
         let floor = try FloorFile(directory: directory)
-        return try pairedWithFloor(floor, count: sizes.commits) { try store.putEach(data, range: $0) }
+        return try await pairedWithFloor(floor, count: sizes.commits) { try store.putEach(data, range: $0) }
     case .randomGet:
         try store.putAll(data, count: sizes.n)
         _ = try store.scan()   // untimed warm-up: every engine starts with its pages mapped/cached
