@@ -176,6 +176,10 @@ public final class StorageEngine: @unchecked Sendable {
                     // database that is gone.
                     if created {
                         if try log.file.size() > 0 { try log.erase(at: 0) }
+                        // Best effort: if the zeros cannot all be written (a full disk), the
+                        // log grows as commits need it, as it does for a database created
+                        // before this existed.
+                        do { try log.preallocate() } catch {}
                     } else {
                         replay = try Self.replayPlan(log, logPath: logPath, recovered: meta, file: opened!, path: path)
                         if replay != nil && options.readOnly { throw StorageError.recoveryNeedsWriteAccess(path: logPath) }

@@ -412,6 +412,97 @@ import Testing
         #expect(try reopened.read { try $0.value(forKey: Array("k\(last % 300)".utf8), in: $0.tree(named: "t")!) } == Array("v\(last)".utf8))
     }
 
+    /// A new database writes its whole log once, synced, while it is created: the first
+    /// generation's commits then write their records and nothing else to the log, and the log
+    /// never grows.
+    @Test func aNewDatabasePreallocatesItsLog() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engine = try disks.open(directory.file("lock"))
+        #expect(try disks.log.size() == CommitLog.capacity)
+        #expect(disks.log.syncCount >= 1)
+        #expect(disks.log.durableImage.count == Int(CommitLog.capacity), "the zeros are synced")
+        try engine.write { try $0.put([0], forKey: [0], in: try $0.createTree(named: "t")) }
+        let bytes = disks.log.bytesWritten
+        for i in 1...200 as ClosedRange<UInt8> {
+            try engine.write { try $0.put([i], forKey: [i], in: try $0.tree(named: "t")!) }
+        }
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        #expect(disks.log.bytesWritten - bytes == 200 * Int(CommitLog.blockSize), "one block per commit, no growth")
+        #expect(try disks.log.size() == CommitLog.capacity)
+        engine.close()
+
+        // An existing database is not preallocated again, and a shorter log (one from before
+        // preallocation) still grows as records need it.
+        let short = Disks(file: disks.file.crashProcess(), log: SimulatedDisk())
+        let reopened = try short.open(directory.file("reopen"))
+        defer { reopened.close() }
+        #expect(try short.log.size() == 0)
+        try reopened.write { try $0.put([1, 1], forKey: [1], in: try $0.tree(named: "t")!) }
+        #expect(reopened.state.withLock { $0.latestMeta.isLogged })
+        #expect(try short.log.size() == CommitLog.growthStep)
+        let crashed = short.crash(seed: 9)
+        let recovered = try crashed.open(directory.file("recovered"))
+        defer { recovered.close() }
+        #expect(try recovered.read { try $0.value(forKey: [1], in: $0.tree(named: "t")!) } == [1, 1])
+        #expect(try recovered.read { try $0.value(forKey: [200], in: $0.tree(named: "t")!) } == [200])
+    }
+
+    /// Preallocation is best effort: a disk too full for the log's zeros still opens a new
+    /// database, whose log then grows as records need it once there is room.
+    @Test func aNewDatabaseOpensWhenItsLogCannotBePreallocated() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        disks.log.failWrites(after: Int(CommitLog.growthStep) + 100)
+        let engine = try disks.open(directory.file("lock"))
+        #expect(try disks.log.size() < CommitLog.capacity)
+        disks.log.clearFaults()
+        try engine.write { try $0.put([1], forKey: [1], in: try $0.createTree(named: "t")) }
+        try engine.write { try $0.put([2], forKey: [2], in: try $0.tree(named: "t")!) }
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        let crashed = disks.crash(seed: 3)
+        engine.close()
+        let reopened = try crashed.open(directory.file("reopen"))
+        defer { reopened.close() }
+        #expect(try reopened.read { try $0.value(forKey: [2], in: $0.tree(named: "t")!) } == [2])
+    }
+
+    /// The power fails at each step of a new database's log preallocation: the database opens
+    /// (preallocation is best effort) or not, and after the cut it reopens healthy and empty,
+    /// its logged commits work and survive the next power cut.
+    @Test func aPowerCutWhilePreallocatingTheLogLeavesAWorkingDatabase() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        // Preallocation's writes and its sync, and one operation past them.
+        let steps = Int(CommitLog.capacity / CommitLog.growthStep) + 2
+        for cut in 0..<steps {
+            let disks = Disks()
+            disks.log.losePower(afterOperations: cut)
+            if let engine = try? disks.open(directory.file("first-\(cut)")) {
+                _ = try? engine.write { try $0.put([9], forKey: [9], in: try $0.createTree(named: "t")) }
+                engine.close()
+            }
+            let crashed = disks.crash(seed: UInt64(cut))
+            let engine = try crashed.open(directory.file("second-\(cut)"))
+            #expect(try engine.verify().isHealthy, "cut \(cut)")
+            if let tree = try engine.read({ try $0.tree(named: "t") }) {
+                #expect(try engine.read { try $0.value(forKey: [9], in: tree) } == [9], "cut \(cut)")
+            }
+            for i in 0..<70 as Range<UInt8> {
+                try engine.write { try $0.put([i], forKey: [i], in: try $0.createTree(named: "u")) }
+            }
+            #expect(engine.state.withLock { $0.latestMeta.isLogged }, "cut \(cut)")
+            // The next power cut comes with the engine open (a close would checkpoint): the
+            // commits come back from the log.
+            let afterCut = crashed.crash(seed: UInt64(cut) &+ 100)
+            engine.close()
+            let again = try afterCut.open(directory.file("third-\(cut)"))
+            defer { again.close() }
+            #expect(again.state.withLock { $0.latestMeta.isLogged }, "cut \(cut): replayed from the log")
+            #expect(try again.read { try $0.value(forKey: [69], in: $0.tree(named: "u")!) } == [69], "cut \(cut)")
+            #expect(try again.verify().isHealthy, "cut \(cut)")
+        }
+    }
+
     @Test func aLogFromAnotherDatabaseIsRefused() throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
         let disks = Disks()
