@@ -546,6 +546,12 @@ public final class StorageEngine: @unchecked Sendable {
         return meta
     }
 
+    /// Records that the file is at least `end` bytes long because this engine has just written
+    /// up to there, so that `ensureMapped` need not ask the file system.
+    private func noteWritten(through end: UInt64) {
+        state.withLock { if $0.knownFileSize < end { $0.knownFileSize = end } }
+    }
+
     /// Makes sure the mapping covers `pages` and the file really is that long (so no access
     /// through the mapping can fault).
     func ensureMapped(_ pages: UInt64) throws {
@@ -935,6 +941,11 @@ public final class StorageEngine: @unchecked Sendable {
                 try file.write(buffers, at: start * UInt64(pageSize))
             }
         }
+        // The file now reaches at least the end of the last run, so publishing a commit that
+        // grew it need not ask the file system (on Linux a stat also makes the next write's
+        // timestamp fine-grained, and on ext4 without a journal the log's sync then writes the
+        // inode-table block the database file shares with it).
+        if let last = sorted.last { noteWritten(through: (last.page + UInt64(last.pages)) * UInt64(pageSize)) }
     }
 
     // MARK: Waiting for commits

@@ -448,6 +448,26 @@ import Testing
         #expect(try recovered.read { try $0.value(forKey: [200], in: $0.tree(named: "t")!) } == [200])
     }
 
+    /// Commits that grow the database file do not ask the file for its size: the engine
+    /// knows how far it wrote. (On Linux a stat makes the file's next timestamp fine-grained;
+    /// on ext4 without a journal the log's sync then also writes the inode-table block the
+    /// two files share.)
+    @Test func commitsThatGrowTheFileDoNotStatIt() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engine = try disks.open(directory.file("lock"))
+        defer { engine.close() }
+        try engine.write { try $0.put([0], forKey: [0], in: try $0.createTree(named: "t")) }
+        let (size, queries) = (try disks.file.size(), disks.file.sizeQueries)
+        let value = [UInt8](repeating: 7, count: 900)
+        for i in 0..<300 {
+            try engine.write { try $0.put(value, forKey: Array("k\(i)".utf8), in: try $0.tree(named: "t")!) }
+        }
+        #expect(try disks.file.size() > size + 64 * 4096, "the commits grew the file")
+        #expect(disks.file.sizeQueries == queries + 1, "only the check above asked for the size")
+        #expect(try engine.read { try $0.value(forKey: Array("k299".utf8), in: $0.tree(named: "t")!) } == value)
+    }
+
     /// Preallocation is best effort: a disk too full for the log's zeros still opens a new
     /// database, whose log then grows as records need it once there is room.
     @Test func aNewDatabaseOpensWhenItsLogCannotBePreallocated() throws {

@@ -58,6 +58,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         var writes = 0
         var syncs = 0
         var bytesWritten = 0
+        var sizeQueries = 0
     }
     private let state = Locked(State())
 
@@ -151,7 +152,12 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         }
     }
 
-    func size() throws -> UInt64 { UInt64(state.withLock { $0.volatileSize }) }
+    func size() throws -> UInt64 {
+        UInt64(state.withLock { state in
+            state.sizeQueries += 1
+            return state.volatileSize
+        })
+    }
 
     func map(length: UInt64) throws -> UnsafeRawPointer {
         guard length <= UInt64(capacity) else { throw StorageError.fileTooLarge(limit: UInt64(capacity)) }
@@ -244,6 +250,8 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     var syncCount: Int { state.withLock { $0.syncs } }
     /// Bytes written so far (short writes count what they wrote).
     var bytesWritten: Int { state.withLock { $0.bytesWritten } }
+    /// Calls of `size()` so far.
+    var sizeQueries: Int { state.withLock { $0.sizeQueries } }
 
     /// The disk fills up: `bytes` more bytes are written, then writes fail with `code` (the
     /// write that crosses the limit writes what fits first, like a short `pwrite`).
