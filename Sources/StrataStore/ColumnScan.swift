@@ -63,14 +63,15 @@ final class ColumnScan {
             // 8-byte keys without nulls is a header and 8 bytes per key).
             var keys: ChunkView
             if readsKeys {
-                keys = try ChunkView(encoded: try cursor.currentValue(), expectedWidth: 8)
+                keys = try Cluster.keys(encoded: try cursor.currentValue(), table: table.schema.name)
             } else {
                 let length = cursor.currentValueLength
                 let count = (length &- ChunkFormat.headerSize) / 8
                 if length < ChunkFormat.headerSize || ChunkFormat.headerSize &+ count &* 8 != length {
                     // Not the length of a key chunk: decode it and let its checks speak.
-                    keys = try ChunkView(encoded: try cursor.currentValue(), expectedWidth: 8)
+                    keys = try Cluster.keys(encoded: try cursor.currentValue(), table: table.schema.name)
                 } else {
+                    try Cluster.checkCount(count, table: table.schema.name)
                     keys = ChunkView(values: nil, nulls: nil, bytes: nil, width: 8, count: count)
                 }
             }

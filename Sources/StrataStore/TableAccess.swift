@@ -375,7 +375,7 @@ package final class TableAccess {
             while true {
                 let column = Int(cursor.key[8]) << 8 | Int(cursor.key[9])
                 if column == Int(Cluster.keyColumn) {
-                    let keys = try ChunkView(encoded: cursor.value, expectedWidth: 8)
+                    let keys = try Cluster.keys(encoded: cursor.value, table: schema.name)
                     let view = try makeView(first: first, keys: keys, columns: columns)
                     if viewCacheGeneration != session.generation || viewCache.count >= ClusterViewCache.capacity {
                         viewCache.removeAll(keepingCapacity: true)
@@ -436,7 +436,7 @@ package final class TableAccess {
     /// Reads the cluster whose key chunk the cursor stands on, leaving the cursor on the first
     /// entry after it (or off the end).
     private func readCluster(_ cursor: Cursor, first: Int64) throws -> ClusterView {
-        let keys = try ChunkView(encoded: cursor.value, expectedWidth: 8)
+        let keys = try Cluster.keys(encoded: cursor.value, table: schema.name)
         var columns = [ChunkView](repeating: .absent, count: schema.properties.count)
         while try cursor.next() {
             guard Int64(bitPattern: TreeKey.readU64(cursor.key)) == first else { break }
@@ -745,6 +745,7 @@ package final class TableAccess {
         } else {
             guard let tree = try clusters() else { throw .corrupted("a cluster of '\(schema.name)' vanished") }
             let keys = try chunk(in: tree, key: TreeKey.cluster(first, column: Cluster.keyColumn), expectedCount: nil, expectedWidth: 8)
+            try Cluster.checkCount(keys.count, table: schema.name)
             cluster = DirtyCluster(firstKey: first, columnCount: schema.properties.count, existsInSnapshot: true)
             cluster.keys.load(keys, count: keys.count)
             dirty[first] = cluster

@@ -1,0 +1,104 @@
+import Testing
+import StrataStorage
+@testable import StrataStore
+
+/// A cluster holds at most `Cluster.capacity` objects; Strata never writes more. A file whose
+/// cluster claims more (crafted, or damaged with its checksums recomputed) must give a typed
+/// error on every path, reads and writes alike. Writes used to load such a cluster into
+/// buffers sized for `Cluster.capacity` and stop the process.
+@Suite struct OversizedClusterTests {
+    /// Ten objects, then their cluster's key chunk replaced by one of 300 keys; with
+    /// `consistent`, every column's chunk too (so that no count mismatch gives the damage away).
+    private func damagedFile(consistent: Bool) throws -> TemporaryFolder {
+        let folder = TemporaryFolder()
+        var treeName = ""
+        var columnIDs: [UInt16] = []
+        do {
+            let store = try Store.open(path: folder.file(), schema: personSchema)
+            let session = try store.makeSession()
+            let people = session.table(named: "Person")!
+            try session.beginWrite()
+            for i in 0..<10 { _ = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .double(Double(i)), .null, .null]) }
+            _ = try session.commit()
+            treeName = people.clusterTreeName
+            columnIDs = people.columnIDs
+            session.close()
+            store.close()
+        }
+        let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
+        defer { engine.close() }
+        try engine.write { t in
+            let tree = try #require(try t.tree(named: treeName))
+            let cursor = try t.makeCursor(on: tree)
+            #expect(try cursor.first())
+            let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+            let rows = Cluster.capacity + 44
+            // count, fixed format, width 8, no nulls, then the keys.
+            var keys: [UInt8] = [UInt8(rows & 0xFF), UInt8(rows >> 8), 0, 0, ChunkFormat.fixed, 8, 0, 0]
+            for k in 0..<rows { withUnsafeBytes(of: (first + Int64(k)).littleEndian) { keys += $0 } }
+            try t.put(keys, forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
+            guard consistent else { return }
+            for (index, property) in personSchema.objectSchemas[0].properties.enumerated() where !property.isList {
+                let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: rows)
+                for row in 0..<rows {
+                    buffer.appendDefaultRow()
+                    switch property.kind {
+                    case .string: _ = Array("n\(row)".utf8).withUnsafeBytes { buffer.setVariable($0, at: row) }
+                    case .double: buffer.setFixed(Double(row), at: row)
+                    case .link: buffer.setNull(row)
+                    default: buffer.setFixed(Int64(row), at: row)
+                    }
+                }
+                var chunk: [UInt8] = []
+                buffer.encode(into: &chunk)
+                try t.put(chunk, forKey: TreeKey.cluster(first, column: columnIDs[index]), in: tree)
+            }
+        }
+        return folder
+    }
+
+    @Test(arguments: [false, true], ["keys", "value", "count", "filter", "insert", "update", "delete"])
+    func everyPathReportsTheDamage(consistent: Bool, operation: String) throws {
+        let folder = try damagedFile(consistent: consistent)
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let session = try store.makeSession()
+        defer { session.close() }
+        let people = session.table(named: "Person")!
+        let key = try #require(try people.find(primaryKey: .int(3)))
+        func check(_ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("\(operation) (consistent: \(consistent)) read or wrote an oversized cluster without an error")
+            } catch let error as StoreError {
+                guard case .corrupted(let message) = error else {
+                    Issue.record("\(operation): \(error) is not a corruption error")
+                    return
+                }
+                if consistent { #expect(message.contains("more than the \(Cluster.capacity) a cluster can hold"), "\(message)") }
+            } catch {
+                Issue.record("\(operation): \(error) is not a StoreError")
+            }
+        }
+        switch operation {
+        case "keys": check { _ = try people.allKeys() }
+        case "value": check { _ = try people.value(key, property: 2) }
+        case "count", "filter":
+            let predicate = operation == "count" ? "age > 4" : "age >= 0 AND name BEGINSWITH 'n'"
+            let query = try TableQuery(table: people, predicate: try PredicateParser.parse(predicate, arguments: []))
+            check { _ = try query.count() }
+        case "insert":
+            try session.beginWrite()
+            defer { session.rollback() }
+            check { _ = try people.insert([.int(100), .string("x"), .int(1), .null, .null, .null]) }
+        case "update":
+            try session.beginWrite()
+            defer { session.rollback() }
+            check { try people.set(.int(9), for: key, property: 2) }
+        default:
+            try session.beginWrite()
+            defer { session.rollback() }
+            check { try people.delete([key]) }
+        }
+    }
+}
