@@ -57,10 +57,13 @@ func runDemo(directory: String?) async throws {
     await todos.close()
     db.invalidate()
 
-    let report = try StrataCommand.verify(path: path)
-    say("main actor", "verify: \(report.isHealthy ? "healthy" : "\(report.problems.count) problem(s)"), version \(report.version), "
-        + "\(report.pageCount) pages of \(report.pageSize) bytes, \(report.freePages) free")
-    if !report.isHealthy { print(report) }
+    let verification = try StrataCommand.verify(path: path)
+    let report = verification.engine
+    let problems = report.problems.count + verification.objectProblems.count
+    say("main actor", "verify: \(verification.isHealthy ? "healthy" : "\(problems) problem(s)"), version \(report.version), "
+        + "\(report.pageCount) pages of \(report.pageSize) bytes, \(report.freePages) free, "
+        + "\(verification.objects.reduce(0) { $0 + $1.count }) objects read")
+    if !verification.isHealthy { print(verification) }
     print("\nLook inside: strata inspect \(path)\n             strata dump \(path) [--json]")
 }
 

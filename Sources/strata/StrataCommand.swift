@@ -44,9 +44,9 @@ struct StrataCommand {
             case ("dump", _):
                 try dump(DumpRequest(parsing: Array(arguments.dropFirst())))
             case ("verify", 2):
-                let report = try verify(path: arguments[1])
-                print(report)
-                if !report.isHealthy { exit(2) }
+                let verification = try verify(path: arguments[1])
+                print(verification)
+                if !verification.isHealthy { exit(2) }
             case ("compact", 3):
                 try compact(path: arguments[1], to: arguments[2])
                 print("wrote \(arguments[2])")
@@ -65,10 +65,46 @@ struct StrataCommand {
         }
     }
 
-    static func verify(path: String) throws(CommandFailure) -> VerificationReport {
+    /// The engine's verification (every page and tree), then, if the engine finds nothing and
+    /// the file has object types, every object read and checked against its table's counter
+    /// and primary-key index (`TableAccess.verifyObjects`).
+    static func verify(path: String) throws(CommandFailure) -> FileVerification {
         let engine = try openEngine(path)
-        defer { engine.close() }
-        do { return try engine.verify() } catch { throw CommandFailure(path: path, error) }
+        var verification: FileVerification
+        do { verification = FileVerification(engine: try engine.verify()) } catch {
+            engine.close()
+            throw CommandFailure(path: path, error)
+        }
+        guard verification.engine.isHealthy else {
+            engine.close()
+            return verification
+        }
+        // The store owns the engine once it opened (closing it closes the engine).
+        let store: Store
+        do {
+            store = try Store.open(engine: engine, schema: nil)
+        } catch .notAnObjectDatabase {
+            engine.close()
+            return verification
+        } catch {
+            engine.close()
+            verification.objectProblems.append("the object store cannot be opened: \(error)")
+            return verification
+        }
+        defer { store.close() }
+        let session: StoreSession
+        do { session = try store.makeSession() } catch {
+            verification.objectProblems.append("the object store cannot be read: \(error)")
+            return verification
+        }
+        defer { session.close() }
+        for object in store.schema.objectSchemas {
+            guard let table = session.table(named: object.name) else { continue }
+            let checked = table.verifyObjects()
+            verification.objects.append((object.name, checked.objects))
+            verification.objectProblems += checked.problems
+        }
+        return verification
     }
 
     static func compact(path: String, to copy: String) throws(CommandFailure) {
@@ -78,6 +114,27 @@ struct StrataCommand {
         let engine = try openEngine(path)
         defer { engine.close() }
         do { try engine.copyCompacted(to: copy) } catch { throw CommandFailure(path: path, "cannot compact to \(copy): \(error)") }
+    }
+}
+
+/// What `strata verify` found: the engine's report and, for a file with object types, the
+/// objects read per type and any problems with them.
+struct FileVerification: CustomStringConvertible {
+    let engine: VerificationReport
+    var objects: [(type: String, count: Int)] = []
+    var objectProblems: [String] = []
+
+    var isHealthy: Bool { engine.isHealthy && objectProblems.isEmpty }
+
+    var description: String {
+        var lines = ["\(engine)"]
+        if !objects.isEmpty {
+            let total = objects.reduce(0) { $0 + $1.count }
+            lines.append("objects: \(total) read (\(objects.map { "\($0.type) \($0.count)" }.joined(separator: ", ")))"
+                + (objectProblems.isEmpty ? ", no problems" : ", \(objectProblems.count) problem\(plural(objectProblems.count)):"))
+            lines += objectProblems.map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

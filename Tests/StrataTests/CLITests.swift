@@ -2,6 +2,8 @@ import Foundation
 import StrataTestWorkloads
 import Testing
 import Strata
+import StrataStorage
+@testable import StrataStore
 
 /// The `strata` tool run as a separate process on small databases, its output parsed.
 @Suite struct CLITests {
@@ -58,6 +60,44 @@ import Strata
         #expect(alone.status == 0, "\(alone.errors)")
         #expect(alone.output.split(separator: "\n").contains("commit log: none"), "\(alone.output)")
         #expect(alone.output.contains("Dog: 2 objects"), "\(alone.output)")
+    }
+
+    @Test func verifyReadsEveryObjectAndReportsWhatChecksumsCannotSee() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Person.self, Dog.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write {
+                for id in 0..<30 { db.create(Person.self, value: ["id": id, "name": "P\(id)", "tags": ["a", "b"]]) }
+                db.create(Dog.self, value: ["name": "Rex"])
+            }
+        }
+        let path = config.fileURL!.path
+        let healthy = try runStrata("verify", path)
+        #expect(healthy.status == 0, "\(healthy.errors)")
+        #expect(healthy.output.contains("objects: 31 read (Dog 1, Person 30), no problems"), "\(healthy.output)")
+
+        // The first cluster of the first object table given one key too many, its checksums
+        // valid: the engine's checks pass, the objects' do not.
+        do {
+            let engine = try StorageEngine.open(path: path, options: StorageOptions())
+            defer { engine.close() }
+            try engine.write { t in
+                let name = try #require(try t.treeNames().filter { $0.hasPrefix("t") && $0.hasSuffix(".c") }.sorted().first)
+                let tree = try #require(try t.tree(named: name))
+                let cursor = try t.makeCursor(on: tree)
+                #expect(try cursor.first())
+                let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
+                let rows = Cluster.capacity + 1
+                var keys: [UInt8] = [UInt8(rows & 0xFF), UInt8(rows >> 8), 0, 0, ChunkFormat.fixed, 8, 0, 0]
+                for k in 0..<rows { withUnsafeBytes(of: (first + Int64(k)).littleEndian) { keys += $0 } }
+                try t.put(keys, forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
+            }
+        }
+        let damaged = try runStrata("verify", path)
+        #expect(damaged.status == 2, "\(damaged.errors)")
+        #expect(damaged.output.contains("more than the \(Cluster.capacity) a cluster can hold"), "\(damaged.output)")
+        #expect(damaged.output.split(separator: "\n").first?.hasPrefix("version ") == true, "\(damaged.output)")
     }
 
     @Test func badInputsGetOneLineAndAFailureStatus() throws {

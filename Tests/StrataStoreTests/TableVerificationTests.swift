@@ -1,0 +1,95 @@
+import Testing
+import StrataStorage
+@testable import StrataStore
+
+/// `TableAccess.verifyObjects()` (what `strata verify` adds to the engine's checks) finds
+/// damage that page checksums cannot: chunks rewritten with valid checksums.
+@Suite struct TableVerificationTests {
+    /// A file of `count` people (ids 0..<count, every fifth with tags); returns the cluster
+    /// tree's name and the column ids.
+    private func makeFile(_ folder: TemporaryFolder, count: Int = 40) throws -> (tree: String, columns: [UInt16]) {
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let session = try store.makeSession()
+        defer { session.close() }
+        let people = session.table(named: "Person")!
+        try session.beginWrite()
+        for i in 0..<count {
+            let key = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .null, .null, .null])
+            if i % 5 == 0 { try people.setList([.string("t\(i)")], for: key, property: 5) }
+        }
+        _ = try session.commit()
+        return (people.clusterTreeName, people.columnIDs)
+    }
+
+    /// Rewrites the first cluster's chunk of `column` through the engine (checksums stay valid).
+    private func rewrite(_ folder: TemporaryFolder, tree name: String, column: UInt16, _ change: (inout [UInt8]) -> Void) throws {
+        let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
+        defer { engine.close() }
+        try engine.write { t in
+            let tree = try #require(try t.tree(named: name))
+            let cursor = try t.makeCursor(on: tree)
+            #expect(try cursor.first())
+            let key = TreeKey.cluster(Int64(bitPattern: TreeKey.readU64(cursor.key)), column: column)
+            var value = try #require(try key.withUnsafeBytes { k in try t.withValue(forKey: k, in: tree) { $0.map { Array($0) } } })
+            change(&value)
+            try t.put(value, forKey: key, in: tree)
+        }
+    }
+
+    private func verify(_ folder: TemporaryFolder) throws -> TableAccess.ObjectVerification {
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let session = try store.makeSession()
+        defer { session.close() }
+        return session.table(named: "Person")!.verifyObjects()
+    }
+
+    @Test func aHealthyTableHasNoProblems() throws {
+        let folder = TemporaryFolder()
+        _ = try makeFile(folder, count: 600)
+        let result = try verify(folder)
+        #expect(result.objects == 600)
+        #expect(result.problems.isEmpty, "\(result.problems)")
+    }
+
+    @Test func aPrimaryKeyTheIndexDoesNotKnowIsReported() throws {
+        let folder = TemporaryFolder()
+        let (tree, columns) = try makeFile(folder)
+        // Row 3's id (an Int chunk without nulls: header, then 8 bytes per row) becomes 999.
+        try rewrite(folder, tree: tree, column: columns[0]) { chunk in
+            withUnsafeBytes(of: Int64(999).littleEndian) { chunk.replaceSubrange(ChunkFormat.headerSize + 24..<ChunkFormat.headerSize + 32, with: $0) }
+        }
+        let result = try verify(folder)
+        #expect(result.objects == 40)
+        #expect(result.problems.count == 1, "\(result.problems)")
+        #expect(result.problems.first?.contains("primary-key index leads from 999 to nothing") == true, "\(result.problems)")
+    }
+
+    @Test func keysOutOfOrderAreReported() throws {
+        let folder = TemporaryFolder()
+        let (tree, _) = try makeFile(folder)
+        // Rows 5 and 6 of the key chunk swapped.
+        try rewrite(folder, tree: tree, column: Cluster.keyColumn) { chunk in
+            let five = ChunkFormat.headerSize + 40, six = five + 8
+            let saved = Array(chunk[five..<six])
+            chunk.replaceSubrange(five..<six, with: chunk[six..<six + 8])
+            chunk.replaceSubrange(six..<six + 8, with: saved)
+        }
+        let result = try verify(folder)
+        #expect(result.problems.contains { $0.contains("keys must ascend") }, "\(result.problems)")
+    }
+
+    @Test func anOversizedClusterIsReported() throws {
+        let folder = TemporaryFolder()
+        let (tree, _) = try makeFile(folder)
+        try rewrite(folder, tree: tree, column: Cluster.keyColumn) { chunk in
+            let rows = Cluster.capacity + 1
+            let first = chunk[ChunkFormat.headerSize..<ChunkFormat.headerSize + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+            chunk = [UInt8(rows & 0xFF), UInt8(rows >> 8), 0, 0, ChunkFormat.fixed, 8, 0, 0]
+            for k in 0..<rows { withUnsafeBytes(of: (first + Int64(k)).littleEndian) { chunk += $0 } }
+        }
+        let result = try verify(folder)
+        #expect(result.problems.contains { $0.contains("more than the \(Cluster.capacity) a cluster can hold") }, "\(result.problems)")
+    }
+}
