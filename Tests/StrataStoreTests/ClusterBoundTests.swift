@@ -25,33 +25,25 @@ import StrataStorage
             session.close()
             store.close()
         }
-        let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
-        defer { engine.close() }
-        try engine.write { t in
-            let tree = try #require(try t.tree(named: treeName))
-            let cursor = try t.makeCursor(on: tree)
-            #expect(try cursor.first())
-            let first = Int64(bitPattern: TreeKey.readU64(cursor.key))
-            let rows = Cluster.capacity + 44
-            // count, fixed format, width 8, no nulls, then the keys.
-            var keys: [UInt8] = [UInt8(rows & 0xFF), UInt8(rows >> 8), 0, 0, ChunkFormat.fixed, 8, 0, 0]
-            for k in 0..<rows { withUnsafeBytes(of: (first + Int64(k)).littleEndian) { keys += $0 } }
-            try t.put(keys, forKey: TreeKey.cluster(first, column: Cluster.keyColumn), in: tree)
-            guard consistent else { return }
-            for (index, property) in personSchema.objectSchemas[0].properties.enumerated() where !property.isList {
-                let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: rows)
-                for row in 0..<rows {
-                    buffer.appendDefaultRow()
-                    switch property.kind {
-                    case .string: _ = Array("n\(row)".utf8).withUnsafeBytes { buffer.setVariable($0, at: row) }
-                    case .double: buffer.setFixed(Double(row), at: row)
-                    case .link: buffer.setNull(row)
-                    default: buffer.setFixed(Int64(row), at: row)
-                    }
+        let rows = Cluster.capacity + 44
+        try rewriteFirstClusterChunk(folder.file(), tree: treeName, column: Cluster.keyColumn) { first, chunk in
+            chunk = keyChunk(first: first, rows: rows)
+        }
+        guard consistent else { return folder }
+        for (index, property) in personSchema.objectSchemas[0].properties.enumerated() where !property.isList {
+            let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: rows)
+            for row in 0..<rows {
+                buffer.appendDefaultRow()
+                switch property.kind {
+                case .string: _ = Array("n\(row)".utf8).withUnsafeBytes { buffer.setVariable($0, at: row) }
+                case .double: buffer.setFixed(Double(row), at: row)
+                case .link: buffer.setNull(row)
+                default: buffer.setFixed(Int64(row), at: row)
                 }
-                var chunk: [UInt8] = []
+            }
+            try rewriteFirstClusterChunk(folder.file(), tree: treeName, column: columnIDs[index]) { _, chunk in
+                chunk = []
                 buffer.encode(into: &chunk)
-                try t.put(chunk, forKey: TreeKey.cluster(first, column: columnIDs[index]), in: tree)
             }
         }
         return folder

@@ -22,21 +22,6 @@ import StrataStorage
         return (people.clusterTreeName, people.columnIDs)
     }
 
-    /// Rewrites the first cluster's chunk of `column` through the engine (checksums stay valid).
-    private func rewrite(_ folder: TemporaryFolder, tree name: String, column: UInt16, _ change: (inout [UInt8]) -> Void) throws {
-        let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
-        defer { engine.close() }
-        try engine.write { t in
-            let tree = try #require(try t.tree(named: name))
-            let cursor = try t.makeCursor(on: tree)
-            #expect(try cursor.first())
-            let key = TreeKey.cluster(Int64(bitPattern: TreeKey.readU64(cursor.key)), column: column)
-            var value = try #require(try key.withUnsafeBytes { k in try t.withValue(forKey: k, in: tree) { $0.map { Array($0) } } })
-            change(&value)
-            try t.put(value, forKey: key, in: tree)
-        }
-    }
-
     private func verify(_ folder: TemporaryFolder) throws -> TableAccess.ObjectVerification {
         let store = try Store.open(path: folder.file(), schema: personSchema)
         defer { store.close() }
@@ -57,7 +42,7 @@ import StrataStorage
         let folder = TemporaryFolder()
         let (tree, columns) = try makeFile(folder)
         // Row 3's id (an Int chunk without nulls: header, then 8 bytes per row) becomes 999.
-        try rewrite(folder, tree: tree, column: columns[0]) { chunk in
+        try rewriteFirstClusterChunk(folder.file(), tree: tree, column: columns[0]) { _, chunk in
             withUnsafeBytes(of: Int64(999).littleEndian) { chunk.replaceSubrange(ChunkFormat.headerSize + 24..<ChunkFormat.headerSize + 32, with: $0) }
         }
         let result = try verify(folder)
@@ -70,7 +55,7 @@ import StrataStorage
         let folder = TemporaryFolder()
         let (tree, _) = try makeFile(folder)
         // Rows 5 and 6 of the key chunk swapped.
-        try rewrite(folder, tree: tree, column: Cluster.keyColumn) { chunk in
+        try rewriteFirstClusterChunk(folder.file(), tree: tree, column: Cluster.keyColumn) { _, chunk in
             let five = ChunkFormat.headerSize + 40, six = five + 8
             let saved = Array(chunk[five..<six])
             chunk.replaceSubrange(five..<six, with: chunk[six..<six + 8])
@@ -83,11 +68,8 @@ import StrataStorage
     @Test func anOversizedClusterIsReported() throws {
         let folder = TemporaryFolder()
         let (tree, _) = try makeFile(folder)
-        try rewrite(folder, tree: tree, column: Cluster.keyColumn) { chunk in
-            let rows = Cluster.capacity + 1
-            let first = chunk[ChunkFormat.headerSize..<ChunkFormat.headerSize + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
-            chunk = [UInt8(rows & 0xFF), UInt8(rows >> 8), 0, 0, ChunkFormat.fixed, 8, 0, 0]
-            for k in 0..<rows { withUnsafeBytes(of: (first + Int64(k)).littleEndian) { chunk += $0 } }
+        try rewriteFirstClusterChunk(folder.file(), tree: tree, column: Cluster.keyColumn) { first, chunk in
+            chunk = keyChunk(first: first, rows: Cluster.capacity + 1)
         }
         let result = try verify(folder)
         #expect(result.problems.contains { $0.contains("more than the \(Cluster.capacity) a cluster can hold") }, "\(result.problems)")
