@@ -519,7 +519,14 @@ public final class StoreSession {
         do {
             guard let bytes = try reading.value(forKey: TreeKey.u64(UInt64(id)), in: tree) else { return (0, 0) }
             guard bytes.count == 16 else { throw StoreError.corrupted("a table's counters are damaged") }
-            return bytes.withUnsafeBytes { (Int64(bitPattern: TreeKey.readU64($0)), Int(TreeKey.readU64($0, at: 8))) }
+            let (next, count) = bytes.withUnsafeBytes { (Int64(bitPattern: TreeKey.readU64($0)), TreeKey.readU64($0, at: 8)) }
+            // Keys are handed out from 0 and never reused, so there are never more objects than
+            // keys handed out; the last key (Int64.max) is never handed out, so `nextKey + 1`
+            // cannot overflow.
+            guard next >= 0, next < Int64.max, count <= UInt64(next) else {
+                throw StoreError.corrupted("a table's counters are damaged (next object key \(next), \(count) objects)")
+            }
+            return (next, Int(count))
         } catch {
             throw StoreError.wrap(error)
         }

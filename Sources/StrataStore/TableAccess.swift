@@ -877,7 +877,15 @@ package final class TableAccess {
                 throw StoreError.wrap(error)
             }
         }
-        if let candidate = cluster, candidate.keys.count >= Cluster.capacity { cluster = nil }
+        if let candidate = cluster {
+            // Keys ascend: a new key at or below the last one (damaged counters) would
+            // overwrite an object, or start a cluster over an existing one.
+            let count = candidate.keys.count
+            if count > 0, case let last = candidate.keys.view.int(count - 1), key <= last {
+                throw .corrupted("'\(schema.name)' would give a new object the key \(key), but its last object has \(last): the table's counters are damaged")
+            }
+            if count >= Cluster.capacity { cluster = nil }
+        }
         if let cluster {
             if !cluster.complete { _ = try dirtyCluster(cluster.firstKey, loading: nil) }
             return cluster
