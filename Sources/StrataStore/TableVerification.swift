@@ -16,8 +16,9 @@ extension TableAccess {
 
     /// Reads every object's values as reads do, checking that the key chunks hold ascending
     /// keys, that every chunk decodes (its width, its count, at most `Cluster.capacity` objects
-    /// per cluster), that every list decodes, that the table's counter matches its objects, and
-    /// that the primary-key index leads to each object from its primary key.
+    /// per cluster), that every list decodes, that the table's counter matches its objects,
+    /// that each secondary index holds each object's entry, and that the primary-key index
+    /// leads to each object from its primary key.
     package func verifyObjects() -> ObjectVerification {
         var result = ObjectVerification()
         func report(_ problem: String) { if result.problems.count < Self.problemLimit { result.problems.append("'\(schema.name)': \(problem)") } }
@@ -47,9 +48,23 @@ extension TableAccess {
             report("\(error)")
         }
         let lists = schema.properties.indices.filter { schema.properties[$0].isList }
+        let indexed = indexTreeNames.sorted { $0.key < $1.key }
         for key in keys where result.problems.count < Self.problemLimit {
             for index in lists {
                 do { _ = try list(key, property: index) } catch { report("the list '\(schema.properties[index].name)' of object \(key.rawValue): \(error)") }
+            }
+            // Each secondary index holds the object's entry (value, key): one exact look-up, so
+            // a value many objects share costs no more than a unique one.
+            for (index, treeName) in indexed {
+                do {
+                    let value = try self.value(key, property: index)
+                    let present = try session.tree(treeName).map { tree in
+                        try IndexKey.entry(value, key).withUnsafeBytes { entry in try reading.withValue(forKey: entry, in: tree) { $0 != nil } }
+                    } ?? false
+                    if !present { report("the index of '\(schema.properties[index].name)' has no entry for object \(key.rawValue) (\(value))") }
+                } catch {
+                    report("the index of '\(schema.properties[index].name)' at object \(key.rawValue): \(error)")
+                }
             }
             guard let pk = primaryKeyIndex else { continue }
             do {

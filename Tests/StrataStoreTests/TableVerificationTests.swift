@@ -51,6 +51,33 @@ import StrataStorage
         #expect(result.problems.first?.contains("primary-key index leads from 999 to nothing") == true, "\(result.problems)")
     }
 
+    @Test func aMissingIndexEntryIsReported() throws {
+        let folder = TemporaryFolder()
+        var indexTree = ""
+        do {
+            let store = try Store.open(path: folder.file(), schema: personSchema)
+            defer { store.close() }
+            let session = try store.makeSession()
+            defer { session.close() }
+            let people = session.table(named: "Person")!
+            try session.beginWrite()
+            // Many objects share a name: the check must find the one entry that is missing.
+            for i in 0..<300 { _ = try people.insert([.int(Int64(i)), .string(i == 7 ? "seven" : "same"), .int(0), .null, .null, .null]) }
+            _ = try session.commit()
+            indexTree = try #require(people.indexTreeNames[1])
+        }
+        do {
+            let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
+            defer { engine.close() }
+            try engine.write { t in
+                let tree = try #require(try t.tree(named: indexTree))
+                #expect(try t.delete(forKey: IndexKey.entry(.string("same"), ObjectKey(200)), in: tree))
+            }
+        }
+        let result = try verify(folder)
+        #expect(result.problems == ["'Person': the index of 'name' has no entry for object 200 (\(StoreValue.string("same")))"], "\(result.problems)")
+    }
+
     @Test func keysOutOfOrderAreReported() throws {
         let folder = TemporaryFolder()
         let (tree, _) = try makeFile(folder)
