@@ -17,8 +17,8 @@ extension TableAccess {
     /// Reads every object's values as reads do, checking that the key chunks hold ascending
     /// keys, that every chunk decodes (its width, its count, at most `Cluster.capacity` objects
     /// per cluster), that every list decodes, that the table's counter matches its objects,
-    /// that each secondary index holds each object's entry, and that the primary-key index
-    /// leads to each object from its primary key.
+    /// that each secondary index holds each object's entry and nothing else, and that the
+    /// primary-key index leads to each object from its primary key.
     package func verifyObjects() -> ObjectVerification {
         var result = ObjectVerification()
         func report(_ problem: String) { if result.problems.count < Self.problemLimit { result.problems.append("'\(schema.name)': \(problem)") } }
@@ -75,6 +75,32 @@ extension TableAccess {
                 }
             } catch {
                 report("the primary key of object \(key.rawValue): \(error)")
+            }
+        }
+        // And the other way: every entry of each secondary index belongs to an object that
+        // holds its value (an equality query answered by the index alone trusts the entries).
+        if !indexed.isEmpty && result.problems.count < Self.problemLimit {
+            let known = Set(keys)
+            for (index, treeName) in indexed {
+                let name = schema.properties[index].name
+                do {
+                    guard let tree = try session.tree(treeName) else { continue }
+                    try reading.forEach(in: tree) { entry, _ in
+                        guard entry.count > 8 else {
+                            report("the index of '\(name)' has an entry of \(entry.count) bytes")
+                            return result.problems.count < Self.problemLimit
+                        }
+                        let key = IndexKey.objectKey(fromEntry: entry)
+                        if !known.contains(key) {
+                            report("the index of '\(name)' has an entry for object \(key.rawValue), which does not exist")
+                        } else if let value = try? self.value(key, property: index), !IndexKey.entry(value, key).elementsEqual(entry) {
+                            report("the index of '\(name)' files object \(key.rawValue) under a value it does not hold")
+                        }
+                        return result.problems.count < Self.problemLimit
+                    }
+                } catch {
+                    report("the index of '\(name)': \(error)")
+                }
             }
         }
         return result

@@ -51,7 +51,7 @@ import StrataStorage
         #expect(result.problems.first?.contains("primary-key index leads from 999 to nothing") == true, "\(result.problems)")
     }
 
-    @Test func aMissingIndexEntryIsReported() throws {
+    @Test func missingAndStrayIndexEntriesAreReported() throws {
         let folder = TemporaryFolder()
         var indexTree = ""
         do {
@@ -72,10 +72,18 @@ import StrataStorage
             try engine.write { t in
                 let tree = try #require(try t.tree(named: indexTree))
                 #expect(try t.delete(forKey: IndexKey.entry(.string("same"), ObjectKey(200)), in: tree))
+                // Two stray entries: object 7 filed under a name it does not hold, and an
+                // object that does not exist.
+                try t.put([], forKey: IndexKey.entry(.string("same"), ObjectKey(7)), in: tree)
+                try t.put([], forKey: IndexKey.entry(.string("same"), ObjectKey(999)), in: tree)
             }
         }
         let result = try verify(folder)
-        #expect(result.problems == ["'Person': the index of 'name' has no entry for object 200 (\(StoreValue.string("same")))"], "\(result.problems)")
+        #expect(result.problems == [
+            "'Person': the index of 'name' has no entry for object 200 (\(StoreValue.string("same")))",
+            "'Person': the index of 'name' files object 7 under a value it does not hold",
+            "'Person': the index of 'name' has an entry for object 999, which does not exist",
+        ], "\(result.problems)")
     }
 
     @Test func keysOutOfOrderAreReported() throws {
