@@ -1,5 +1,5 @@
 // Checking a table's objects for damage that page checksums cannot see: chunks that decode but
-// contradict each other, the table's counter or its primary-key index. A file edited with its
+// contradict each other, the table's counter or its indexes. A file edited with its
 // checksums recomputed, a crafted file, or a bug would show this way. `strata verify` runs it
 // after the engine's own verification.
 
