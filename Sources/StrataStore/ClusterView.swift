@@ -16,17 +16,18 @@ enum Cluster {
     /// writes a larger cluster, so a file that holds one is damaged; the write path's buffers
     /// are sized for `capacity`, and loading a larger cluster into them used to stop the
     /// process instead of reporting the damage.
-    static func keys(encoded chunk: UnsafeRawBufferPointer, table: String) throws(StoreError) -> ChunkView {
+    static func keys(encoded chunk: UnsafeRawBufferPointer, table: @autoclosure () -> String) throws(StoreError) -> ChunkView {
         let keys = try ChunkView(encoded: chunk, expectedWidth: 8)
-        try checkCount(keys.count, table: table)
+        try checkCount(keys.count, table: table())
         return keys
     }
 
-    /// Throws unless `count` objects fit in one cluster.
+    /// Throws unless `count` objects fit in one cluster. The table's name (for the message)
+    /// is only read when it does not: scans call this for every cluster.
     @inline(__always)
-    static func checkCount(_ count: Int, table: String) throws(StoreError) {
+    static func checkCount(_ count: Int, table: @autoclosure () -> String) throws(StoreError) {
         guard count <= capacity else {
-            throw .corrupted("a cluster of '\(table)' holds \(count) objects, more than the \(capacity) a cluster can hold")
+            throw .corrupted("a cluster of '\(table())' holds \(count) objects, more than the \(capacity) a cluster can hold")
         }
     }
 }

@@ -48,23 +48,9 @@ extension TableAccess {
             report("\(error)")
         }
         let lists = schema.properties.indices.filter { schema.properties[$0].isList }
-        let indexed = indexTreeNames.sorted { $0.key < $1.key }
         for key in keys where result.problems.count < Self.problemLimit {
             for index in lists {
                 do { _ = try list(key, property: index) } catch { report("the list '\(schema.properties[index].name)' of object \(key.rawValue): \(error)") }
-            }
-            // Each secondary index holds the object's entry (value, key): one exact look-up, so
-            // a value many objects share costs no more than a unique one.
-            for (index, treeName) in indexed {
-                do {
-                    let value = try self.value(key, property: index)
-                    let present = try session.tree(treeName).map { tree in
-                        try IndexKey.entry(value, key).withUnsafeBytes { entry in try reading.withValue(forKey: entry, in: tree) { $0 != nil } }
-                    } ?? false
-                    if !present { report("the index of '\(schema.properties[index].name)' has no entry for object \(key.rawValue) (\(value))") }
-                } catch {
-                    report("the index of '\(schema.properties[index].name)' at object \(key.rawValue): \(error)")
-                }
             }
             guard let pk = primaryKeyIndex else { continue }
             do {
@@ -77,31 +63,46 @@ extension TableAccess {
                 report("the primary key of object \(key.rawValue): \(error)")
             }
         }
-        // And the other way: every entry of each secondary index belongs to an object that
-        // holds its value (an equality query answered by the index alone trusts the entries).
-        if !indexed.isEmpty && result.problems.count < Self.problemLimit {
-            let known = Set(keys)
-            for (index, treeName) in indexed {
-                let name = schema.properties[index].name
-                do {
-                    guard let tree = try session.tree(treeName) else { continue }
+        // Each secondary index, in one walk: every object has exactly one entry (value, key),
+        // nulls included, so each entry must belong to an object that holds its value (an
+        // equality query answered by the index alone trusts the entries), and an object no
+        // entry names is missing from the index.
+        let known = Set(keys)
+        for (index, treeName) in indexTreeNames.sorted(by: { $0.key < $1.key }) where result.problems.count < Self.problemLimit {
+            let name = schema.properties[index].name
+            var indexed = Set<ObjectKey>()
+            var stray: [String] = []
+            var complete = true
+            do {
+                if let tree = try session.tree(treeName) {
                     try reading.forEach(in: tree) { entry, _ in
-                        guard entry.count > 8 else {
-                            report("the index of '\(name)' has an entry of \(entry.count) bytes")
-                            return result.problems.count < Self.problemLimit
+                        if entry.count <= 8 {
+                            stray.append("the index of '\(name)' has an entry of \(entry.count) bytes")
+                        } else {
+                            let key = IndexKey.objectKey(fromEntry: entry)
+                            if !known.contains(key) {
+                                stray.append("the index of '\(name)' has an entry for object \(key.rawValue), which does not exist")
+                            } else if let value = try? self.value(key, property: index), IndexKey.entry(value, key).elementsEqual(entry) {
+                                indexed.insert(key)
+                            } else {
+                                stray.append("the index of '\(name)' files object \(key.rawValue) under a value it does not hold")
+                            }
                         }
-                        let key = IndexKey.objectKey(fromEntry: entry)
-                        if !known.contains(key) {
-                            report("the index of '\(name)' has an entry for object \(key.rawValue), which does not exist")
-                        } else if let value = try? self.value(key, property: index), !IndexKey.entry(value, key).elementsEqual(entry) {
-                            report("the index of '\(name)' files object \(key.rawValue) under a value it does not hold")
-                        }
-                        return result.problems.count < Self.problemLimit
+                        complete = stray.count < Self.problemLimit
+                        return complete
                     }
-                } catch {
-                    report("the index of '\(name)': \(error)")
+                }
+            } catch {
+                report("the index of '\(name)': \(error)")
+                complete = false
+            }
+            if complete {
+                for key in keys where !indexed.contains(key) {
+                    let value = (try? self.value(key, property: index)).map { " (\($0))" } ?? ""
+                    report("the index of '\(name)' has no entry for object \(key.rawValue)\(value)")
                 }
             }
+            stray.forEach(report)
         }
         return result
     }

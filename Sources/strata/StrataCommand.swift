@@ -67,7 +67,7 @@ struct StrataCommand {
 
     /// The engine's verification (every page and tree), then, if the engine finds nothing and
     /// the file has object types, every object read and checked against its table's counter
-    /// and primary-key index (`TableAccess.verifyObjects`).
+    /// and indexes (`TableAccess.verifyObjects`).
     static func verify(path: String) throws(CommandFailure) -> FileVerification {
         let engine = try openEngine(path)
         var verification: FileVerification
@@ -79,13 +79,13 @@ struct StrataCommand {
             engine.close()
             return verification
         }
-        // The store owns the engine once it opened (closing it closes the engine).
         let store: Store
         do {
-            store = try Store.open(engine: engine, schema: nil)
-        } catch .notAnObjectDatabase {
-            engine.close()
-            return verification
+            guard let opened = try openStore(on: engine) else {
+                engine.close()
+                return verification
+            }
+            store = opened
         } catch {
             engine.close()
             verification.objectProblems.append("the object store cannot be opened: \(error)")
@@ -190,6 +190,13 @@ func openEngine(_ path: String) throws(CommandFailure) -> StorageEngine {
     }
 }
 
+/// The object store of an opened engine file, as it is in the file (no schema asked for); nil
+/// for a plain engine file. Once it opens, the store owns the engine (closing it closes the
+/// engine); when it throws, the caller still owns the engine.
+func openStore(on engine: StorageEngine) throws(StoreError) -> Store? {
+    do { return try Store.open(engine: engine, schema: nil) } catch .notAnObjectDatabase { return nil }
+}
+
 /// An engine file opened read-only, with its object store when it has one. Close it when done.
 struct OpenedFile {
     let path: String
@@ -201,9 +208,7 @@ struct OpenedFile {
         self.path = path
         engine = try openEngine(path)
         do {
-            store = try Store.open(engine: engine, schema: nil)
-        } catch .notAnObjectDatabase {
-            store = nil
+            store = try openStore(on: engine)
         } catch {
             engine.close()
             throw CommandFailure(path: path, error)

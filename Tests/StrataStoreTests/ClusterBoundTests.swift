@@ -11,19 +11,11 @@ import StrataStorage
     /// `consistent`, every column's chunk too (so that no count mismatch gives the damage away).
     private func damagedFile(consistent: Bool) throws -> TemporaryFolder {
         let folder = TemporaryFolder()
-        var treeName = ""
-        var columnIDs: [UInt16] = []
-        do {
-            let store = try Store.open(path: folder.file(), schema: personSchema)
-            let session = try store.makeSession()
-            let people = session.table(named: "Person")!
+        let (treeName, columnIDs) = try withPeople(folder.file()) { session, people in
             try session.beginWrite()
             for i in 0..<10 { _ = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .double(Double(i)), .null, .null]) }
             _ = try session.commit()
-            treeName = people.clusterTreeName
-            columnIDs = people.columnIDs
-            session.close()
-            store.close()
+            return (people.clusterTreeName, people.columnIDs)
         }
         let rows = Cluster.capacity + 44
         try rewriteFirstClusterChunk(folder.file(), tree: treeName, column: Cluster.keyColumn) { first, chunk in
@@ -52,11 +44,10 @@ import StrataStorage
     @Test(arguments: [false, true], ["keys", "value", "count", "filter", "insert", "update", "delete"])
     func everyPathReportsTheDamage(consistent: Bool, operation: String) throws {
         let folder = try damagedFile(consistent: consistent)
-        let store = try Store.open(path: folder.file(), schema: personSchema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let people = session.table(named: "Person")!
+        try withPeople(folder.file()) { session, people in try Self.exercise(operation, consistent: consistent, session: session, people: people) }
+    }
+
+    private static func exercise(_ operation: String, consistent: Bool, session: StoreSession, people: TableAccess) throws {
         let key = try #require(try people.find(primaryKey: .int(3)))
         func check(_ body: () throws -> Void) {
             do {

@@ -54,3 +54,13 @@ func rewriteFirstClusterChunk(_ path: String, tree name: String, column: UInt16,
         try t.put(value, forKey: key, in: tree)
     }
 }
+
+/// Opens the `personSchema` store at `path`, runs `body` with a session and its `Person`
+/// table, and closes both.
+func withPeople<R>(_ path: String, _ body: (StoreSession, TableAccess) throws -> R) throws -> R {
+    let store = try Store.open(path: path, schema: personSchema)
+    defer { store.close() }
+    let session = try store.makeSession()
+    defer { session.close() }
+    return try body(session, try #require(session.table(named: "Person")))
+}

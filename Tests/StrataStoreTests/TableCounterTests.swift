@@ -19,17 +19,11 @@ import StrataStorage
     ] as [(String, UInt64, UInt64)])
     func damagedCountersAreReportedAndLoseNothing(damage: String, next: UInt64, count: UInt64) throws {
         let folder = TemporaryFolder()
-        var tableID: UInt32 = 0
-        do {
-            let store = try Store.open(path: folder.file(), schema: personSchema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let people = session.table(named: "Person")!
+        let tableID = try withPeople(folder.file()) { session, people in
             try session.beginWrite()
             for i in 0..<10 { _ = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .null, .null, .null]) }
             _ = try session.commit()
-            tableID = people.tableID
+            return people.tableID
         }
         do {
             let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
@@ -40,14 +34,8 @@ import StrataStorage
                 try withUnsafeBytes(of: &value) { try t.put(Array($0), forKey: TreeKey.u64(UInt64(tableID)), in: tree) }
             }
         }
-        do {
-            let store = try Store.open(path: folder.file(), schema: personSchema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let people = session.table(named: "Person")!
-            let outcome = Self.insertThree(people, session: session)
-            switch outcome {
+        try withPeople(folder.file()) { session, people in
+            switch Self.insertThree(people, session: session) {
             case .success:
                 Issue.record("\(damage): inserts went through")
             case .failure(.corrupted(let message)):
@@ -57,19 +45,16 @@ import StrataStorage
             }
         }
         // Nothing was lost: the ten objects read back as they were written.
-        let store = try Store.open(path: folder.file(), schema: personSchema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let people = session.table(named: "Person")!
-        // Through the clusters: `allKeys()` reads the (damaged) count first.
-        var keys: [ObjectKey] = []
-        try people.forEachCluster { view in
-            for row in 0..<view.count { keys.append(view.key(at: row)) }
-            return true
+        try withPeople(folder.file()) { _, people in
+            // Through the clusters: `allKeys()` reads the (damaged) count first.
+            var keys: [ObjectKey] = []
+            try people.forEachCluster { view in
+                for row in 0..<view.count { keys.append(view.key(at: row)) }
+                return true
+            }
+            #expect(keys.map(\.rawValue) == Array(0..<10), "\(damage)")
+            for key in keys { #expect(try people.value(key, property: 1) == .string("p\(key.rawValue)"), "\(damage)") }
         }
-        #expect(keys.map(\.rawValue) == Array(0..<10), "\(damage)")
-        for key in keys { #expect(try people.value(key, property: 1) == .string("p\(key.rawValue)"), "\(damage)") }
     }
 
     private static func insertThree(_ people: TableAccess, session: StoreSession) -> Result<Void, StoreError> {

@@ -8,26 +8,19 @@ import StrataStorage
     /// A file of `count` people (ids 0..<count, every fifth with tags); returns the cluster
     /// tree's name and the column ids.
     private func makeFile(_ folder: TemporaryFolder, count: Int = 40) throws -> (tree: String, columns: [UInt16]) {
-        let store = try Store.open(path: folder.file(), schema: personSchema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let people = session.table(named: "Person")!
-        try session.beginWrite()
-        for i in 0..<count {
-            let key = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .null, .null, .null])
-            if i % 5 == 0 { try people.setList([.string("t\(i)")], for: key, property: 5) }
+        try withPeople(folder.file()) { session, people in
+            try session.beginWrite()
+            for i in 0..<count {
+                let key = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .null, .null, .null])
+                if i % 5 == 0 { try people.setList([.string("t\(i)")], for: key, property: 5) }
+            }
+            _ = try session.commit()
+            return (people.clusterTreeName, people.columnIDs)
         }
-        _ = try session.commit()
-        return (people.clusterTreeName, people.columnIDs)
     }
 
     private func verify(_ folder: TemporaryFolder) throws -> TableAccess.ObjectVerification {
-        let store = try Store.open(path: folder.file(), schema: personSchema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        return session.table(named: "Person")!.verifyObjects()
+        try withPeople(folder.file()) { _, people in people.verifyObjects() }
     }
 
     @Test func aHealthyTableHasNoProblems() throws {
@@ -53,18 +46,12 @@ import StrataStorage
 
     @Test func missingAndStrayIndexEntriesAreReported() throws {
         let folder = TemporaryFolder()
-        var indexTree = ""
-        do {
-            let store = try Store.open(path: folder.file(), schema: personSchema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let people = session.table(named: "Person")!
+        let indexTree = try withPeople(folder.file()) { session, people in
             try session.beginWrite()
             // Many objects share a name: the check must find the one entry that is missing.
             for i in 0..<300 { _ = try people.insert([.int(Int64(i)), .string(i == 7 ? "seven" : "same"), .int(0), .null, .null, .null]) }
             _ = try session.commit()
-            indexTree = try #require(people.indexTreeNames[1])
+            return try #require(people.indexTreeNames[1])
         }
         do {
             let engine = try StorageEngine.open(path: folder.file(), options: StorageOptions())
