@@ -14,15 +14,10 @@ import StrataTestWorkloads
         var random = SplitMix64(seed: 0x5C4E)
         var outcomes: [String: Int] = [:]
         let folder = TemporaryFolder()
-        do {
-            let store = try Store.open(path: folder.file(), schema: personSchema)
-            let session = try store.makeSession()
-            let people = session.table(named: "Person")!
+        try withPeople(folder.file()) { session, people in
             try session.beginWrite()
             for i in 0..<20 { _ = try people.insert([.int(Int64(i)), .string("p\(i)"), .int(Int64(i)), .null, .null, .null]) }
             _ = try session.commit()
-            session.close()
-            store.close()
         }
         // The database and its commit log, restored together before each round.
         let files = [folder.file(), StorageEngine.logPath(for: folder.file())]
