@@ -33,12 +33,33 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     let hasPropertiesWrittenAfterAdd: Bool
     /// How `add` writes the other properties straight into the new row.
     let insertPlan: InsertPlan
+    /// The class's `LinkingObjects` properties, which have no column: a managed object's
+    /// wrapper of the one at index `i` holds `schema.properties.count + i` (see
+    /// `LinkingObjects._strataGet`).
+    /// Set once by `validateLinkingProperties`, before the info is cached and shared.
+    private(set) var linkingProperties: [LinkingProperty]
+    /// The schema names of the class and its model superclasses, the class's own first.
+    private let lineage: [String]
+
+    /// A `@Persisted(originProperty:)` property: the objects of `originType` whose
+    /// `originProperty` links to the object.
+    struct LinkingProperty {
+        let name: String
+        let originType: Object.Type
+        let originProperty: String
+        /// False when the origin property links to a superclass (the declaration was
+        /// inherited): links to the superclass never point at this class's objects, which are
+        /// stored in a table of their own, so there are no linking objects.
+        var linksHere = true
+    }
 
     deinit { columnOffsets.deallocate() }
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
-                 isRecyclable: Bool, linkedTypes: [Object.Type]) {
+                 isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], lineage: [String]) {
         self.type = type
+        self.linkingProperties = linkingProperties
+        self.lineage = lineage
         self.isRecyclable = isRecyclable
         self.schema = schema
         self.fields = fields
@@ -60,6 +81,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     static func of(_ type: Object.Type) throws(Database.Error) -> ClassInfo {
         if let info = cache.withLock({ $0[ObjectIdentifier(type)] }) { return info }
         let info = try discover(type)
+        // Before the info is cached: a class that fails never becomes part of the schema of
+        // databases opened later without explicit object types.
+        try info.validateLinkingProperties()
         cache.withLock { $0[ObjectIdentifier(type)] = info }
         byName.withLock { $0[info.schema.name] = TypeList(types: [type]) }
         return info
@@ -91,6 +115,34 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         return result
     }
 
+    /// Checks that each `LinkingObjects` property names a link or list of links to this class
+    /// on its origin type.
+    private func validateLinkingProperties() throws(Database.Error) {
+        for (position, linking) in linkingProperties.enumerated() {
+            let declared = "'\(schema.name).\(linking.name)' (LinkingObjects<\(linking.originType.className())>)"
+            // The origin's own discovery, not `of`: that would validate the origin, whose
+            // linking objects may point back here before this class is cached.
+            let origin: ClassInfo
+            if let cached = ClassInfo.cache.withLock({ $0[ObjectIdentifier(linking.originType)] }) {
+                origin = cached
+            } else {
+                do {
+                    origin = try ClassInfo.discover(linking.originType)
+                } catch {
+                    throw Database.Error(.invalidInput, "\(declared): its origin type cannot be used: \(error.message)")
+                }
+            }
+            guard let index = origin.schema.propertyIndex(named: linking.originProperty) else {
+                throw Database.Error(.invalidInput, "\(declared) names the origin property '\(origin.schema.name).\(linking.originProperty)', which does not exist.")
+            }
+            let property = origin.schema.properties[index]
+            guard property.kind == .link, let target = property.objectType, lineage.contains(target) else {
+                throw Database.Error(.invalidInput, "\(declared) names the origin property '\(origin.schema.name).\(linking.originProperty)', which is \(property.typeDescription), not a link or list of links to '\(schema.name)'.")
+            }
+            linkingProperties[position].linksHere = target == schema.name
+        }
+    }
+
     private static func discover(_ type: Object.Type) throws(Database.Error) -> ClassInfo {
         let name = type.className()
         let prototype = type.init()
@@ -113,9 +165,26 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         var columnOffsets: [Int] = []
         var linked: [Object.Type] = []
         var unpersisted: [String] = []
+        var linking: [LinkingProperty] = []
+        var linkingColumnOffsets: [Int] = []
         for current in mirrors.reversed() {
             for child in current.children {
                 guard let label = child.label else { continue }
+                if let declaration = child.value as? any LinkingObjectsDeclaration, label.hasPrefix("_") {
+                    let propertyName = String(label.dropFirst())
+                    guard let offset = offsets[label], let wrapper = child.value as? any PersistedProtocol,
+                          let columnOffset = Swift.type(of: wrapper).columnOffset else {
+                        throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(propertyName)' (the Swift runtime did not report its field offset).")
+                    }
+                    let originType = Swift.type(of: declaration).originType
+                    guard !declaration.originProperty.isEmpty else {
+                        throw Database.Error(.invalidInput, "'\(name).\(propertyName)' is a LinkingObjects property without an origin property; declare it as @Persisted(originProperty: \"…\") var \(propertyName): LinkingObjects<\(originType.className())>.")
+                    }
+                    linking.append(LinkingProperty(name: propertyName, originType: originType, originProperty: declaration.originProperty))
+                    linkingColumnOffsets.append(offset + columnOffset)
+                    linked.append(originType)
+                    continue
+                }
                 guard let wrapper = child.value as? any PersistedProtocol else {
                     unpersisted.append(label)
                     continue
@@ -153,8 +222,12 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
             let plain = unpersisted.isEmpty ? "" : " (\(unpersisted.map { "'\(name).\($0)'" }.joined(separator: ", ")) \(unpersisted.count == 1 ? "is" : "are") not)"
             throw Database.Error(.invalidInput, "'\(name)' has no @Persisted properties\(plain); declare its stored properties with @Persisted.")
         }
-        return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets,
-                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked)
+        if let clash = linking.first(where: { schema.propertyIndex(named: $0.name) != nil }) {
+            throw Database.Error(.invalidInput, "'\(name)' declares the property '\(clash.name)' twice.")
+        }
+        return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets + linkingColumnOffsets,
+                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked, linkingProperties: linking,
+                         lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })
     }
 
     /// The class a link or list wrapper points at, read from the wrapper's static type.

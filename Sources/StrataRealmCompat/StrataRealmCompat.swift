@@ -40,6 +40,11 @@ extension List {
     public var realm: Realm? { database }
 }
 
+extension LinkingObjects {
+    /// RealmSwift's name for `database`.
+    public var realm: Realm? { database }
+}
+
 // MARK: Notifications
 
 /// RealmSwift's name for what a collection notification reports.
