@@ -20,10 +20,12 @@ import StrataStore
 ///
 /// Nothing is stored for a `LinkingObjects` property: it is a live query, evaluated against
 /// the database instance's current version each time it is read, over the `Element` objects'
-/// origin property (`Person.dogs` above). It stays current as links are made and broken, and
-/// can be filtered, sorted, aggregated, observed, frozen and thawed like `Results`, in the
-/// order of the `Element` objects' keys (the order they were added in). Reading it costs a scan
-/// of the origin property's values, proportional to the number of `Element` objects.
+/// origin property (`Person.dogs` above), in the order of the `Element` objects' keys (the
+/// order they were added in). It stays current as links are made and broken. Like `Results`,
+/// it can be filtered, sorted, aggregated, observed (with a callback or as the async sequence
+/// `changes`), frozen, thawed, and handed to another actor with a `ThreadSafeReference`.
+/// Reading it costs a scan of the origin property's values, proportional to the number of
+/// `Element` objects.
 ///
 /// While the declaring object is unmanaged, its linking objects are empty. An object that links
 /// more than once (the same dog twice in one person's list) appears once. A subclass that
@@ -96,6 +98,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
 
     /// Whether the declaring object has been deleted or its instance invalidated.
     public var isInvalidated: Bool { target?.isInvalidated ?? false }
+
+    /// The object the links point at; nil while unmanaged.
+    var linkedObject: Object? { target }
 
     // MARK: Collection
 
@@ -217,6 +222,24 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         guard let target else { fatalError("Cannot observe the LinkingObjects of an unmanaged object; add the object to a database first.") }
         return managed("LinkingObjects.observe(keyPaths:on:_:)").observe(keyPaths: keyPaths, on: queue) { change in
             block(change.map { LinkingObjects(propertyName: propertyName, target: target, results: $0) })
+        }
+    }
+
+    /// The linking objects' changes as an asynchronous sequence: `.initial` first, then an
+    /// `.update` after each commit that changes them. Start it in the objects' context.
+    public var changes: ChangeStream<CollectionChange<LinkingObjects<Element>>> { changes(keyPaths: nil) }
+
+    /// The changes to the properties `keyPaths` name in the linking objects.
+    public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<LinkingObjects<Element>>> {
+        guard let target else { fatalError("Cannot observe the LinkingObjects of an unmanaged object; add the object to a database first.") }
+        let results = managed("LinkingObjects.changes")
+        results.database.core.verifyObservable("LinkingObjects.changes")
+        let propertyName = propertyName
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        return ChangeStream(core: results.database.core, initial: .initial(self)) { deliver in
+            ResultsObserver(results: results, keyPaths: paths) { change in
+                deliver(change.map { LinkingObjects(propertyName: propertyName, target: target, results: $0) })
+            }
         }
     }
 }

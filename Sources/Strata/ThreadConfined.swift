@@ -1,12 +1,13 @@
 // What can be handed to another thread or actor through a `ThreadSafeReference`: managed
-// objects, results and lists. The hand-over captures only Sendable facts (the file, the object
+// objects, results, lists and linking objects. The hand-over captures only Sendable facts (the file, the object
 // keys, the query) in the source context; the destination instance turns them back into live
 // values of its own.
 
 import StrataStore
 
 /// A value confined to one database instance's context that can cross to another context
-/// through `ThreadSafeReference` or `@ThreadSafe`: `Object`, `Results` and `List`.
+/// through `ThreadSafeReference` or `@ThreadSafe`: `Object`, `Results`, `List` and
+/// `LinkingObjects`.
 ///
 /// You do not conform your own types to this protocol; its requirements are Strata's.
 public protocol ThreadConfined {
@@ -28,6 +29,7 @@ public struct Handover: Sendable {
         // Results' own predicate, kept opaque so that this type need not know its shape).
         case object(type: Object.Type, key: Int64)
         case list(ownerType: Object.Type, ownerKey: Int64, column: Int)
+        case linkingObjects(targetType: Object.Type, targetKey: Int64, property: String)
         case results(query: Any?)
     }
 
@@ -134,5 +136,32 @@ extension Database {
     func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
         guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
         return context.materialize(dynamicKey: key)
+    }
+}
+
+extension LinkingObjects: ThreadConfined {
+    /// The instance the linking objects are read from (`database`).
+    public var _confinedDatabase: Database? { database }
+
+    /// The hand-over: the linked-to object's class and key, and the origin property.
+    public var _handover: Handover {
+        guard let target = linkedObject, let table = target._slot.table else {
+            fatalError("Cannot make a ThreadSafeReference to the LinkingObjects of an unmanaged object: they are always empty, so pass them directly.")
+        }
+        require(!target.isInvalidated, "Cannot make a ThreadSafeReference to the LinkingObjects of a deleted or invalidated object; check isInvalidated first.")
+        let database = table.database
+        return Handover(fileIdentity: database.configuration.identity, version: database.version,
+                        target: .linkingObjects(targetType: type(of: target), targetKey: target._slot.key, property: propertyName),
+                        summary: "the linking objects of a '\(table.table.schema.name)' object")
+    }
+
+    /// The same object's linking objects in `database`, or nil if the object was deleted.
+    public static func _resolve(_ handover: Handover, in database: Database) -> LinkingObjects<Element>? {
+        guard case .linkingObjects(let targetType, let targetKey, let property) = handover.target,
+              let target = database.materialize(dynamic: targetType, key: ObjectKey(targetKey)),
+              let info = target._slot.table?.info,
+              let linking = info.linkingProperties.first(where: { $0.originProperty == property && $0.originType == Element.self })
+        else { return nil }
+        return LinkingObjects.of(target, through: property, linksHere: linking.linksHere)
     }
 }

@@ -9,8 +9,8 @@
 
 import StrataStorage
 
-/// A reference to a managed object, `Results` or `List` that can be sent to another thread,
-/// queue or actor and resolved there, exactly once, with `Database.resolve(_:)`.
+/// A reference to a managed object, `Results`, `List` or `LinkingObjects` that can be sent to
+/// another thread, queue or actor and resolved there, exactly once, with `Database.resolve(_:)`.
 ///
 /// ```swift
 /// let reference = ThreadSafeReference(to: person)

@@ -182,6 +182,33 @@ final class StrayNoOrigin: Object {
         token.invalidate()
     }
 
+    @Test func theyCrossToAnActorThroughAThreadSafeReference() async throws {
+        let configuration = self.configuration
+        let reference: ThreadSafeReference<LinkingObjects<Walker>> = try {
+            let (_, rex, _) = try populated()
+            return ThreadSafeReference(to: rex.walkers)
+        }()
+        let walkerActor = try await WalkerReader(configuration)
+        #expect(await walkerActor.names(reference) == ["Ann", "Bob"])
+        // The reference is spent; a reference to the linking objects of a deleted object
+        // resolves to nil.
+        let second: ThreadSafeReference<LinkingObjects<Walker>> = try {
+            let db = try Database(configuration: configuration)
+            let fido = try #require(db.object(ofType: Hound.self, forPrimaryKey: 2))
+            let reference = ThreadSafeReference(to: fido.walkers)
+            try db.write { db.delete(fido) }
+            return reference
+        }()
+        await walkerActor.refresh()  // to the version without fido (auto-refresh may not have run yet)
+        #expect(await walkerActor.names(second) == nil)
+    }
+
+    @Test func theirChangesArriveAsAnAsyncSequence() async throws {
+        let reader = try await WalkerReader(configuration)
+        let changes = try await reader.changesAfterRemovingAnn()
+        #expect(changes == ["initial Ann,Bob", "update -[0] +[] Bob"])
+    }
+
     @Test func theyAreNotPartOfTheStoredSchema() throws {
         let (db, _, _) = try populated()
         let schema = try #require(db.schema.objectSchemas.first { $0.name == "Hound" })
@@ -245,5 +272,46 @@ final class Resident: Object {
         #expect(kennel.residents.map(\.name) == ["Rex"])
         #expect(annex.residents.isEmpty)
         #expect(annex.residents.freeze().isEmpty)
+    }
+}
+
+/// An actor reading linking objects handed to it, and following their changes.
+actor WalkerReader {
+    var db: Database!
+
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func refresh() { db.refresh() }
+
+    func names(_ reference: ThreadSafeReference<LinkingObjects<Walker>>) -> [String]? {
+        db.resolve(reference).map { $0.map(\.name) }
+    }
+
+    /// Populates, reads `rex.walkers.changes`, removes Ann's hounds, and describes the first
+    /// two changes.
+    func changesAfterRemovingAnn() async throws -> [String] {
+        let rex = try db.write {
+            let rex = db.create(Hound.self, value: ["id": 1, "name": "Rex"])
+            db.create(Walker.self, value: ["id": 1, "name": "Ann", "hounds": [rex]])
+            db.create(Walker.self, value: ["id": 2, "name": "Bob", "hounds": [rex]])
+            return rex
+        }
+        var described: [String] = []
+        for await change in rex.walkers.changes {
+            switch change {
+            case .initial(let walkers):
+                described.append("initial " + walkers.map(\.name).joined(separator: ","))
+                let ann = db.object(ofType: Walker.self, forPrimaryKey: 1)
+                try await db.asyncWrite { ann?.hounds.removeAll() }
+            case .update(let walkers, let deletions, let insertions, _):
+                described.append("update -\(deletions) +\(insertions) " + walkers.map(\.name).joined(separator: ","))
+            case .error:
+                described.append("error")
+            }
+            if described.count == 2 { break }
+        }
+        return described
     }
 }
