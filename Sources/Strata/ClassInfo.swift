@@ -47,6 +47,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
         let name: String
         let originType: Object.Type
         let originProperty: String
+        /// The declaring wrapper's type, which reads the property as `Any`.
+        let declaration: any LinkingObjectsDeclaration.Type
         /// False when the origin property links to a superclass (the declaration was
         /// inherited): links to the superclass never point at this class's objects, which are
         /// stored in a table of their own, so there are no linking objects.
@@ -180,7 +182,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
                     guard !declaration.originProperty.isEmpty else {
                         throw Database.Error(.invalidInput, "'\(name).\(propertyName)' is a LinkingObjects property without an origin property; declare it as @Persisted(originProperty: \"…\") var \(propertyName): LinkingObjects<\(originType.className())>.")
                     }
-                    linking.append(LinkingProperty(name: propertyName, originType: originType, originProperty: declaration.originProperty))
+                    linking.append(LinkingProperty(name: propertyName, originType: originType, originProperty: declaration.originProperty,
+                                                   declaration: Swift.type(of: declaration)))
                     linkingColumnOffsets.append(offset + columnOffset)
                     linked.append(originType)
                     continue

@@ -264,12 +264,17 @@ public protocol LinkingObjectsProtocol {
     static func _strataDeclaration(_ propertyName: String) -> Self
     /// The name of the origin property.
     var propertyName: String { get }
+    /// The managed `object`'s linking objects through `property`.
+    static func _strataLinkingObjects(of object: Object, through property: String, linksHere: Bool) -> Self
 }
 
 extension LinkingObjects: LinkingObjectsProtocol {
     public static var _strataOriginType: Object.Type { Element.self }
     public static func _strataDeclaration(_ propertyName: String) -> LinkingObjects<Element> {
         LinkingObjects(fromType: Element.self, property: propertyName)
+    }
+    public static func _strataLinkingObjects(of object: Object, through property: String, linksHere: Bool) -> LinkingObjects<Element> {
+        of(object, through: property, linksHere: linksHere)
     }
 }
 
@@ -308,12 +313,17 @@ extension Persisted where Value: LinkingObjectsProtocol {
 /// A `@Persisted(originProperty:)` wrapper, as schema discovery sees it.
 protocol LinkingObjectsDeclaration {
     static var originType: Object.Type { get }
+    /// The managed `object`'s linking objects through `property`, as `Any` (key-value access).
+    static func linkingObjects(of object: Object, through property: String, linksHere: Bool) -> Any
     /// The origin property's name, as declared ("" when declared without `originProperty:`).
     var originProperty: String { get }
 }
 
 extension Persisted: LinkingObjectsDeclaration where Value: LinkingObjectsProtocol {
     static var originType: Object.Type { Value._strataOriginType }
+    static func linkingObjects(of object: Object, through property: String, linksHere: Bool) -> Any {
+        Value._strataLinkingObjects(of: object, through: property, linksHere: linksHere)
+    }
     var originProperty: String {
         if case .unmanaged(let value) = storage { return value.propertyName }
         return ""

@@ -140,9 +140,15 @@ open class Object: CustomStringConvertible {
 
     // MARK: Key-value access
 
-    /// The value of the property with this name (nil for nil and for unknown names).
+    /// The value of the property with this name (nil for nil); a `LinkingObjects` property
+    /// reads as its `LinkingObjects` value. Stops with a message for a name the class does not
+    /// have.
     public final func value(forKey key: String) -> Any? {
         guard let info = try? ClassInfo.of(type(of: self)) else { return nil }
+        if info.schema.propertyIndex(named: key) == nil, let linking = info.linkingProperties.first(where: { $0.name == key }) {
+            guard _slot.table != nil else { return linking.declaration.linkingObjects(of: self, through: linking.originProperty, linksHere: false) }
+            return linking.declaration.linkingObjects(of: self, through: linking.originProperty, linksHere: linking.linksHere)
+        }
         guard let index = info.schema.propertyIndex(named: key) else {
             fatalError("'\(Self.className())' has no property named '\(key)'")
         }

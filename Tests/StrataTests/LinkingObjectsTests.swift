@@ -94,6 +94,10 @@ final class StrayNoOrigin: Object {
         let bob = try #require(db.object(ofType: Walker.self, forPrimaryKey: 2))
         #expect(rex.walkers.index(of: bob) == 1)
         #expect(fido.walkers.index(of: bob) == nil)
+        // Key-value access reads them too.
+        #expect((rex.value(forKey: "walkers") as? LinkingObjects<Walker>).map(names) == ["Ann", "Bob"])
+        #expect((rex["fans"] as? LinkingObjects<Walker>).map(names) == ["Cy"])
+        #expect((Hound()["walkers"] as? LinkingObjects<Walker>)?.isEmpty == true)
         // A freshly read object sees the same.
         let again = try #require(db.object(ofType: Hound.self, forPrimaryKey: 1))
         #expect(names(again.walkers) == ["Ann", "Bob"])
