@@ -86,6 +86,11 @@ final class QueryKernel {
         case (.bool, .bool(let b)):
             guard op == .equal || op == .notEqual else { return nil }
             constant = .bool(b)
+        case (.link, .link(let key)):
+            // A to-one link column holds the target's key (a nil link is a null row), so
+            // `link == object` is an integer comparison (what `LinkingObjects` asks).
+            guard op == .equal || op == .notEqual else { return nil }
+            constant = .int(key.rawValue)
         case (.string, .string(var s)):
             guard [.equal, .notEqual, .beginsWith, .endsWith, .contains].contains(op) else { return nil }
             let buffer = s.withUTF8 { utf8 in

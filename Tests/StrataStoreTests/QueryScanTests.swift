@@ -45,7 +45,9 @@ import Testing
                 .string("s\(random.int(0..<30))"),
                 .int(Int64(random.int(0..<10))),
                 random.int(0..<5) == 0 ? .null : .string("t\(random.int(0..<6))"),
-                .null, .null,
+                // A link to an earlier object (deletes below null the links to the deleted).
+                keys.isEmpty || random.int(0..<3) == 0 ? .null : .link(keys[random.int(0..<keys.count)]),
+                .null,
             ]
         }
         for round in 0..<3 {
@@ -97,8 +99,8 @@ import Testing
         }
     }
 
-    static func compare(_ items: TableAccess, _ format: String, sorts: [SortKey]? = nil) throws {
-        let predicate = try PredicateParser.parse(format, arguments: [])
+    static func compare(_ items: TableAccess, _ format: String, arguments: [QueryArgument] = [], sorts: [SortKey]? = nil) throws {
+        let predicate = try PredicateParser.parse(format, arguments: arguments)
         let fast = try TableQuery(table: items, predicate: predicate)
         let general = try TableQuery(table: items, predicate: predicate)
         general.allowsFastPaths = false
@@ -125,9 +127,25 @@ import Testing
         let store = try Store.open(path: folder.file(), schema: Self.schema)
         let session = try store.makeSession()
         let items = session.table(named: "Item")!
-        _ = try Self.populate(session, items, seed: seed, count: 2_400)
+        let keys = try Self.populate(session, items, seed: seed, count: 2_400)
         var random = SplitMix64(seed: seed &* 31)
         for _ in 0..<60 { try Self.compare(items, Self.predicate(&random)) }
+        // A to-one link compared with an object: a kernel over the link column's keys.
+        for _ in 0..<10 {
+            let target = QueryArgument.value(.link(keys[random.int(0..<keys.count)]))
+            for format in ["friend == %@", "friend != %@", "friend == %@ OR n > 60", "NOT (friend == %@) AND on != nil"] {
+                try Self.compare(items, format, arguments: [target])
+            }
+        }
+        // …and against the objects' own values, read one by one.
+        for target in keys.prefix(40) {
+            let expected = try keys.filter { try items.value($0, property: 11) == .link(target) }
+            let equal = try TableQuery(table: items, predicate: PredicateParser.parse("friend == %@", arguments: [.value(.link(target))]))
+            let notEqual = try TableQuery(table: items, predicate: PredicateParser.parse("friend != %@", arguments: [.value(.link(target))]))
+            #expect(equal.predicateColumns == [11])
+            #expect(try equal.keys() == expected, "friend == \(target)")
+            #expect(try notEqual.count() == keys.count - expected.count, "friend != \(target)")
+        }
         for format in ["n > 40 AND b == true", "n < 0 OR od > 3", "TRUEPREDICATE", "FALSEPREDICATE", "NOT (on == nil)"] {
             try Self.compare(items, format)
         }

@@ -1,0 +1,109 @@
+// The cost of reading `LinkingObjects`, which Strata evaluates as a query over the origin
+// property (nothing is stored for them). Strata only: the peers have no inverse relationships
+// (in SQL, the same question is a `count(*) … WHERE dog_id = ?`, which an index on the foreign
+// key answers in O(log n)).
+//
+//   strata-bench linking [--objects N] [--samples N] [--dir PATH]
+//
+// N owners, each with a to-one `favourite` and a two-element list `dogs` of the 1,000 dogs;
+// each sample counts one random dog's `fans` (through the to-one link) and `owners` (through
+// the list), and iterates the fans.
+
+#if !NO_STRATA
+import Foundation
+import Strata
+
+final class LinkDog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(originProperty: "favourite") var fans: LinkingObjects<LinkOwner>
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<LinkOwner>
+}
+
+final class LinkOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var favourite: LinkDog?
+    @Persisted var dogs: List<LinkDog>
+}
+
+actor LinkingBench {
+    var db: Database!
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func fill(owners: Int, dogs: Int) throws {
+        try db.write {
+            let all = (0..<dogs).map { db.create(LinkDog.self, value: ["id": $0]) }
+            for id in 0..<owners {
+                let owner = db.create(LinkOwner.self, value: ["id": id, "favourite": all[id % dogs]])
+                owner.dogs.append(objectsIn: [all[id % dogs], all[(id * 7 + 1) % dogs]])
+            }
+        }
+    }
+
+    /// µs for counting one dog's fans, counting its owners, and iterating its fans.
+    func sample(dog id: Int) throws -> (fans: Double, owners: Double, iterate: Double, found: Int) {
+        guard let dog = db.object(ofType: LinkDog.self, forPrimaryKey: id) else { throw BenchError("no dog \(id)") }
+        let clock = ContinuousClock()
+        func micro(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
+        var start = clock.now
+        let fans = dog.fans.count
+        let fansTime = micro(clock.now - start)
+        start = clock.now
+        let owners = dog.owners.count
+        let ownersTime = micro(clock.now - start)
+        start = clock.now
+        var seen = 0
+        for owner in dog.fans { seen &+= owner.id }
+        let iterateTime = micro(clock.now - start)
+        return (fansTime, ownersTime, iterateTime, fans + owners + (seen & 1))
+    }
+}
+
+func runLinkingBenchmark(_ arguments: [String]) async throws {
+    var objects = 100_000
+    var samples = 200
+    var dir: String?
+    var it = arguments.makeIterator()
+    while let arg = it.next() {
+        switch arg {
+        case "--objects": objects = Int(it.next() ?? "") ?? objects
+        case "--samples": samples = Int(it.next() ?? "") ?? samples
+        case "--dir": dir = it.next()
+        default: throw BenchError("unknown argument \(arg); usage: strata-bench linking [--objects N] [--samples N] [--dir PATH]")
+        }
+    }
+    let parent = dir ?? FileManager.default.currentDirectoryPath
+    let folder = try makeTemporaryDirectory(in: parent, prefix: "strata-bench-linking-")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let dogs = 1_000
+    print("linking: \(objects) owners, \(dogs) dogs, \(samples) samples, \(fileSystemName(folder))")
+    let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: folder).appendingPathComponent("linking.strata"),
+                                               objectTypes: [LinkDog.self, LinkOwner.self])
+    let bench = try await LinkingBench(configuration)
+    try await bench.fill(owners: objects, dogs: dogs)
+    var fans: [Double] = [], owners: [Double] = [], iterate: [Double] = []
+    var rng = SplitMix(seed: 42)
+    for _ in 0..<(samples + 5) {
+        let result = try await bench.sample(dog: Int(rng.next() % UInt64(dogs)))
+        fans.append(result.fans); owners.append(result.owners); iterate.append(result.iterate)
+    }
+    func median(_ values: [Double]) -> Double { values.dropFirst(5).sorted()[(values.count - 5) / 2] }
+    print(String(format: "count through a to-one link (fans):  median %9.1f µs  (%.1f ns per owner)", median(fans), median(fans) * 1000 / Double(objects)))
+    print(String(format: "count through a list (owners):       median %9.1f µs  (%.1f ns per owner)", median(owners), median(owners) * 1000 / Double(objects)))
+    print(String(format: "iterate the fans (~%d objects):      median %9.1f µs", objects / dogs, median(iterate)))
+}
+
+/// A small seeded generator, so that runs sample the same dogs.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476C_E5B9_E1D5
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+#endif
