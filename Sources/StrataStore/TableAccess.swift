@@ -997,6 +997,33 @@ package final class TableAccess {
         return view.value(position, kind: schema.properties[index].kind)
     }
 
+    /// The keys of the objects whose list of links `index` holds `target`, in key order, read
+    /// from the stored lists alone (one pass over the property's list entries, no object
+    /// located); nil while this transaction has changes to the table that are not stored yet.
+    package func keys(withList index: Int, holding target: ObjectKey) throws(StoreError) -> [ObjectKey]? {
+        guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return nil }
+        if isDropped { return [] }
+        guard let tree = try session.tree(listTreeName) else { return [] }
+        let column = columnIDs[index]
+        let start: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
+        let end = start + [UInt8](repeating: 0xFF, count: 8)
+        var keys: [ObjectKey] = []
+        do {
+            try reading.forEach(in: tree, from: start, to: end) { key, value in
+                guard key.count == 10 else { throw StoreError.corrupted("a list entry of '\(schema.name)' has a key of \(key.count) bytes") }
+                let chunk = try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8)
+                for row in 0..<chunk.count where !chunk.isNull(row) && chunk.int(row) == target.rawValue {
+                    keys.append(ObjectKey(Int64(bitPattern: TreeKey.readU64(key, at: 2))))
+                    break
+                }
+                return true
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        return keys
+    }
+
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
         if isDropped { return .absent }
         guard let tree = try session.tree(listTreeName) else { return .absent }

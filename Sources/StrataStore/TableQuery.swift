@@ -36,6 +36,9 @@ package final class TableQuery {
     var allowsFastPaths = true
     /// Column scans made for this query (one per set of columns read), kept for reuse.
     private var scans: [ColumnScan] = []
+    /// `ANY list == object` on a list of links (what `LinkingObjects` through a list asks):
+    /// answered from the stored lists alone, without locating each object.
+    let listContains: (property: Int, target: ObjectKey)?
 
     /// Compiles `predicate` (nil: every object) for `table`. Throws for unknown properties and
     /// mismatched types.
@@ -47,6 +50,25 @@ package final class TableQuery {
         evaluator = QueryEvaluator(node: node, table: table)
         indexed = Self.indexPlan(node, table: table)
         predicateColumns = Self.kernelColumns(node)
+        listContains = Self.listPlan(node)
+    }
+
+    /// Whether `node` is exactly `ANY links == object` for a list of links.
+    private static func listPlan(_ node: QueryNode) -> (property: Int, target: ObjectKey)? {
+        guard case .general(let comparison) = node, comparison.op == .equal, comparison.options.isEmpty,
+              comparison.modifier == .any, case .path(let path) = comparison.lhs, case .root = path.origin,
+              path.steps.count == 1, path.steps[0].isList, path.steps[0].kind == .link,
+              case .constant(.link(let target)) = comparison.rhs else { return nil }
+        return (path.steps[0].property, target)
+    }
+
+    /// The matching keys from the stored lists, when the list plan applies and can run now.
+    private func listedKeys() throws -> [ObjectKey]? {
+        guard allowsFastPaths, let listContains,
+              let keys = try table.keys(withList: listContains.property, holding: listContains.target) else { return nil }
+        statistics = QueryStatistics(index: "lists of '\(table.schema.properties[listContains.property].name)'",
+                                     objectsExamined: 0, clustersScanned: 0)
+        return keys
     }
 
     /// Whether `node` is (or is an AND with) `property == constant` on an indexed property.
@@ -184,6 +206,7 @@ package final class TableQuery {
             }
             return try indexedKeys().count
         }
+        if let listed = try listedKeys() { return listed.count }
         var total = 0
         try forEachMatchingCluster(columns: [], keys: false) { cluster, mask in
             for w in 0..<maskWords(cluster.count) { total &+= mask[w].nonzeroBitCount }
@@ -198,6 +221,7 @@ package final class TableQuery {
             statistics = QueryStatistics(index: nil, objectsExamined: 0, clustersScanned: 0)
             return try indexedKeys(limit: limit)
         }
+        if let listed = try listedKeys() { return Array(listed.prefix(limit)) }
         var keys: [ObjectKey] = []
         if case .constant(true) = node, limit == .max { keys.reserveCapacity(try table.count) }
         try forEachMatchingCluster(columns: []) { cluster, mask in

@@ -21,6 +21,7 @@ import Testing
             PropertySchema(name: "tag", kind: .string, isOptional: true, isIndexed: true),
             PropertySchema(name: "friend", kind: .link, isOptional: true, objectType: "Item"),
             PropertySchema(name: "tags", kind: .string, isList: true),
+            PropertySchema(name: "pals", kind: .link, isOptional: true, isList: true, objectType: "Item"),
         ]),
     ])
 
@@ -47,7 +48,7 @@ import Testing
                 random.int(0..<5) == 0 ? .null : .string("t\(random.int(0..<6))"),
                 // A link to an earlier object (deletes below null the links to the deleted).
                 keys.isEmpty || random.int(0..<3) == 0 ? .null : .link(keys[random.int(0..<keys.count)]),
-                .null,
+                .null, .null,
             ]
         }
         for round in 0..<3 {
@@ -62,6 +63,11 @@ import Testing
             try session.delete(doomed, from: items)
             let gone = Set(doomed)
             keys.removeAll { gone.contains($0) }
+            for key in keys where random.int(0..<4) == 0 {
+                // Up to three links, sometimes the same one twice.
+                let pals = (0..<random.int(0..<4)).map { _ in StoreValue.link(keys[random.int(0..<min(keys.count, 40))]) }
+                try items.setList(pals, for: key, property: 13)
+            }
             for key in keys where random.int(0..<20) == 0 {
                 try items.set(.int(Int64(random.int(-20..<80))), for: key, property: 1)
                 try items.set(random.int(0..<2) == 0 ? .null : .string("t\(random.int(0..<6))"), for: key, property: 10)
@@ -137,6 +143,24 @@ import Testing
                 try Self.compare(items, format, arguments: [target])
             }
         }
+        // A list of links holding an object: read from the stored lists, checked against the
+        // lists read one by one, and declined while the transaction has unstored list changes.
+        for target in keys.prefix(40) {
+            let expected = try keys.filter { try items.list($0, property: 13).contains(.link(target)) }
+            let query = try TableQuery(table: items, predicate: PredicateParser.parse("ANY pals == %@", arguments: [.value(.link(target))]))
+            #expect(try query.keys() == expected, "pals holding \(target)")
+            #expect(query.statistics.index == "lists of 'pals'" && query.statistics.objectsExamined == 0)
+            #expect(try query.count() == expected.count)
+            #expect(try query.keys(limit: 2) == Array(expected.prefix(2)))
+        }
+        let held = try #require(try keys.first { try !items.list($0, property: 13).isEmpty })
+        let holder = try #require(keys.last)
+        try session.beginWrite()
+        try items.setList([.link(held)], for: holder, property: 13)
+        let pending = try TableQuery(table: items, predicate: PredicateParser.parse("ANY pals == %@", arguments: [.value(.link(held))]))
+        #expect(try pending.keys().contains(holder))
+        #expect(pending.statistics.index == nil)
+        session.rollback()
         // …and against the objects' own values, read one by one.
         for target in keys.prefix(40) {
             let expected = try keys.filter { try items.value($0, property: 11) == .link(target) }
@@ -227,9 +251,9 @@ import Testing
         let long = String(repeating: "x", count: 400)
         try session.beginWrite()
         let a = try items.insert([.int(100_000), .int(0), .null, .double(0), .null, .float(0), .bool(true), .null, .string(""),
-                                  .int(0), .string(long + "a"), .null, .null])
+                                  .int(0), .string(long + "a"), .null, .null, .null])
         try items.insert([.int(100_001), .int(0), .null, .double(0), .null, .float(0), .bool(true), .null, .string(""),
-                          .int(0), .string(long + "b"), .null, .null])
+                          .int(0), .string(long + "b"), .null, .null, .null])
         // Inside the write transaction, the index (written as changes happen) answers too.
         try Self.compare(items, "team == 0")
         _ = try session.commit()
@@ -256,7 +280,7 @@ import Testing
         try items.set(.int(79), for: keys[100], property: 1)
         for i in 0..<300 {
             try items.insert([.int(Int64(200_000 + i)), .int(Int64(i % 90)), .null, .double(1), .null, .float(1), .bool(i % 2 == 0),
-                              .null, .string("x"), .int(Int64(i % 10)), .null, .null, .null])
+                              .null, .string("x"), .int(Int64(i % 10)), .null, .null, .null, .null])
         }
         for format in ["n > 70 AND b == true", "team == 2", "n >= 79"] {
             try Self.compare(items, format, sorts: [SortKey(path: ["n"], ascending: false)])
