@@ -61,18 +61,7 @@ actor LinkingBench {
 }
 
 func runLinkingBenchmark(_ arguments: [String]) async throws {
-    var objects = 100_000
-    var samples = 200
-    var dir: String?
-    var it = arguments.makeIterator()
-    while let arg = it.next() {
-        switch arg {
-        case "--objects": objects = Int(it.next() ?? "") ?? objects
-        case "--samples": samples = Int(it.next() ?? "") ?? samples
-        case "--dir": dir = it.next()
-        default: throw BenchError("unknown argument \(arg); usage: strata-bench linking [--objects N] [--samples N] [--dir PATH]")
-        }
-    }
+    let (objects, samples, dir) = try subcommandOptions(arguments, command: "linking", objects: 100_000, samples: 200)
     let parent = dir ?? FileManager.default.currentDirectoryPath
     let folder = try makeTemporaryDirectory(in: parent, prefix: "strata-bench-linking-")
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -83,9 +72,9 @@ func runLinkingBenchmark(_ arguments: [String]) async throws {
     let bench = try await LinkingBench(configuration)
     try await bench.fill(owners: objects, dogs: dogs)
     var fans: [Double] = [], owners: [Double] = [], iterate: [Double] = []
-    var rng = SplitMix(seed: 42)
+    var rng = SplitMix64(seed: 42)
     for _ in 0..<(samples + 5) {
-        let result = try await bench.sample(dog: Int(rng.next() % UInt64(dogs)))
+        let result = try await bench.sample(dog: rng.next(below: dogs))
         fans.append(result.fans); owners.append(result.owners); iterate.append(result.iterate)
     }
     func median(_ values: [Double]) -> Double { values.dropFirst(5).sorted()[(values.count - 5) / 2] }
@@ -94,16 +83,4 @@ func runLinkingBenchmark(_ arguments: [String]) async throws {
     print(String(format: "iterate the fans (~%d objects):      median %9.1f µs", objects / dogs, median(iterate)))
 }
 
-/// A small seeded generator, so that runs sample the same dogs.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476C_E5B9_E1D5
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 #endif

@@ -105,18 +105,7 @@ actor NotificationObserver {
 }
 
 func runNotificationBenchmark(_ arguments: [String]) async throws {
-    var objects = 100_000
-    var samples = 300
-    var dir: String?
-    var it = arguments.makeIterator()
-    while let arg = it.next() {
-        switch arg {
-        case "--objects": objects = Int(it.next() ?? "") ?? objects
-        case "--samples": samples = Int(it.next() ?? "") ?? samples
-        case "--dir": dir = it.next()
-        default: throw BenchError("unknown argument \(arg); usage: strata-bench notifications [--objects N] [--samples N] [--dir PATH]")
-        }
-    }
+    let (objects, samples, dir) = try subcommandOptions(arguments, command: "notifications", objects: 100_000, samples: 300)
     let parent = dir ?? FileManager.default.currentDirectoryPath
     let folder = try makeTemporaryDirectory(in: parent, prefix: "strata-bench-notify-")
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -170,4 +159,20 @@ func runNotificationBenchmark(_ arguments: [String]) async throws {
         print("  one-object commit with delivery to \(observers) observer(s) on the committing instance: \(summary(times))")
         await observer.stop()
     }
+}
+
+/// The options of the Strata-only subcommands: `[--objects N] [--samples N] [--dir PATH]`.
+func subcommandOptions(_ arguments: [String], command: String, objects: Int, samples: Int) throws -> (objects: Int, samples: Int, dir: String?) {
+    var objects = objects, samples = samples
+    var dir: String?
+    var it = arguments.makeIterator()
+    while let arg = it.next() {
+        switch arg {
+        case "--objects": objects = Int(it.next() ?? "") ?? objects
+        case "--samples": samples = Int(it.next() ?? "") ?? samples
+        case "--dir": dir = it.next()
+        default: throw BenchError("unknown argument \(arg); usage: strata-bench \(command) [--objects N] [--samples N] [--dir PATH]")
+        }
+    }
+    return (objects, samples, dir)
 }
