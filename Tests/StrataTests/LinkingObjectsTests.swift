@@ -94,6 +94,9 @@ final class StrayNoOrigin: Object {
         let bob = try #require(db.object(ofType: Walker.self, forPrimaryKey: 2))
         #expect(rex.walkers.index(of: bob) == 1)
         #expect(fido.walkers.index(of: bob) == nil)
+        // The same question asked of the origin type, as the docs suggest for queries.
+        #expect(names(db.objects(Walker.self).where { $0.hounds.contains(rex) }) == ["Ann", "Bob"])
+        #expect(names(db.objects(Walker.self).where { $0.favourite == rex }) == ["Cy"])
         // Key-value access reads them too.
         #expect((rex.value(forKey: "walkers") as? LinkingObjects<Walker>).map(names) == ["Ann", "Bob"])
         #expect((rex["fans"] as? LinkingObjects<Walker>).map(names) == ["Cy"])
