@@ -153,3 +153,36 @@ extension List {
         }
     }
 }
+
+extension LinkingObjects {
+    /// Calls `block` on `actor` with the linking objects now (`.initial`) and after each commit
+    /// that changes them, each time with that actor's copy (the same object's linking objects
+    /// in the actor's instance; nothing is delivered once that object is deleted before the
+    /// registration reaches the actor). Registration is complete when this returns. See
+    /// `Results.observe(keyPaths:on:_:)` for what is reported.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<LinkingObjects<Element>>) -> Void) async -> NotificationToken {
+        guard let database else { fatalError("Cannot observe the LinkingObjects of an unmanaged object; add the object to a database first.") }
+        database.core.verifyObservable("LinkingObjects.observe(keyPaths:on:_:)")
+        let handover = _handover
+        let configuration = database.configuration
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(handover: handover, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+    }
+
+    private static func register<A: Actor>(handover: Handover, configuration: Database.Configuration, keyPaths: [String]?,
+                                           on actor: isolated A,
+                                           _ block: @Sendable @escaping (isolated A, CollectionChange<LinkingObjects<Element>>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+              let linking = _resolve(handover, in: database) else {
+            return NotificationToken()
+        }
+        return linking.observe(keyPaths: keyPaths, on: nil) { [weak actor] change in
+            // Weak and assumed isolated, as for Results above.
+            guard let actor else { return }
+            let delivered = ContextBound(value: change)
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
+        }
+    }
+}

@@ -22,8 +22,9 @@ import StrataStore
 /// the database instance's current version each time it is read, over the `Element` objects'
 /// origin property (`Person.dogs` above), in the order of the `Element` objects' keys (the
 /// order they were added in). It stays current as links are made and broken. Like `Results`,
-/// it can be filtered, sorted, aggregated, observed (with a callback or as the async sequence
-/// `changes`), frozen, thawed, and handed to another actor with a `ThreadSafeReference`.
+/// it can be filtered, sorted, aggregated, observed (with a callback, on another actor, or as
+/// the async sequence `changes`), frozen, thawed, and handed to another actor with a
+/// `ThreadSafeReference`.
 /// Reading it costs a scan of the origin property's values, proportional to the number of
 /// `Element` objects (about 2 ns each through a to-one link, 25–35 ns through a list).
 ///

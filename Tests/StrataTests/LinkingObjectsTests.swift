@@ -216,6 +216,31 @@ final class StrayNoOrigin: Object {
         #expect(changes == ["initial Ann,Bob", "update -[0] +[] Bob"])
     }
 
+    @Test func anotherActorObservesThem() async throws {
+        let configuration = self.configuration
+        let reader = try await WalkerReader(configuration)
+        let log = Log()
+        let token: NotificationToken = try await {
+            let (_, rex, _) = try populated()
+            return await rex.walkers.observe(on: reader) { _, change in
+                switch change {
+                case .initial(let walkers): log.append("initial " + walkers.map(\.name).joined(separator: ","))
+                case .update(let walkers, let deletions, _, _): log.append("update -\(deletions) " + walkers.map(\.name).joined(separator: ","))
+                case .error: log.append("error")
+                }
+            }
+        }()
+        #expect(log.lines == ["initial Ann,Bob"])
+        try {
+            let db = try Database(configuration: configuration)
+            let bob = try #require(db.object(ofType: Walker.self, forPrimaryKey: 2))
+            try db.write { bob.hounds.removeAll() }
+        }()
+        await reader.refresh()
+        #expect(log.lines == ["initial Ann,Bob", "update -[1] Ann"])
+        token.invalidate()
+    }
+
     @Test func theyAreNotPartOfTheStoredSchema() throws {
         let (db, _, _) = try populated()
         let schema = try #require(db.schema.objectSchemas.first { $0.name == "Hound" })
@@ -321,4 +346,12 @@ actor WalkerReader {
         }
         return described
     }
+}
+
+/// Lines recorded by observers on other actors (guarded by a lock).
+final class Log: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ line: String) { lock.lock(); stored.append(line); lock.unlock() }
+    var lines: [String] { lock.lock(); defer { lock.unlock() }; return stored }
 }
