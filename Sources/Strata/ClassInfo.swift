@@ -8,7 +8,7 @@ import Synchronization
 import StrataStorage
 import StrataStore
 
-final class ClassInfo: @unchecked Sendable {  // immutable after init
+final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`)
     let type: Object.Type
     let schema: ObjectSchema
     /// By property index.
@@ -35,8 +35,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable after init
     let insertPlan: InsertPlan
     /// The class's `LinkingObjects` properties, which have no column: a managed object's
     /// wrapper of the one at index `i` holds `schema.properties.count + i` (see
-    /// `LinkingObjects._strataGet`).
-    /// Set once by `validateLinkingProperties`, before the info is cached and shared.
+    /// `LinkingObjects._strataGet`). Completed by `validateLinkingProperties` before the info
+    /// is cached and shared.
     private(set) var linkingProperties: [LinkingProperty]
     /// The schema names of the class and its model superclasses, the class's own first.
     private let lineage: [String]

@@ -146,7 +146,7 @@ open class Object: CustomStringConvertible {
     public final func value(forKey key: String) -> Any? {
         guard let info = try? ClassInfo.of(type(of: self)) else { return nil }
         if info.schema.propertyIndex(named: key) == nil, let linking = info.linkingProperties.first(where: { $0.name == key }) {
-            guard _slot.table != nil else { return linking.declaration.linkingObjects(of: self, through: linking.originProperty, linksHere: false) }
+            // (Unmanaged: empty, as the property reads.)
             return linking.declaration.linkingObjects(of: self, through: linking.originProperty, linksHere: linking.linksHere)
         }
         guard let index = info.schema.propertyIndex(named: key) else {

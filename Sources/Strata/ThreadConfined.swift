@@ -1,7 +1,7 @@
 // What can be handed to another thread or actor through a `ThreadSafeReference`: managed
-// objects, results, lists and linking objects. The hand-over captures only Sendable facts (the file, the object
-// keys, the query) in the source context; the destination instance turns them back into live
-// values of its own.
+// objects, results, lists and linking objects. The hand-over captures only Sendable facts (the
+// file, the object keys, the query) in the source context; the destination instance turns them
+// back into live values of its own.
 
 import StrataStore
 
