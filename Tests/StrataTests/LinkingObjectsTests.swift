@@ -210,6 +210,16 @@ final class StrayNoOrigin: Object {
         #expect(await walkerActor.names(second) == nil)
     }
 
+    @Test func aThreadSafeWrapperCarriesThemToAnActor() async throws {
+        let wrapper: ThreadSafe<LinkingObjects<Walker>> = try {
+            let (_, rex, _) = try populated()
+            @ThreadSafe var walkers = rex.walkers
+            return $walkers
+        }()
+        let reader = try await WalkerReader(configuration)
+        #expect(await reader.names($of: wrapper) == ["Ann", "Bob"])
+    }
+
     @Test func theirChangesArriveAsAnAsyncSequence() async throws {
         let reader = try await WalkerReader(configuration)
         let changes = try await reader.changesAfterRemovingAnn()
@@ -316,6 +326,9 @@ actor WalkerReader {
     }
 
     func refresh() { db.refresh() }
+
+    /// Reads a `@ThreadSafe` parameter made in another context.
+    func names(@ThreadSafe of walkers: LinkingObjects<Walker>?) -> [String]? { walkers.map { $0.map(\.name) } }
 
     func names(_ reference: ThreadSafeReference<LinkingObjects<Walker>>) -> [String]? {
         db.resolve(reference).map { $0.map(\.name) }
