@@ -1,5 +1,5 @@
 public import Foundation
-import StrataStore
+public import StrataStore
 
 /// The objects that link to an object: the inverse side of a to-one link or of a list of links,
 /// declared on the linked-to class with `@Persisted(originProperty:)`.
@@ -150,13 +150,10 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         managed("LinkingObjects.where(_:)").where(isIncluded)
     }
 
-    /// The linking objects that match a string predicate (see `Results.filter(_:_:)`).
-    public func filter(_ format: String, _ arguments: Any...) -> Results<Element> {
-        do {
-            return try managed("LinkingObjects.filter(_:)").filter(FilterPredicate(format, argumentArray: arguments))
-        } catch {
-            fatalError("\(error)")
-        }
+    /// The linking objects that match a parsed string predicate (`filter("age > %@", 3)`, from
+    /// ``ObjectCollection``, parses the format and calls this).
+    public func filter(_ predicate: FilterPredicate) throws(QueryError) -> Results<Element> {
+        try managed("LinkingObjects.filter(_:)").filter(predicate)
     }
 
     /// The linking objects sorted by a property.

@@ -10,6 +10,12 @@ public typealias Realm = Database
 /// RealmSwift's name for the types a `List` can hold.
 public typealias RealmCollectionValue = CollectionValue
 
+/// RealmSwift's name for the collections of objects (`Results`, `List`, `LinkingObjects`).
+public typealias RealmCollection = ObjectCollection
+
+/// RealmSwift's name for any collection of objects as one type.
+public typealias AnyRealmCollection = AnyObjectCollection
+
 /// RealmSwift's name for the schema of one object type.
 public typealias RealmSwiftObject = Object
 

@@ -30,5 +30,11 @@ class CompatTask: Object {
         }
         #expect(task.assignee.map(\.name) == ["Ann"])
         #expect(task.assignee.realm != nil)
+        // RealmSwift's collection protocol and its type-erased wrapper.
+        func names<C: RealmCollection>(_ users: C) -> [String] where C.Element == CompatUser { users.map(\.name) }
+        #expect(names(task.assignee) == ["Ann"])
+        #expect(names(realm.objects(CompatUser.self)) == ["Ann"])
+        let any = AnyRealmCollection(realm.objects(CompatUser.self))
+        #expect(any.count == 1 && any.first?.tasks.first?.text == "Write the docs")
     }
 }

@@ -20,6 +20,7 @@ final class Walker: Object {
     @Persisted var rank = 0
     @Persisted var hounds: List<Hound>
     @Persisted var favourite: Hound?
+    @Persisted var favouriteWalkers: List<Walker>
 }
 
 /// Origin property that does not exist.
