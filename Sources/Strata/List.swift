@@ -48,6 +48,9 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         return (table.table, ObjectKey(owner._slot.key))
     }
 
+    /// The managed list's stored values (for `MutableSet`).
+    var storedElements: [StoreValue] { stored() }
+
     private func stored() -> [StoreValue] {
         // A frozen list may be read from several threads: its cache is then under the lock.
         if let lock = owner?._slot.table?.frozenLock { return lock.withLock { storedValues() } }

@@ -10,12 +10,14 @@ public struct _PropertyShape: Sendable {
     public var kind: PropertyKind
     public var isOptional: Bool
     public var isList: Bool
+    public var isSet: Bool
     public var objectType: String?
 
-    public init(kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, objectType: String? = nil) {
+    public init(kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false, objectType: String? = nil) {
         self.kind = kind
         self.isOptional = isOptional
-        self.isList = isList
+        self.isList = isList || isSet
+        self.isSet = isSet
         self.objectType = objectType
     }
 }

@@ -60,6 +60,11 @@ public struct Query<T> {
         appending(KeyPathRecorder.names(keyPath), list: true)
     }
 
+    /// A set property of the object: use `count`, `contains`, element properties, …
+    public subscript<E>(dynamicMember keyPath: KeyPath<T, MutableSet<E>>) -> Query<MutableSet<E>> where T: Object {
+        appending(KeyPathRecorder.names(keyPath), list: true)
+    }
+
     /// A property of a linked (optional) object.
     public subscript<Wrapped: Object, V>(dynamicMember keyPath: KeyPath<Wrapped, V>) -> Query<V> where T == Wrapped? {
         appending(KeyPathRecorder.names(keyPath))
@@ -68,6 +73,11 @@ public struct Query<T> {
     /// A property of the objects in a list: conditions on it hold when any element matches
     /// (`$0.dogs.name == "Rex"`: some dog is named Rex).
     public subscript<E: Object, V>(dynamicMember keyPath: KeyPath<E, V>) -> Query<V> where T == List<E> {
+        appending(KeyPathRecorder.names(keyPath))
+    }
+
+    /// A property of the objects in a set: conditions on it hold when any member matches.
+    public subscript<E: Object, V>(dynamicMember keyPath: KeyPath<E, V>) -> Query<V> where T == MutableSet<E> {
         appending(KeyPathRecorder.names(keyPath))
     }
 }

@@ -63,8 +63,11 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     public var kind: PropertyKind
     /// Whether the property can hold nil. Links are always optional.
     public var isOptional: Bool
-    /// Whether the property is a list of values (`List<T>`).
+    /// Whether the property is a list of values (`List<T>`, or `MutableSet<T>` with `isSet`).
     public var isList: Bool
+    /// Whether the list holds each value at most once (`MutableSet<T>`). Stored as a list; only
+    /// the object layer keeps the elements distinct.
+    public var isSet: Bool
     /// Whether this is the type's primary key.
     public var isPrimaryKey: Bool
     /// Whether a secondary index covers this property.
@@ -74,12 +77,13 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// The column's id in the file, given by the store; 0 until the schema is stored.
     public var columnID: UInt16
 
-    public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false,
+    public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false,
                 isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil, columnID: UInt16 = 0) {
         self.name = name
         self.kind = kind
         self.isOptional = isOptional
-        self.isList = isList
+        self.isList = isList || isSet
+        self.isSet = isSet
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.objectType = objectType
@@ -90,7 +94,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     public var typeDescription: String {
         var base = kind == .link ? "object<\(objectType ?? "?")>" : kind.description
         if isOptional && kind != .link { base += "?" }
-        if isList { base = "list<\(base)>" }
+        if isList { base = isSet ? "set<\(base)>" : "list<\(base)>" }
         return base
     }
 
@@ -103,8 +107,40 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// Whether two properties store values the same way (ignoring ids and indexing).
     public func hasSameStorage(as other: PropertySchema) -> Bool {
-        kind == other.kind && isOptional == other.isOptional && isList == other.isList
+        kind == other.kind && isOptional == other.isOptional && isList == other.isList && isSet == other.isSet
             && isPrimaryKey == other.isPrimaryKey && objectType == other.objectType
+    }
+
+    // Coded by hand so that `isSet` is written only when true: files without sets keep the
+    // stored schema they had, and readers that predate sets read them unchanged.
+    private enum CodingKeys: String, CodingKey {
+        case name, kind, isOptional, isList, isSet, isPrimaryKey, isIndexed, objectType, columnID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  kind: try container.decode(PropertyKind.self, forKey: .kind),
+                  isOptional: try container.decode(Bool.self, forKey: .isOptional),
+                  isList: try container.decode(Bool.self, forKey: .isList),
+                  isSet: try container.decodeIfPresent(Bool.self, forKey: .isSet) ?? false,
+                  isPrimaryKey: try container.decode(Bool.self, forKey: .isPrimaryKey),
+                  isIndexed: try container.decode(Bool.self, forKey: .isIndexed),
+                  objectType: try container.decodeIfPresent(String.self, forKey: .objectType),
+                  columnID: try container.decode(UInt16.self, forKey: .columnID))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(isOptional, forKey: .isOptional)
+        try container.encode(isList, forKey: .isList)
+        if isSet { try container.encode(true, forKey: .isSet) }
+        try container.encode(isPrimaryKey, forKey: .isPrimaryKey)
+        try container.encode(isIndexed, forKey: .isIndexed)
+        try container.encodeIfPresent(objectType, forKey: .objectType)
+        try container.encode(columnID, forKey: .columnID)
     }
 }
 

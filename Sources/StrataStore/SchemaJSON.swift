@@ -34,7 +34,7 @@ enum SchemaJSON {
 
     private static let schemaKeys: Set<String> = ["objectSchemas"]
     private static let objectKeys: Set<String> = ["name", "properties", "tableID"]
-    private static let propertyKeys: Set<String> = ["name", "kind", "isOptional", "isList", "isPrimaryKey", "isIndexed", "objectType", "columnID"]
+    private static let propertyKeys: Set<String> = ["name", "kind", "isOptional", "isList", "isSet", "isPrimaryKey", "isIndexed", "objectType", "columnID"]
 
     /// Whether `value` is an object with only keys from `allowed` and no key twice.
     private static func hasOnly(_ value: Value, _ allowed: Set<String>) -> Bool {
@@ -63,13 +63,20 @@ enum SchemaJSON {
                       let isOptional = property["isOptional"]?.bool, let isList = property["isList"]?.bool,
                       let isPrimaryKey = property["isPrimaryKey"]?.bool, let isIndexed = property["isIndexed"]?.bool,
                       let rawColumn = property["columnID"]?.integer, let column = UInt16(exactly: rawColumn) else { return nil }
+                let isSet: Bool
+                switch property["isSet"] {
+                case nil: isSet = false
+                case .bool(let value)?: isSet = value
+                default: return nil
+                }
+                guard !isSet || isList else { return nil }
                 let objectType: String?
                 switch property["objectType"] {
                 case nil, .null?: objectType = nil
                 case .string(let target)?: objectType = target
                 default: return nil
                 }
-                decoded.append(PropertySchema(name: name, kind: kind, isOptional: isOptional, isList: isList,
+                decoded.append(PropertySchema(name: name, kind: kind, isOptional: isOptional, isList: isList, isSet: isSet,
                                               isPrimaryKey: isPrimaryKey, isIndexed: isIndexed, objectType: objectType,
                                               columnID: column))
             }
