@@ -102,8 +102,9 @@ public final class MigrationObject {
     /// The object's type name.
     public var typeName: String { table.schema.name }
 
-    /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil); lists as arrays; links
-    /// as the linked object's `MigrationObject`.
+    /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil); lists and sets as
+    /// arrays (a set written from an array keeps the first of repeated members); links as the
+    /// linked object's `MigrationObject`.
     public subscript(key name: String) -> Any? {
         get {
             guard let index = table.schema.propertyIndex(named: name) else {
@@ -127,7 +128,12 @@ public final class MigrationObject {
             do {
                 if property.isList {
                     let items = (newValue as? [Any]) ?? []
-                    try table.setList(items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }, for: key, property: index)
+                    var values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
+                    if property.isSet {  // a set holds each member once
+                        var seen: Set<StoreValue> = []
+                        values = values.filter { seen.insert($0).inserted }
+                    }
+                    try table.setList(values, for: key, property: index)
                 } else {
                     guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
                         fatalError("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")

@@ -147,4 +147,19 @@ final class RecipeWithTagList: Object {
         #expect(error?.code == .schemaMismatch)
         #expect(error?.message.contains("tags") == true, "\(error?.message ?? "")")
     }
+
+    @Test func aMigrationTurnsAListIntoASet() throws {
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [RecipeWithTagList.self, Cook.self]))
+            try db.write { db.create(RecipeWithTagList.self, value: ["id": 1, "tags": ["b", "a", "b", "c", "a"]]) }
+        }
+        var v1 = configuration
+        v1.schemaVersion = 1
+        v1.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "Recipe") { old, new in new?["tags"] = old?["tags"] }
+        }
+        let db = try Database(configuration: v1)
+        let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
+        #expect(Array(recipe.tags) == ["b", "a", "c"])
+    }
 }
