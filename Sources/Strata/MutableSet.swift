@@ -19,7 +19,8 @@ public import StrataStore
 /// equal as stored (strings by their bytes). The set keeps the order members were inserted
 /// in, and positions index that order, as in RealmSwift; sort it for another order. It is
 /// stored as a list whose elements Strata keeps distinct, so it queries (`contains`, `ANY`),
-/// observes and freezes like a ``List``.
+/// observes (callbacks, other actors, the async `changes`), freezes and crosses to other
+/// contexts (`ThreadSafeReference`, `@ThreadSafe`) like a ``List``.
 public final class MutableSet<Element: CollectionValue>: RandomAccessCollection, CustomStringConvertible {
     /// The storage: an unmanaged list, or the managed object's list column.
     let list: List<Element>
@@ -196,4 +197,69 @@ extension MutableSet: ObjectCollection where Element: Object {
     public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.max(ofProperty: property) }
     public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T { list.sum(ofProperty: property) }
     public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.average(ofProperty: property) }
+}
+
+extension MutableSet {
+    /// Calls `block` on `actor` with the set now (`.initial`) and after each commit that changes
+    /// it, each time with that actor's copy of the set (see `List.observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
+        guard let (owner, column) = list.observationSource, let context = owner._slot.table else {
+            fatalError("Only managed sets can be observed: add the set's object to a database first.")
+        }
+        context.core.verifyObservable("MutableSet.observe(keyPaths:on:_:)")
+        let configuration = context.core.configuration
+        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
+    }
+
+    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration,
+                                           keyPaths: [[String]]?, on actor: isolated A,
+                                           _ block: @Sendable @escaping (isolated A, CollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
+            return NotificationToken()
+        }
+        return List<Element>(owner: owner, column: address.column).observeList(keyPaths: keyPaths, queue: nil) { [weak actor] change in
+            // Weak and assumed isolated, as for lists.
+            guard let actor else { return }
+            let delivered = ContextBound(value: change.map { MutableSet(list: $0) })
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
+        }
+    }
+
+    /// The set's changes as an asynchronous sequence: `.initial` first, then an `.update` after
+    /// each commit that changes it. Start it in the set's context.
+    public var changes: ChangeStream<CollectionChange<MutableSet<Element>>> { changes(keyPaths: nil) }
+
+    /// The changes to the properties `keyPaths` name in the set's objects.
+    public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<MutableSet<Element>>> {
+        guard let (owner, column) = list.observationSource, let context = owner._slot.table else {
+            fatalError("Only managed sets can be observed: add the set's object to a database first.")
+        }
+        context.core.verifyObservable("MutableSet.changes")
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        let list = list
+        return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
+            ListObserver(list: list, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column, keyPaths: paths) { change in
+                deliver(change.map { MutableSet(list: $0) })
+            }
+        }
+    }
+}
+
+extension MutableSet: ThreadConfined {
+    /// The set's instance (`database`).
+    public var _confinedDatabase: Database? { database }
+
+    /// The set's hand-over: its object and property, as a list's.
+    public var _handover: Handover { list._handover }
+
+    /// The same set of the same object in `database`, or nil if the object was deleted.
+    public static func _resolve(_ handover: Handover, in database: Database) -> MutableSet<Element>? {
+        List<Element>._resolve(handover, in: database).map { MutableSet(list: $0) }
+    }
 }

@@ -162,4 +162,65 @@ final class RecipeWithTagList: Object {
         let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
         #expect(Array(recipe.tags) == ["b", "a", "c"])
     }
+
+    @Test func setsCrossToActorsAndAreFollowedThere() async throws {
+        let configuration = self.configuration
+        let reference: ThreadSafeReference<MutableSet<String>> = try {
+            let db = try openHere(configuration)
+            let recipe = try db.write { db.create(Recipe.self, value: ["id": 1, "tags": ["hot", "vegan"]]) }
+            return ThreadSafeReference(to: recipe.tags)
+        }()
+        let reader = try await SetReader(configuration)
+        #expect(await reader.members(reference) == ["hot", "vegan"])
+        // Observed on the actor, from here.
+        let log = Log()
+        let token: NotificationToken = try await {
+            let db = try openHere(configuration)
+            let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
+            return await recipe.tags.observe(on: reader) { _, change in
+                if case .initial(let tags) = change { log.append("initial \(Array(tags))") }
+                if case .update(let tags, _, let insertions, _) = change { log.append("update +\(insertions) \(Array(tags))") }
+            }
+        }()
+        try {
+            let db = try openHere(configuration)
+            let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
+            try db.write { recipe.tags.insert("quick"); recipe.tags.insert("hot") }
+        }()
+        await reader.refresh()
+        #expect(log.lines == ["initial [\"hot\", \"vegan\"]", "update +[2] [\"hot\", \"vegan\", \"quick\"]"])
+        token.invalidate()
+        // An async sequence on the actor.
+        #expect(try await reader.firstTwoChangesAfterRemoving("vegan") == ["initial 3", "update -[1] 2"])
+    }
+}
+
+/// An actor with its own instance, reading and following sets.
+actor SetReader {
+    var db: Database!
+
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func refresh() { db.refresh() }
+
+    func members(_ reference: ThreadSafeReference<MutableSet<String>>) -> [String]? { db.resolve(reference).map { Array($0) } }
+
+    func firstTwoChangesAfterRemoving(_ tag: String) async throws -> [String] {
+        db.refresh()
+        guard let recipe = db.object(ofType: Recipe.self, forPrimaryKey: 1) else { return [] }
+        var described: [String] = []
+        for await change in recipe.tags.changes {
+            switch change {
+            case .initial(let tags):
+                described.append("initial \(tags.count)")
+                try await db.asyncWrite { recipe.tags.remove(tag) }
+            case .update(let tags, let deletions, _, _): described.append("update -\(deletions) \(tags.count)")
+            case .error: described.append("error")
+            }
+            if described.count == 2 { break }
+        }
+        return described
+    }
 }
