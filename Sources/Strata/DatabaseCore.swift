@@ -133,6 +133,8 @@ final class DatabaseCore {
             StoreHandle.release(handle)
             throw error
         }
+        // (If this throws, the core's deinit releases the handle.)
+        if let types = configuration.objectTypes { try core.checkExistingTables(types) }
         let token = Token(core)
         core.token = token
         CurrentContext.register(confinement)
@@ -206,6 +208,16 @@ final class DatabaseCore {
         let context = TableContext(core: self, table: table, info: info)
         if let replaced = contexts.updateValue(context, forKey: ObjectIdentifier(type)) { retiredContexts.append(replaced) }
         return context
+    }
+
+    /// Checks each of `types` (and the types they link to) whose table the file has against
+    /// that table, so that a class that disagrees with the file is an error at open. Opening a
+    /// file this process has open already shares its store, whose own check ran when it was
+    /// first opened, possibly for other classes.
+    func checkExistingTables(_ types: [Object.Type]) throws(Database.Error) {
+        for info in try ClassInfo.closure(of: types) where session.table(named: info.schema.name) != nil {
+            _ = try context(for: info.type)
+        }
     }
 
     /// Whether the file has a table for this class (without creating one).
