@@ -124,10 +124,19 @@ extension List {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
+        await observe(as: List<Element>.self, keyPaths: keyPaths, on: actor, operation: "List.observe(keyPaths:on:_:)", block)
+    }
+
+    /// `observe(keyPaths:on:_:)` for this list presented as `C` (itself, or the `MutableSet`
+    /// stored as it).
+    func observe<A: Actor, C: ListPresentation>(as presentation: C.Type, keyPaths: [String]?, on actor: A,
+                                                 _isolation: isolated (any Actor)? = #isolation, operation: String,
+                                                 _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void) async -> NotificationToken
+        where C.Element == Element {
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
-            fatalError("Only managed lists can be observed: add the list's object to a database first.")
+            fatalError("Only managed lists and sets can be observed: add their object to a database first.")
         }
-        context.core.verifyObservable("List.observe(keyPaths:on:_:)")
+        context.core.verifyObservable(operation)
         let configuration = context.core.configuration
         let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
@@ -135,9 +144,10 @@ extension List {
         return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
     }
 
-    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration,
-                                           keyPaths: [[String]]?, on actor: isolated A,
-                                           _ block: @Sendable @escaping (isolated A, CollectionChange<List<Element>>) -> Void) async -> NotificationToken {
+    private static func register<A: Actor, C: ListPresentation>(address: ListAddress, configuration: Database.Configuration,
+                                                                keyPaths: [[String]]?, on actor: isolated A,
+                                                                _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void) async -> NotificationToken
+        where C.Element == Element {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
               let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
             return NotificationToken()
@@ -148,10 +158,24 @@ extension List {
             guard let actor else { return }
             // The instance delivers in its own context, which is this actor, and the change
             // belongs to that instance: it stays in the actor's context.
-            let delivered = ContextBound(value: change)
+            let delivered = ContextBound(value: change.map { C.presenting($0) })
             actor.assumeIsolated { actor in block(actor, delivered.value) }
         }
     }
+}
+
+/// What a list column is observed as: a `List`, or a `MutableSet` stored as one.
+protocol ListPresentation {
+    associatedtype Element: CollectionValue
+    static func presenting(_ list: List<Element>) -> Self
+}
+
+extension List: ListPresentation {
+    static func presenting(_ list: List<Element>) -> List<Element> { list }
+}
+
+extension MutableSet: ListPresentation {
+    static func presenting(_ list: List<Element>) -> MutableSet<Element> { MutableSet(list: list) }
 }
 
 extension LinkingObjects {

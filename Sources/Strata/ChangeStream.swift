@@ -139,13 +139,22 @@ extension List {
 
     /// The changes to the properties `keyPaths` name in the list's objects.
     public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<List<Element>>> {
+        changes(as: List<Element>.self, keyPaths: keyPaths, operation: "List.changes")
+    }
+
+    /// `changes(keyPaths:)` for this list presented as `C` (itself, or the `MutableSet` stored
+    /// as it).
+    func changes<C: ListPresentation>(as presentation: C.Type, keyPaths: [String]?, operation: String) -> ChangeStream<CollectionChange<C>>
+        where C.Element == Element {
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
-            fatalError("Only managed lists can be observed: add the list's object to a database first.")
+            fatalError("Only managed lists and sets can be observed: add their object to a database first.")
         }
-        context.core.verifyObservable("List.changes")
+        context.core.verifyObservable(operation)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
-        return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
-            ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column, keyPaths: paths, callback: deliver)
+        return ChangeStream(core: context.core, initial: .initial(C.presenting(self))) { deliver in
+            ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column, keyPaths: paths) { change in
+                deliver(change.map { C.presenting($0) })
+            }
         }
     }
 }

@@ -205,30 +205,7 @@ extension MutableSet {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, CollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
-        guard let (owner, column) = list.observationSource, let context = owner._slot.table else {
-            fatalError("Only managed sets can be observed: add the set's object to a database first.")
-        }
-        context.core.verifyObservable("MutableSet.observe(keyPaths:on:_:)")
-        let configuration = context.core.configuration
-        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
-        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
-        guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
-    }
-
-    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration,
-                                           keyPaths: [[String]]?, on actor: isolated A,
-                                           _ block: @Sendable @escaping (isolated A, CollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
-        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
-            return NotificationToken()
-        }
-        return List<Element>(owner: owner, column: address.column).observeList(keyPaths: keyPaths, queue: nil) { [weak actor] change in
-            // Weak and assumed isolated, as for lists.
-            guard let actor else { return }
-            let delivered = ContextBound(value: change.map { MutableSet(list: $0) })
-            actor.assumeIsolated { actor in block(actor, delivered.value) }
-        }
+        await list.observe(as: MutableSet<Element>.self, keyPaths: keyPaths, on: actor, operation: "MutableSet.observe(keyPaths:on:_:)", block)
     }
 
     /// The set's changes as an asynchronous sequence: `.initial` first, then an `.update` after
@@ -237,17 +214,7 @@ extension MutableSet {
 
     /// The changes to the properties `keyPaths` name in the set's objects.
     public func changes(keyPaths: [String]?) -> ChangeStream<CollectionChange<MutableSet<Element>>> {
-        guard let (owner, column) = list.observationSource, let context = owner._slot.table else {
-            fatalError("Only managed sets can be observed: add the set's object to a database first.")
-        }
-        context.core.verifyObservable("MutableSet.changes")
-        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
-        let list = list
-        return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
-            ListObserver(list: list, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column, keyPaths: paths) { change in
-                deliver(change.map { MutableSet(list: $0) })
-            }
-        }
+        list.changes(as: MutableSet<Element>.self, keyPaths: keyPaths, operation: "MutableSet.changes")
     }
 }
 
