@@ -76,3 +76,11 @@ extension TableQuery {
         }
     }
 }
+
+/// The aggregate of loose values (the elements of a list of values), ignoring nulls: the sum
+/// of nothing is 0, the others of nothing are null. Integers sum in 64 bits (wrapping, as the
+/// query aggregates do); a sum with any decimal is a decimal, else with any float or double a
+/// double; an average is a double unless a value is a decimal.
+package func aggregateValues(_ aggregate: QueryAggregate, _ values: [StoreValue]) -> StoreValue {
+    GeneralEvaluator.aggregate(aggregate, values)
+}
