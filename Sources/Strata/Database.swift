@@ -99,9 +99,7 @@ public struct Database {
     /// while another writer holds the lock; in async code prefer `asyncWrite`.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        _PhaseTimer.start()
         try core.beginWrite()
-        _PhaseTimer.mark(0)
         let result: Result
         do {
             result = try block()
@@ -109,9 +107,7 @@ public struct Database {
             if core.session.isInWriteTransaction { core.session.rollback() }
             throw error
         }
-        _PhaseTimer.mark(1)
         if core.session.isInWriteTransaction { try core.commitWrite() }
-        _PhaseTimer.end()
         return result
     }
 

@@ -382,7 +382,6 @@ final class DatabaseCore {
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
         let old = session.version
         do { try session.commit(reportingChanges: false) } catch { throw Database.Error.wrap(error, path: configuration.path) }
-        _PhaseTimer.mark(9)
         didAdvance(from: old, to: session.version)
     }
 

@@ -140,14 +140,10 @@ extension StorageEngine {
         // commit is published.
         let meta: MetaPage
         do {
-            _PhaseTimer.mark(4)
             try log.write(image, at: position.offset, failpoint: failpoint)
             log.file.startWriting(at: position.offset, length: UInt64(image.count))
-            _PhaseTimer.mark(5)
             meta = try writeLogged(transaction, at: position, length: length, failpoint: failpoint)
-            _PhaseTimer.mark(6)
             try log.synchronize(failpoint: failpoint)
-            _PhaseTimer.mark(7)
         } catch {
             // The record may have reached the log, even the disk: a commit reported as failed
             // must never be replayed.
@@ -181,7 +177,6 @@ extension StorageEngine {
         let metaImage = transaction.arena.allocate(pageSize, alignment: 4096)
         meta.encode(into: metaImage, pageSize: pageSize)
         try failpoint?(.beforeMetaWrite)
-        _PhaseTimer.mark(11)
         // In place where the file allows it: these pages are synced by the generation's
         // checkpoint, not now (see `writePages`).
         try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0), inPlace: true)

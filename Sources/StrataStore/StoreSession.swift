@@ -326,15 +326,12 @@ public final class StoreSession {
         let first: UInt64?
         do {
             for table in tables { try table.flush(into: write) }
-            _PhaseTimer.mark(2)
             if let changes {
                 first = try appendLog(changes.encoded(), in: write)
             } else {
                 first = try appendLog(insertsOnlyLogEntry() ?? pendingChanges().encoded(), in: write)
             }
-            _PhaseTimer.mark(3)
             try write.commit()
-            _PhaseTimer.mark(8)
         } catch {
             logFirst = nil
             carriedTablesTree = nil
