@@ -38,6 +38,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     /// `LinkingObjects._strataGet`). Completed by `validateLinkingProperties` before the info
     /// is cached and shared.
     private(set) var linkingProperties: [LinkingProperty]
+    /// The wrappers of `linkingProperties`, in the same order: key-path recording marks them.
+    let linkingFields: [any FieldAccess]
     /// The schema names of the class and its model superclasses, the class's own first.
     private let lineage: [String]
 
@@ -58,9 +60,11 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     deinit { columnOffsets.deallocate() }
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
-                 isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], lineage: [String]) {
+                 isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
+                 lineage: [String]) {
         self.type = type
         self.linkingProperties = linkingProperties
+        self.linkingFields = linkingFields
         self.lineage = lineage
         self.isRecyclable = isRecyclable
         self.schema = schema
@@ -169,6 +173,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         var unpersisted: [String] = []
         var linking: [LinkingProperty] = []
         var linkingColumnOffsets: [Int] = []
+        var linkingFields: [any FieldAccess] = []
         for current in mirrors.reversed() {
             for child in current.children {
                 guard let label = child.label else { continue }
@@ -185,6 +190,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                     linking.append(LinkingProperty(name: propertyName, originType: originType, originProperty: declaration.originProperty,
                                                    declaration: Swift.type(of: declaration)))
                     linkingColumnOffsets.append(offset + columnOffset)
+                    linkingFields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                     linked.append(originType)
                     continue
                 }
@@ -229,7 +235,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
             throw Database.Error(.invalidInput, "'\(name)' declares the property '\(clash.name)' twice.")
         }
         return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets + linkingColumnOffsets,
-                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked, linkingProperties: linking,
+                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
                          lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })
     }
 
@@ -319,6 +325,9 @@ public final class KeyPathRecorder {
             guard let info = try? ClassInfo.of(type(of: object)) else { continue }
             for (index, field) in info.fields.enumerated() where field.takeRecordingMark(object) {
                 names.append(info.schema.properties[index].name)
+            }
+            for (index, field) in info.linkingFields.enumerated() where field.takeRecordingMark(object) {
+                names.append(info.linkingProperties[index].name)
             }
         }
         require(!names.isEmpty, "The key path does not go through any @Persisted property of '\(Root.className())'; only persisted properties can be queried.")

@@ -205,9 +205,21 @@ final class DatabaseCore {
         for (stored, declared) in zip(table.schema.properties, info.schema.properties) where !stored.hasSameStorage(as: declared) {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name).\(stored.name)' is \(stored.description) but the class declares \(declared.description); raise schemaVersion to migrate.")
         }
+        try declareInverses(from: type)
         let context = TableContext(core: self, table: table, info: info)
         if let replaced = contexts.updateValue(context, forKey: ObjectIdentifier(type)) { retiredContexts.append(replaced) }
         return context
+    }
+
+    /// Tells the store about the `LinkingObjects` properties of `type` and of every class it
+    /// reaches, so that queries on `type` can go through them (`$0.owners.name == "Ann"`).
+    private func declareInverses(from type: Object.Type) throws(Database.Error) {
+        for info in try ClassInfo.closure(of: [type]) {
+            for linking in info.linkingProperties where linking.linksHere {
+                session.store.declareInverse(linking.name, of: info.schema.name,
+                                             InverseProperty(originType: linking.originType.className(), originProperty: linking.originProperty))
+            }
+        }
     }
 
     /// Checks each of `types` (and the types they link to) whose table the file has against

@@ -34,9 +34,14 @@ public import StrataStore
 /// superclass: subclass objects are stored as a type of their own, which such links never
 /// point at.
 ///
-/// Queries cannot yet go *through* a `LinkingObjects` property (RealmSwift's
-/// `$0.owners.name == "Ann"`); query the origin type instead:
-/// `db.objects(Person.self).where { $0.dogs.contains(rex) }`.
+/// Queries on the declaring type can go *through* a `LinkingObjects` property, as through a
+/// list of objects: `db.objects(Dog.self).where { $0.owners.name == "Ann" }` (some owner is
+/// named Ann), `$0.owners.count > 1`, `$0.owners.contains { $0.age > 30 }`, and in string
+/// predicates `"ANY owners.name == 'Ann'"`, `"owners.@count > 1"` or
+/// `"SUBQUERY(owners, $o, $o.age > 30).@count > 0"` (or, without a declared property,
+/// RealmSwift's `"ANY @links.Person.dogs.name == 'Ann'"`). Such a query reads the whole origin
+/// property once per evaluation. Sorting by a path through one, and observing key paths
+/// through one, are not supported (they would order or watch by a collection).
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     /// The name of the property of `Element` whose links this collection gathers.
     public let propertyName: String
@@ -294,7 +299,7 @@ extension LinkingObjects: _Persistable {
     public static func _strataFrom(any value: Any, _ database: Database?) -> LinkingObjects<Element>? { nil }
     public var _strataAny: Any { self }
     public static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> LinkingObjects<Element> {
-        fatalError("Queries, sorts and observed key paths cannot go through a LinkingObjects property yet; query '\(Element.className())' by its link instead.")
+        LinkingObjects(fromType: Element.self, property: "")
     }
 }
 

@@ -32,6 +32,9 @@ final class ObservedProperties {
     private func add(_ path: ArraySlice<String>, session: StoreSession, type: String, full: [String]) {
         guard let name = path.first else { return }
         guard let index = table.schema.propertyIndex(named: name) else {
+            if session.store.inverse(name, of: table.schema.name) != nil {
+                fatalError("Cannot observe key path '\(full.joined(separator: "."))': '\(table.schema.name).\(name)' is a LinkingObjects property, which observations cannot watch; observe the '\(name)' collection itself (its observe(_:)) or the origin objects' links.")
+            }
             fatalError("Cannot observe key path '\(full.joined(separator: "."))': '\(table.schema.name)' has no property '\(name)'. Use the names of persisted properties.")
         }
         properties.insert(index)

@@ -65,6 +65,12 @@ public struct Query<T> {
         appending(KeyPathRecorder.names(keyPath), list: true)
     }
 
+    /// A `LinkingObjects` property: use `count`, `contains`, properties of the linking
+    /// objects (`$0.owners.name == "Ann"`: some owner is named Ann), …
+    public subscript<E>(dynamicMember keyPath: KeyPath<T, LinkingObjects<E>>) -> Query<LinkingObjects<E>> where T: Object {
+        appending(KeyPathRecorder.names(keyPath), list: true)
+    }
+
     /// A property of a linked (optional) object.
     public subscript<Wrapped: Object, V>(dynamicMember keyPath: KeyPath<Wrapped, V>) -> Query<V> where T == Wrapped? {
         appending(KeyPathRecorder.names(keyPath))
@@ -73,6 +79,11 @@ public struct Query<T> {
     /// A property of the objects in a list: conditions on it hold when any element matches
     /// (`$0.dogs.name == "Rex"`: some dog is named Rex).
     public subscript<E: Object, V>(dynamicMember keyPath: KeyPath<E, V>) -> Query<V> where T == List<E> {
+        appending(KeyPathRecorder.names(keyPath))
+    }
+
+    /// A property of the linking objects: conditions on it hold when any of them matches.
+    public subscript<E: Object, V>(dynamicMember keyPath: KeyPath<E, V>) -> Query<V> where T == LinkingObjects<E> {
         appending(KeyPathRecorder.names(keyPath))
     }
 
@@ -356,5 +367,8 @@ public protocol ListQueryable {
     associatedtype QueryElement: _PersistableInsideOptional
 }
 extension List: ListQueryable where Element: _PersistableInsideOptional {
+    public typealias QueryElement = Element
+}
+extension LinkingObjects: ListQueryable {
     public typealias QueryElement = Element
 }

@@ -16,6 +16,14 @@ enum QueryRow {
 final class GeneralEvaluator {
     /// The current element of each SUBQUERY variable, by slot.
     private var variables: [QueryRow] = []
+    /// Inverse relationships read so far, by origin table and property: who links to whom,
+    /// and the session's content serial they were read at (any change reads them again).
+    private var inverseMaps: [InverseMapKey: (serial: UInt64, linking: [Int64: [ObjectKey]])] = [:]
+
+    private struct InverseMapKey: Hashable {
+        let origin: ObjectIdentifier
+        let property: Int
+    }
     func matches(_ node: QueryNode, _ row: QueryRow) throws -> Bool {
         switch node {
         case .constant(let value): return value
@@ -84,14 +92,14 @@ final class GeneralEvaluator {
             return out
         case .count(let path):
             var total = 0
-            try forEachListOwner(path, row) { table, key, property in
-                total += try table.listCount(key, property: property)
+            try forEachListOwner(path, row) { step, key in
+                total += try elementCount(of: step, key)
             }
             return [.int(Int64(total))]
         case .aggregate(let aggregate, let list, let element):
             var elements: [StoreValue] = []
-            try forEachListOwner(list, row) { table, key, property in
-                let items = try table.list(key, property: property)
+            try forEachListOwner(list, row) { step, key in
+                let items = try self.elements(of: step, key)
                 if element.isEmpty {
                     elements.append(contentsOf: items)
                 } else if let target = list.steps.last?.target {
@@ -104,8 +112,8 @@ final class GeneralEvaluator {
         case .subqueryCount(let list, let slot, let predicate):
             var count = 0
             guard let last = list.steps.last else { return [.int(0)] }
-            try forEachListOwner(list, row) { table, key, property in
-                let items = try table.list(key, property: property)
+            try forEachListOwner(list, row) { step, key in
+                let items = try elements(of: step, key)
                 while variables.count <= slot { variables.append(.value(.null)) }
                 for item in items {
                     if last.kind == .link {
@@ -128,20 +136,45 @@ final class GeneralEvaluator {
         }
     }
 
-    /// Calls `body` with the table, key and property of each list a path to a list reaches.
+    /// Calls `body` with the last step of a path to a list and the key of each object whose
+    /// list (or linking objects) the path reaches.
     private func forEachListOwner(_ path: QueryPath, _ row: QueryRow,
-                                  _ body: (TableAccess, ObjectKey, Int) throws -> Void) throws {
+                                  _ body: (QueryStep, ObjectKey) throws -> Void) throws {
         guard let last = path.steps.last else { return }
         var owners: [StoreValue] = []
         let origin = start(path, row)
         if path.steps.count == 1 {
-            if let (table, key) = identity(origin) { try body(table, key, last.property) }
+            if let (_, key) = identity(origin) { try body(last, key) }
             return
         }
         try walk(Array(path.steps.dropLast()), 0, from: origin, collection: true, into: &owners)
         for case .link(let key) in owners {
-            try body(last.table, key, last.property)
+            try body(last, key)
         }
+    }
+
+    /// The elements of the list `step` reads on the object `key` of `step.table`: the stored
+    /// list, or for an inverse relationship the linking objects (as links, in key order).
+    private func elements(of step: QueryStep, _ key: ObjectKey) throws -> [StoreValue] {
+        guard step.isInverse else { return try step.table.list(key, property: step.property) }
+        return try linkingObjects(step, key).map { .link($0) }
+    }
+
+    private func elementCount(of step: QueryStep, _ key: ObjectKey) throws -> Int {
+        guard step.isInverse else { return try step.table.listCount(key, property: step.property) }
+        return try linkingObjects(step, key).count
+    }
+
+    /// The objects of the origin table whose property links to `key`, read once per content
+    /// serial for the whole origin table (one pass instead of one per object asked about).
+    private func linkingObjects(_ step: QueryStep, _ key: ObjectKey) throws -> [ObjectKey] {
+        guard let origin = step.target else { return [] }
+        let mapKey = InverseMapKey(origin: ObjectIdentifier(origin), property: step.property)
+        let serial = origin.session.contentSerial
+        if let cached = inverseMaps[mapKey], cached.serial == serial { return cached.linking[key.rawValue] ?? [] }
+        let linking = try origin.inverseLinks(property: step.property)
+        inverseMaps[mapKey] = (serial, linking)
+        return linking[key.rawValue] ?? []
     }
 
     private func identity(_ row: QueryRow) -> (TableAccess, ObjectKey)? {
@@ -166,16 +199,16 @@ final class GeneralEvaluator {
         let isLast = index == steps.count - 1
         var read: [StoreValue]
         switch row {
-        case .cluster(let view, let r, let table):
+        case .cluster(let view, let r, _):
             if step.isList {
-                read = try table.list(view.key(at: r), property: step.property)
+                read = try elements(of: step, view.key(at: r))
             } else {
                 read = [Self.defaulted(try view.column(step.property).value(r, kind: step.kind), step)]
             }
         case .object(let table, let key):
             guard try table.contains(key) else { return }
             if step.isList {
-                read = try table.list(key, property: step.property)
+                read = try elements(of: step, key)
             } else {
                 read = [Self.defaulted(try table.value(key, property: step.property), step)]
             }

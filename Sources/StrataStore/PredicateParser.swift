@@ -18,7 +18,10 @@ import Foundation
 //                | "{" [ value ( "," value )* ] "}"
 //                | "SUBQUERY" "(" keypath "," "$" variable "," predicate ")" "." ("@count" | "@size")
 //   keypath     := name ( "." ( name | "@count" | "@size" | "@min" | "@max" | "@sum" | "@avg" ) )*
-//   name        := word | "#" word | "%K"
+//   name        := word | "#" word | "%K" | "@links" "." type "." property
+//
+// `@links.Person.dogs` names the objects of type Person whose property `dogs` (a link or a
+// list of links) points at the object: a list of links, as a `LinkingObjects` property is.
 
 /// Parses NSPredicate-format strings into `QueryPredicate`s.
 package enum PredicateParser {
@@ -447,6 +450,9 @@ private struct Parser {
         case .escapedWord(let word):
             advance()
             return try parsePathContinuation([word], start: token.start)
+        case .atWord(let word) where word.lowercased() == "links":
+            advance()
+            return try parsePathContinuation([try linksName(at: token)], start: token.start)
         case .atWord(let word):
             throw syntax("'@\(word)' must follow a list's key path, as in 'dogs.@\(word)'")
         case .end:
@@ -454,6 +460,26 @@ private struct Parser {
         default:
             throw syntax("expected a value or key path, found \(text(of: token))")
         }
+    }
+
+    /// Reads the `.Type.property` after `@links` (already consumed, at `token`) and returns
+    /// the path component the query compiler resolves: `"@links.Type.property"`.
+    mutating func linksName(at token: PredicateToken) throws(Failure) -> String {
+        var parts: [String] = []
+        for _ in 0..<2 {
+            guard current.kind == .dot else {
+                throw syntax("'@links' must be followed by a type and one of its properties, as in '@links.Person.dogs'", at: token)
+            }
+            advance()
+            switch current.kind {
+            case .word(let word), .escapedWord(let word):
+                parts.append(word)
+                advance()
+            default:
+                throw syntax("'@links' must be followed by a type and one of its properties, as in '@links.Person.dogs'; found \(text(of: current))")
+            }
+        }
+        return "@links." + parts.joined(separator: ".")
     }
 
     /// Reads `.name`, `.%K` and `.@count`-style components after the first ones of a key path.
@@ -471,6 +497,9 @@ private struct Parser {
                 advance()
             case .formatArgument("K"):
                 new = try keyPathArgument()
+            case .atWord(let word) where word.lowercased() == "links" && collection == nil:
+                advance()
+                new = [try linksName(at: component)]
             case .atWord(let word):
                 if let collection {
                     throw syntax("'@\(word)' cannot follow '@\(collection.name)'", at: component)

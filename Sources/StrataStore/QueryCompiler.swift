@@ -13,6 +13,10 @@ struct QueryStep {
     /// For links and lists of links: the target table (nil while the file has none yet).
     let target: TableAccess?
     let name: String
+    /// Whether the step goes through an inverse relationship (a `LinkingObjects` property):
+    /// it reads, as a list of links, the objects of `target` (the origin table) whose
+    /// property `property` (of the origin table, not of `table`) links to the object.
+    var isInverse = false
 }
 
 /// A resolved key path, from the queried object or from a SUBQUERY variable.
@@ -272,6 +276,17 @@ struct QueryCompiler {
         }
     }
 
+    /// The origin named by a `@links.Type.property` path component (see PredicateParser);
+    /// nil for any other name.
+    private static func linksComponent(_ name: String) throws(QueryError) -> InverseProperty? {
+        guard name.hasPrefix("@links.") else { return nil }
+        let parts = name.dropFirst("@links.".count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw QueryError(.syntax, "'\(name)' must name a type and one of its properties, as in '@links.Person.dogs'")
+        }
+        return InverseProperty(originType: String(parts[0]), originProperty: String(parts[1]))
+    }
+
     private func steps(_ names: [String], from start: TableAccess, prefix: String?) throws(QueryError) -> (steps: [QueryStep], isCollection: Bool) {
         var table: TableAccess? = start
         var steps: [QueryStep] = []
@@ -284,6 +299,31 @@ struct QueryCompiler {
                 break
             }
             guard let index = current.schema.propertyIndex(named: name) else {
+                if let inverse = try Self.linksComponent(name) ?? current.session.store.inverse(name, of: current.schema.name) {
+                    // The linking objects: a collection of the origin type's objects.
+                    let origin = current.session.table(named: inverse.originType)
+                    if origin == nil, name.hasPrefix("@links."), current.session.store.schema[inverse.originType] == nil {
+                        throw QueryError(.unknownProperty, "'\(name)' names the type '\(inverse.originType)', which this database does not have")
+                    }
+                    let originIndex = origin?.schema.propertyIndex(named: inverse.originProperty)
+                    if let origin {
+                        guard let originIndex else {
+                            throw QueryError(.unknownProperty, "'\(current.schema.name).\(name)' links back through '\(inverse.originType).\(inverse.originProperty)', which does not exist")
+                        }
+                        let originProperty = origin.schema.properties[originIndex]
+                        guard originProperty.kind == .link, originProperty.objectType == current.schema.name else {
+                            throw QueryError(.typeMismatch, "'\(current.schema.name).\(name)' links back through '\(inverse.originType).\(inverse.originProperty)', which is \(originProperty.typeDescription), not a link to '\(current.schema.name)'")
+                        }
+                    }
+                    // Without an origin table there are no linking objects yet: the path reads
+                    // nothing (as a link to a type with no table does).
+                    steps.append(QueryStep(table: current, property: originIndex ?? 0, kind: .link, isList: true, isOptional: true,
+                                           target: origin, name: name, isInverse: true))
+                    collection = true
+                    walked.append(name)
+                    table = origin
+                    continue
+                }
                 let known = current.schema.properties.map(\.name).joined(separator: ", ")
                 throw QueryError(.unknownProperty, "'\(current.schema.name)' has no property '\(name)'" + (walked.isEmpty ? "" : " (in '\((walked + [name]).joined(separator: "."))')") + "; its properties are: \(known)")
             }

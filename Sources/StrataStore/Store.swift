@@ -171,6 +171,9 @@ public final class Store: @unchecked Sendable {
     /// keys are never reused). Kept for as long as the store is open, which is as long as any
     /// object of it lives.
     private let unusedKeys = Locked<[UInt32: Int64]>([:])
+    /// Inverse relationships declared by the model layer, by type and name
+    /// (InverseProperties.swift).
+    let inverses = Locked<[String: [String: InverseProperty]]>([:])
 
     func firstUnusedKey(inTable id: UInt32) -> Int64 { unusedKeys.withLock { $0[id] ?? 0 } }
 

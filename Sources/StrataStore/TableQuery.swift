@@ -57,7 +57,7 @@ package final class TableQuery {
     private static func listPlan(_ node: QueryNode) -> (property: Int, target: ObjectKey)? {
         guard case .general(let comparison) = node, comparison.op == .equal, comparison.options.isEmpty,
               comparison.modifier == .any, case .path(let path) = comparison.lhs, case .root = path.origin,
-              path.steps.count == 1, path.steps[0].isList, path.steps[0].kind == .link,
+              path.steps.count == 1, path.steps[0].isList, !path.steps[0].isInverse, path.steps[0].kind == .link,
               case .constant(.link(let target)) = comparison.rhs else { return nil }
         return (path.steps[0].property, target)
     }

@@ -1,0 +1,60 @@
+// Inverse relationships (a model's `LinkingObjects` properties) that queries may go through.
+// They have no column: the model layer declares them to the store, and a key path step
+// through one reads the objects of the origin type whose origin property (a link or a list of
+// links) points at the object. Nothing about them is stored in the file.
+
+/// The origin of an inverse relationship: the objects of `originType` whose property
+/// `originProperty` links to the object.
+package struct InverseProperty: Sendable, Hashable {
+    package let originType: String
+    package let originProperty: String
+
+    package init(originType: String, originProperty: String) {
+        self.originType = originType
+        self.originProperty = originProperty
+    }
+}
+
+extension Store {
+    /// Declares that objects of `type` have the inverse relationship `name`. Declaring the
+    /// same one again does nothing; a declaration with another origin replaces it (the last
+    /// model class opened wins, as for any other schema information that is not stored).
+    package func declareInverse(_ name: String, of type: String, _ inverse: InverseProperty) {
+        inverses.withLock { $0[type, default: [:]][name] = inverse }
+    }
+
+    /// The inverse relationship `name` of `type`, if the model layer declared one.
+    package func inverse(_ name: String, of type: String) -> InverseProperty? {
+        inverses.withLock { $0[type]?[name] }
+    }
+}
+
+extension TableAccess {
+    /// For each object that the property `index` of this table's objects (a link or a list of
+    /// links) points at: the keys of the objects pointing at it, in key order, each once.
+    /// Reads this transaction's view, including changes not stored yet.
+    func inverseLinks(property index: Int) throws -> [Int64: [ObjectKey]] {
+        var linking: [Int64: [ObjectKey]] = [:]
+        let isList = schema.properties[index].isList
+        try forEachCluster { view in
+            if isList {
+                for row in 0..<view.count {
+                    let key = view.key(at: row)
+                    var seen: Set<Int64> = []
+                    for case .link(let target) in try list(key, property: index) where seen.insert(target.rawValue).inserted {
+                        linking[target.rawValue, default: []].append(key)
+                    }
+                }
+            } else {
+                let column = try view.column(index)
+                for row in 0..<view.count {
+                    if case .link(let target) = column.value(row, kind: .link) {
+                        linking[target.rawValue, default: []].append(view.key(at: row))
+                    }
+                }
+            }
+            return true
+        }
+        return linking
+    }
+}
