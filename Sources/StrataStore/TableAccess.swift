@@ -1024,6 +1024,36 @@ package final class TableAccess {
         return keys
     }
 
+    /// For each object that the list of links `index` points at: the keys of the objects whose
+    /// list holds it, in key order, each once; read in one pass over the property's stored
+    /// lists (no object located). Nil while this transaction has changes to the table that are
+    /// not stored yet.
+    func storedInverseLinks(list index: Int) throws(StoreError) -> [Int64: [ObjectKey]]? {
+        guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return nil }
+        if isDropped { return [:] }
+        guard let tree = try session.tree(listTreeName) else { return [:] }
+        let column = columnIDs[index]
+        let start: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
+        let end = start + [UInt8](repeating: 0xFF, count: 8)
+        var linking: [Int64: [ObjectKey]] = [:]
+        do {
+            try reading.forEach(in: tree, from: start, to: end) { key, value in
+                guard key.count == 10 else { throw StoreError.corrupted("a list entry of '\(schema.name)' has a key of \(key.count) bytes") }
+                let owner = ObjectKey(Int64(bitPattern: TreeKey.readU64(key, at: 2)))
+                let chunk = try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8)
+                for row in 0..<chunk.count where !chunk.isNull(row) {
+                    let target = chunk.int(row)
+                    // Owners come in key order, so a repeat within one list is the last entry.
+                    if linking[target]?.last != owner { linking[target, default: []].append(owner) }
+                }
+                return true
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        return linking
+    }
+
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
         if isDropped { return .absent }
         guard let tree = try session.tree(listTreeName) else { return .absent }

@@ -7,7 +7,8 @@
 //
 // N owners, each with a to-one `favourite` and a two-element list `dogs` of the 1,000 dogs;
 // each sample counts one random dog's `fans` (through the to-one link) and `owners` (through
-// the list), and iterates the fans.
+// the list), and iterates the fans. Then 25 counts of the dogs that have an owner with a small
+// id: a query over every dog that goes through `owners`.
 
 #if !NO_STRATA
 import Foundation
@@ -58,6 +59,16 @@ actor LinkingBench {
         let iterateTime = micro(clock.now - start)
         return (fansTime, ownersTime, iterateTime, fans + owners + (seen & 1))
     }
+
+    /// µs for a query over all dogs through their linking objects: the dogs with an owner
+    /// whose id is below `bound` (and how many there are).
+    func queryThrough(bound: Int) throws -> (time: Double, found: Int) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let found = db.objects(LinkDog.self).where { $0.owners.id < bound }.count
+        let elapsed = clock.now - start
+        return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12, found)
+    }
 }
 
 func runLinkingBenchmark(_ arguments: [String]) async throws {
@@ -77,10 +88,17 @@ func runLinkingBenchmark(_ arguments: [String]) async throws {
         let result = try await bench.sample(dog: rng.next(below: dogs))
         fans.append(result.fans); owners.append(result.owners); iterate.append(result.iterate)
     }
+    var through: [Double] = []
+    for sample in 0..<25 {
+        let result = try await bench.queryThrough(bound: 10 + sample)
+        guard result.found > 0 else { throw BenchError("linking: the query through owners found no dog") }
+        through.append(result.time)
+    }
     func median(_ values: [Double]) -> Double { values.dropFirst(5).sorted()[(values.count - 5) / 2] }
     print(String(format: "count through a to-one link (fans):  median %9.1f µs  (%.1f ns per owner)", median(fans), median(fans) * 1000 / Double(objects)))
     print(String(format: "count through a list (owners):       median %9.1f µs  (%.1f ns per owner)", median(owners), median(owners) * 1000 / Double(objects)))
     print(String(format: "iterate the fans (~%d objects):      median %9.1f µs", objects / dogs, median(iterate)))
+    print(String(format: "query %d dogs through owners (owners.id < k): median %9.1f µs  (%.1f ns per owner)", dogs, median(through), median(through) * 1000 / Double(objects)))
 }
 
 #endif
