@@ -87,3 +87,66 @@ extension MutableSet where Element: AddableType {
     /// The average of the members, ignoring nil, as `T`; nil when the set has none.
     public func average<T: _PersistableInsideOptional>() -> T? { list.average() }
 }
+
+/// Element types whose lists and sets have `sorted(ascending:)` and `distinct()`: numbers,
+/// `String`, `Data`, `Date`, `Decimal128`, `ObjectId`, `UUID`, `Bool`, and optionals of these.
+/// RealmSwift's marker protocol of the same name.
+public protocol SortableType: CollectionValue {}
+
+extension Int: SortableType {}
+extension Int8: SortableType {}
+extension Int16: SortableType {}
+extension Int32: SortableType {}
+extension Int64: SortableType {}
+extension Float: SortableType {}
+extension Double: SortableType {}
+extension Decimal128: SortableType {}
+extension Date: SortableType {}
+extension String: SortableType {}
+extension Data: SortableType {}
+extension ObjectId: SortableType {}
+extension UUID: SortableType {}
+extension Bool: SortableType {}
+extension Optional: SortableType where Wrapped: SortableType & _PersistableScalar {}
+
+/// The elements of a collection of values in stored order, ascending or descending (stable).
+private func sortedValues<S: Sequence>(_ elements: S, ascending: Bool, _ database: Database?) -> [S.Element]
+where S.Element: CollectionValue {
+    let pairs = elements.map { ($0, $0._strataElement(database)) }
+    let order = pairs.indices.sorted { a, b in
+        let c = compareForSorting(pairs[a].1, pairs[b].1)
+        if c != 0 { return ascending ? c < 0 : c > 0 }
+        return a < b
+    }
+    return order.map { pairs[$0].0 }
+}
+
+/// The elements with repeats (equal as stored: strings by their bytes) removed, first kept.
+private func distinctValues<S: Sequence>(_ elements: S, _ database: Database?) -> [S.Element] where S.Element: CollectionValue {
+    var seen: Set<StoreValue> = []
+    var kept: [S.Element] = []
+    for element in elements {
+        var stored = element._strataElement(database)
+        // Strings are the same value when their bytes are (as queries compare them).
+        if case .string(let text) = stored { stored = .data(Data(text.utf8)) }
+        if seen.insert(stored).inserted { kept.append(element) }
+    }
+    return kept
+}
+
+extension List where Element: SortableType {
+    /// The elements sorted by value (nil first when ascending; strings by their bytes, as
+    /// queries sort them). RealmSwift returns a live `Results`; Strata returns an array of the
+    /// elements as they are now.
+    public func sorted(ascending: Bool = true) -> [Element] { sortedValues(self, ascending: ascending, database) }
+
+    /// The elements with repeated values removed, each value where it first appears. RealmSwift
+    /// returns a live `Results`; Strata returns an array of the elements as they are now.
+    public func distinct() -> [Element] { distinctValues(self, database) }
+}
+
+extension MutableSet where Element: SortableType {
+    /// The members sorted by value (nil first when ascending). An array of the members as they
+    /// are now (RealmSwift returns a live `Results`).
+    public func sorted(ascending: Bool = true) -> [Element] { list.sorted(ascending: ascending) }
+}

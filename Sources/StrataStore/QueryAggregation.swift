@@ -84,3 +84,9 @@ extension TableQuery {
 package func aggregateValues(_ aggregate: QueryAggregate, _ values: [StoreValue]) -> StoreValue {
     GeneralEvaluator.aggregate(aggregate, values)
 }
+
+/// -1, 0 or 1 ordering two values as `Results` sorts them: nil first, then by value (numbers
+/// of any kinds by value, strings by their bytes, NaN before other numbers).
+package func compareForSorting(_ a: StoreValue, _ b: StoreValue) -> Int {
+    SortColumn.compare(a, b)
+}

@@ -16,6 +16,7 @@ final class Measurements: Object {
     @Persisted var days: List<Date>
     @Persisted var optionalDays: List<Date?>
     @Persisted var scores: MutableSet<Int?>
+    @Persisted var words: List<String>
 }
 
 @Suite struct ValueAggregateTests {
@@ -112,5 +113,32 @@ final class Measurements: Object {
         let frozen = m.counts.freeze()
         try database.write { m.counts.removeAll() }
         #expect(frozen.sum() == 115 && m.counts.sum() == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func sortedAndDistinctValues(managed: Bool) throws {
+        let (m, db) = try measurements(managed: managed)
+        // Strings sort by their bytes: "B" < "a" < "é"; a decomposed "é" differs from the
+        // precomposed one.
+        let decomposed = "e\u{301}"
+        if managed {
+            try #require(db).write { m.words.append(objectsIn: ["a", "é", "B", "a", decomposed]) }
+        } else {
+            m.words.append(objectsIn: ["a", "é", "B", "a", decomposed])
+        }
+        // (Compared as bytes: Swift's == takes the two spellings of "é" as equal.)
+        func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
+        #expect(bytes(m.words.sorted()) == bytes(["B", "a", "a", decomposed, "é"]))
+        #expect(bytes(m.words.sorted(ascending: false)) == bytes(["é", decomposed, "a", "a", "B"]))
+        #expect(bytes(m.words.distinct()) == bytes(["a", "é", "B", decomposed]))
+        #expect(m.counts.sorted() == [-2, 3, 4, 10])
+        #expect(m.counts.sorted(ascending: false) == [10, 4, 3, -2])
+        // nil first when ascending, last when descending.
+        #expect(m.readings.sorted() == [nil, nil, 1.5, 3.0, 4.5])
+        #expect(m.readings.sorted(ascending: false) == [4.5, 3.0, 1.5, nil, nil])
+        #expect(m.readings.distinct() == [nil, 1.5, 4.5, 3.0])
+        #expect(m.scores.sorted() == [nil, 1, 4, 7])
+        #expect(m.days.sorted().map(\.timeIntervalSince1970) == [100, 200, 300])
+        #expect(m.small.distinct() == [100])
     }
 }
