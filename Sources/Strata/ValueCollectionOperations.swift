@@ -1,3 +1,6 @@
+// What lists and sets of values compute from their elements, as RealmSwift's value collections
+// do: min/max/sum/average, and sorting and removing repeats.
+
 public import Foundation
 public import StrataStore
 
