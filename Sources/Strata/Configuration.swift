@@ -56,10 +56,14 @@ extension Database {
         /// process) than this throws `Database.Error` with code `.tooManyActiveVersions`
         /// instead. RealmSwift's name and meaning.
         public var maximumNumberOfActiveVersions: UInt?
+        /// A database file copied to `fileURL` when the database opens and no file is there
+        /// yet (a prepopulated database shipped with the app, made with
+        /// `Database.writeCopy(toFile:)`). Ignored for in-memory databases. RealmSwift's name.
+        public var seedFilePath: URL?
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
-                    objectTypes: [Object.Type]? = nil, durability: Durability = .full) {
+                    objectTypes: [Object.Type]? = nil, durability: Durability = .full, seedFilePath: URL? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
             self._inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
@@ -68,6 +72,7 @@ extension Database {
             self.deleteIfMigrationNeeded = deleteIfMigrationNeeded
             self._objectTypes = objectTypes.map(TypeList.init)
             self.durability = durability
+            self.seedFilePath = seedFilePath
         }
 
         /// The default file: `default.strata` in the app's Documents folder on Apple

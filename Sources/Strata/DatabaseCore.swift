@@ -467,6 +467,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                     handle.users += 1
                     return handle
                 }
+                try DatabaseCore.copySeedIfNeeded(configuration, path: path)
                 let store = try openStore(configuration, path: path)
                 let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
                 handle.users = 1
@@ -498,6 +499,11 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                 try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: handle.path))
             }
         }
+    }
+
+    /// Runs `body` with the handle of the file this process has open under `identity`, if any.
+    static func withOpenHandle<R>(identity: String, _ body: (StoreHandle) -> R) -> R? {
+        registry.withLock { handles in handles[identity].map(body) }
     }
 
     static func isOpen(_ configuration: Database.Configuration) -> Bool {

@@ -1,0 +1,91 @@
+public import Foundation
+import StrataStorage
+import StrataStore
+
+// Whole-file operations RealmSwift offers besides opening: a compacted copy of a database
+// (`writeCopy(toFile:)`), the schema version of a file (`schemaVersion(at:)`), and a seed file
+// copied into place the first time a database opens (`Configuration.seedFilePath`).
+
+extension Database {
+    /// Writes a compacted copy of the database to `fileURL`: the newest committed version, with
+    /// no free space and no history, synced before this returns. Open the copy as any database
+    /// file, or ship it as a `seedFilePath`.
+    ///
+    /// The copy holds committed data only, so this throws inside a write transaction; an
+    /// instance that has not refreshed may not show yet everything the copy holds. Throws
+    /// `fileExists` when `fileURL` exists. `encryptionKey` must be nil: Strata does not
+    /// encrypt files.
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        core.verify("writeCopy(toFile:)")
+        let destination = fileURL.path
+        guard encryptionKey == nil else {
+            throw Error(.invalidInput, "Strata does not encrypt files; call writeCopy(toFile:) without an encryption key.", path: destination)
+        }
+        guard !isInWriteTransaction else {
+            throw Error(.invalidInput, "writeCopy(toFile:) copies committed data only; commit or cancel the write transaction first.", path: destination)
+        }
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw Error(.fileExists, "Cannot write a copy to \(destination): the file exists.", path: destination)
+        }
+        do {
+            try core.session.store.engine.copyCompacted(to: destination)
+        } catch {
+            throw Error.wrap(error, path: destination)
+        }
+    }
+
+    /// The schema version of the database file at `fileURL`, read without opening it for
+    /// objects (and without changing it). Throws `fileNotFound` when there is no such file.
+    /// `encryptionKey` must be nil: Strata does not encrypt files.
+    public static func schemaVersion(at fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+        let path = fileURL.path
+        guard encryptionKey == nil else {
+            throw Error(.invalidInput, "Strata does not encrypt files; call schemaVersion(at:) without an encryption key.", path: path)
+        }
+        if let version = StoreHandle.openSchemaVersion(path: fileURL.standardizedFileURL.path) { return version }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw Error(.fileNotFound, "Cannot read the schema version of \(path): the file does not exist.", path: path)
+        }
+        var options = StorageOptions()
+        options.readOnly = true
+        options.maximumFileSize = 1 << 32
+        do {
+            let store = try Store.open(path: path, options: options, schema: nil)
+            defer { store.close() }
+            return store.schemaVersion
+        } catch {
+            throw Error.wrap(error, path: path)
+        }
+    }
+}
+
+extension StoreHandle {
+    /// The schema version of a file this process has open, if it has.
+    static func openSchemaVersion(path identity: String) -> UInt64? {
+        withOpenHandle(identity: identity) { $0.store.schemaVersion }
+    }
+}
+
+extension DatabaseCore {
+    /// Copies the configuration's seed file (and its commit log, if it has one) to the
+    /// database's path when no file is there yet.
+    static func copySeedIfNeeded(_ configuration: Database.Configuration, path: String) throws(Database.Error) {
+        guard let seed = configuration.seedFilePath, configuration.inMemoryIdentifier == nil,
+              !FileManager.default.fileExists(atPath: path) else { return }
+        guard FileManager.default.fileExists(atPath: seed.path) else {
+            throw Database.Error(.fileNotFound, "The seed file \(seed.path) does not exist.", path: seed.path)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let seedLog = StorageEngine.logPath(for: seed.path)
+            if FileManager.default.fileExists(atPath: seedLog) {
+                try FileManager.default.copyItem(atPath: seedLog, toPath: StorageEngine.logPath(for: path))
+            }
+            try FileManager.default.copyItem(atPath: seed.path, toPath: path)
+        } catch {
+            // Another opener (another process) may have copied it first.
+            if FileManager.default.fileExists(atPath: path) { return }
+            throw Database.Error(.fileAccess, "Cannot copy the seed file \(seed.path) to \(path): \(error)", path: path)
+        }
+    }
+}
