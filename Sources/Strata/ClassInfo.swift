@@ -221,7 +221,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 }
             }
         }
-        let schema = ObjectSchema(name: name, properties: properties)
+        let schema = ObjectSchema(name: name, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         do {
             try schema.validate()
         } catch {
@@ -265,11 +265,28 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         } else if let other = value as? Object {
             for (index, property) in schema.properties.enumerated() {
                 guard let input = other.value(forKey: property.name) ?? Optional<Any>.none as Any? else { continue }
-                try set(index, input, on: object, database: database)
+                try set(index, Self.copyingEmbedded(input), on: object, database: database)
             }
         } else {
             throw Database.Error(.invalidInput, "Cannot make a '\(schema.name)' from a value of type \(Swift.type(of: value)); use a dictionary, an array or an object")
         }
+    }
+
+    /// A value read from another object, with its managed embedded objects replaced by
+    /// unmanaged copies: an embedded object belongs to one parent, so a copy of the parent
+    /// gets copies of them (as in RealmSwift).
+    private static func copyingEmbedded(_ input: Any) -> Any {
+        if let embedded = input as? EmbeddedObject {
+            guard embedded.isManaged else { return embedded }
+            let type = Swift.type(of: embedded)
+            let copy = type.init()
+            do { try ClassInfo.of(type).apply(value: embedded, to: copy, database: nil) } catch { return embedded }
+            return copy
+        }
+        if let collection = input as? any ObjectCollectionElements, collection.holdsEmbeddedObjects {
+            return collection.elementsAsAny.map(copyingEmbedded)
+        }
+        return input
     }
 
     private func set(_ index: Int, _ input: Any, on object: Object, database: Database?) throws(Database.Error) {

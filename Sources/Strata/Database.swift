@@ -166,12 +166,23 @@ public struct Database {
     /// object becomes managed in place. With `update` `.modified` or `.all`, an existing object
     /// with the same primary key is updated instead (only changed properties, or all).
     public func add(_ object: Object, update: UpdatePolicy = .error) {
+        Self.requireTopLevel(type(of: object), "add")
         _ = core.add(object, update: update)
     }
 
     /// Adds a sequence of objects.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
-        for object in objects { _ = core.add(object, update: update) }
+        for object in objects {
+            Self.requireTopLevel(type(of: object), "add")
+            _ = core.add(object, update: update)
+        }
+    }
+
+    /// Stops with a message for an embedded type where only top-level objects may go.
+    private static func requireTopLevel(_ type: Object.Type, _ operation: String) {
+        if type is EmbeddedObject.Type {
+            fatalError("'\(type.className())' is an EmbeddedObject: it cannot be \(operation == "add" ? "added" : "created") on its own. Assign it to a property (a link or a list) of the object it belongs to.")
+        }
     }
 
     /// Creates a managed object from a dictionary of property values, an array in property
@@ -180,6 +191,7 @@ public struct Database {
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         core.verifyWrite("create(_:value:update:)")
+        Self.requireTopLevel(type, "create")
         let context: TableContext
         do { context = try core.context(for: type) } catch { fatalError("\(error)") }
         let info = context.info
@@ -273,6 +285,9 @@ public struct Database {
     /// All objects of a type, as live results.
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         core.verify("objects(_:)")
+        if type is EmbeddedObject.Type {
+            fatalError("'\(type.className())' is an EmbeddedObject, which cannot be queried on its own; query the objects that hold it, e.g. db.objects(Parent.self).where { $0.\(type.className().prefix(1).lowercased() + type.className().dropFirst()).someProperty == value }.")
+        }
         do {
             return Results(database: self, context: try core.withReadLock { try core.existingContext(for: type) }, predicate: nil)
         } catch {

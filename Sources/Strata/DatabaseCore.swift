@@ -202,6 +202,9 @@ final class DatabaseCore {
         if table.schema.properties.map(\.name) != info.schema.properties.map(\.name) {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' has properties \(table.schema.properties.map(\.name)) but the class declares \(info.schema.properties.map(\.name)); raise schemaVersion to migrate.")
         }
+        if table.schema.isEmbedded != info.schema.isEmbedded {
+            throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' is \(table.schema.isEmbedded ? "an embedded" : "a top-level") type but the class is \(info.schema.isEmbedded ? "an EmbeddedObject" : "an Object"); raise schemaVersion to migrate.")
+        }
         for (stored, declared) in zip(table.schema.properties, info.schema.properties) where !stored.hasSameStorage(as: declared) {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name).\(stored.name)' is \(stored.description) but the class declares \(declared.description); raise schemaVersion to migrate.")
         }

@@ -29,6 +29,16 @@ final class Person: Object {
     @Persisted var dogs: List<Dog>
 }
 
+/// For the embedded-object misuses.
+final class Flat: EmbeddedObject {
+    @Persisted var door = 0
+}
+
+final class Tenant: Object {
+    @Persisted var name = ""
+    @Persisted var flat: Flat?
+}
+
 /// For the cross-process notification test.
 final class Parcel: Object {
     @Persisted var label = ""
@@ -98,6 +108,8 @@ guard arguments.count == 2 else { fail("usage: StrataMisuseChild CASE DIR; got \
 let misuse = arguments[0]
 let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("misuse.strata"),
                                            objectTypes: [Dog.self, Person.self])
+let embeddedConfiguration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("embedded.strata"),
+                                                   objectTypes: [Tenant.self, Flat.self])
 
 do {
     switch misuse {
@@ -372,6 +384,29 @@ do {
         try database.write { database.add(Dog()) }
         misusing()
         _ = database.objects(Dog.self).observe(keyPaths: ["name.first"]) { _ in }
+
+    case "embedded-add":
+        let database = try Database(configuration: embeddedConfiguration)
+        try database.write {
+            misusing()
+            database.add(Flat())
+        }
+
+    case "embedded-objects":
+        let database = try Database(configuration: embeddedConfiguration)
+        misusing()
+        _ = database.objects(Flat.self)
+
+    case "embedded-second-parent":
+        let database = try Database(configuration: embeddedConfiguration)
+        try database.write {
+            let first = Tenant()
+            first.flat = Flat()
+            database.add(first)
+            let second = database.create(Tenant.self)
+            misusing()
+            second.flat = first.flat
+        }
 
     default:
         fail("unknown case '\(misuse)'")

@@ -152,11 +152,36 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     public var properties: [PropertySchema]
     /// The table's id in the file, given by the store; 0 until the schema is stored.
     public var tableID: UInt32
+    /// Whether the type's objects are embedded: each belongs to the one object whose link or
+    /// list holds it, is deleted with it or when that link stops pointing at it, and cannot
+    /// exist on its own (RealmSwift's `EmbeddedObject`).
+    public var isEmbedded: Bool
 
-    public init(name: String, properties: [PropertySchema], tableID: UInt32 = 0) {
+    public init(name: String, properties: [PropertySchema], tableID: UInt32 = 0, isEmbedded: Bool = false) {
         self.name = name
         self.properties = properties
         self.tableID = tableID
+        self.isEmbedded = isEmbedded
+    }
+
+    // Coded by hand so that `isEmbedded` is written only when true: files without embedded
+    // types keep their schema bytes.
+    private enum CodingKeys: String, CodingKey { case name, properties, tableID, isEmbedded }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  properties: try container.decode([PropertySchema].self, forKey: .properties),
+                  tableID: try container.decode(UInt32.self, forKey: .tableID),
+                  isEmbedded: try container.decodeIfPresent(Bool.self, forKey: .isEmbedded) ?? false)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(properties, forKey: .properties)
+        try container.encode(tableID, forKey: .tableID)
+        if isEmbedded { try container.encode(true, forKey: .isEmbedded) }
     }
 
     /// The index of the primary-key property, if there is one.
@@ -166,11 +191,14 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     public func propertyIndex(named name: String) -> Int? { properties.firstIndex { $0.name == name } }
 
     public var description: String {
-        "\(name) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
+        (isEmbedded ? "embedded " : "") + "\(name) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
     }
 
     /// Checks the rules every object type must follow.
     public func validate() throws(StoreError) {
+        if isEmbedded, let key = primaryKeyIndex {
+            throw .invalidSchema(type: name, property: properties[key].name, reason: "an embedded type cannot have a primary key")
+        }
         var seen: Set<String> = []
         var primaryKeys = 0
         for property in properties {

@@ -33,7 +33,7 @@ enum SchemaJSON {
     }
 
     private static let schemaKeys: Set<String> = ["objectSchemas"]
-    private static let objectKeys: Set<String> = ["name", "properties", "tableID"]
+    private static let objectKeys: Set<String> = ["name", "properties", "tableID", "isEmbedded"]
     private static let propertyKeys: Set<String> = ["name", "kind", "isOptional", "isList", "isSet", "isPrimaryKey", "isIndexed", "objectType", "columnID"]
 
     /// Whether `value` is an object with only keys from `allowed` and no key twice.
@@ -54,6 +54,12 @@ enum SchemaJSON {
             guard hasOnly(object, objectKeys), let name = object["name"]?.string,
                   let properties = object["properties"]?.array,
                   let tableID = object["tableID"]?.integer, let table = UInt32(exactly: tableID) else { return nil }
+            let isEmbedded: Bool
+            switch object["isEmbedded"] {
+            case nil: isEmbedded = false
+            case .bool(let value)?: isEmbedded = value
+            default: return nil
+            }
             var decoded: [PropertySchema] = []
             decoded.reserveCapacity(properties.count)
             for property in properties {
@@ -80,7 +86,7 @@ enum SchemaJSON {
                                               isPrimaryKey: isPrimaryKey, isIndexed: isIndexed, objectType: objectType,
                                               columnID: column))
             }
-            result.append(ObjectSchema(name: name, properties: decoded, tableID: table))
+            result.append(ObjectSchema(name: name, properties: decoded, tableID: table, isEmbedded: isEmbedded))
         }
         return Schema(result)
     }

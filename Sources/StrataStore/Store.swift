@@ -229,7 +229,7 @@ public final class Store: @unchecked Sendable {
                 added.append(object)
                 continue
             }
-            guard old.properties.count == object.properties.count else { return nil }
+            guard old.properties.count == object.properties.count, old.isEmbedded == object.isEmbedded else { return nil }
             var merged = old
             for (index, property) in object.properties.enumerated() {
                 guard let oldProperty = old.properties.first(where: { $0.name == property.name }),
@@ -257,6 +257,10 @@ public final class Store: @unchecked Sendable {
         for object in requested.objectSchemas {
             guard let old = stored[object.name] else {
                 return .schemaMismatch(type: object.name, property: nil, reason: "the type is new")
+            }
+            if old.isEmbedded != object.isEmbedded {
+                return .schemaMismatch(type: object.name, property: nil,
+                                       reason: object.isEmbedded ? "it was a top-level type and is now embedded" : "it was embedded and is now a top-level type")
             }
             for property in object.properties {
                 guard let oldProperty = old.properties.first(where: { $0.name == property.name }) else {

@@ -302,6 +302,7 @@ public final class StoreSession {
     @discardableResult
     public func commit() throws(StoreError) -> ChangeSet {
         guard write != nil else { throw .transactionEnded }
+        try deleteUnparentedEmbedded()
         let changes = pendingChanges()
         try commit(reporting: changes)
         return changes
@@ -313,6 +314,7 @@ public final class StoreSession {
     @discardableResult
     package func commit(reportingChanges: Bool) throws(StoreError) -> ChangeSet? {
         guard write != nil else { throw .transactionEnded }
+        try deleteUnparentedEmbedded()
         let changes = reportingChanges ? pendingChanges() : nil
         try commit(reporting: changes)
         return changes
@@ -362,6 +364,7 @@ public final class StoreSession {
     public func prepareCommit() throws(StoreError) -> PendingCommit {
         guard let write else { throw .transactionEnded }
         require(!isChainSuspended, "prepareCommit() between chained writes")
+        try deleteUnparentedEmbedded()
         let changes = pendingChanges()
         logFirst = nil
         do {
@@ -444,14 +447,63 @@ public final class StoreSession {
         }
     }
 
-    /// Deletes objects of `table` and clears links to them from every table.
+    /// Deletes objects of `table` and clears links to them from every table; the embedded
+    /// objects they hold are deleted with them.
     package func delete(_ keys: [ObjectKey], from table: TableAccess) throws(StoreError) {
+        let children = try table.embeddedChildren(of: keys)
         try table.delete(keys)
         let deleted = Set(keys.map(\.rawValue))
         do {
             for other in tables { try other.clearLinks(to: table.schema.name, deleted: deleted) }
         } catch {
             throw StoreError.wrap(error)
+        }
+        for (embedded, keys) in children where !keys.isEmpty { try delete(keys, from: embedded) }
+    }
+
+    // MARK: Embedded objects
+
+    /// Embedded objects made in this write transaction that no link or list holds yet, by
+    /// table id: the next link to one of them makes it that object's; a commit deletes those
+    /// still without a parent.
+    private var unparentedEmbedded: [UInt32: Set<Int64>] = [:]
+    /// The write transaction `unparentedEmbedded` belongs to (entries of an earlier one, rolled
+    /// back or committed, are void).
+    private var unparentedTransaction: ObjectIdentifier?
+
+    /// `unparentedEmbedded`, emptied first if it belongs to an earlier transaction.
+    private func currentUnparented() {
+        let current = write.map(ObjectIdentifier.init)
+        if unparentedTransaction != current {
+            unparentedEmbedded.removeAll()
+            unparentedTransaction = current
+        }
+    }
+
+    /// Records a new embedded object, which has no parent yet.
+    func noteNewEmbedded(_ key: ObjectKey, in table: TableAccess) {
+        currentUnparented()
+        unparentedEmbedded[table.tableID, default: []].insert(key.rawValue)
+    }
+
+    /// Makes the embedded object `key` of `table` the child of the link being written: it
+    /// must be new in this transaction and without a parent.
+    func adoptEmbedded(_ key: ObjectKey, in table: TableAccess, by owner: TableAccess, property: Int) throws(StoreError) {
+        currentUnparented()
+        guard unparentedEmbedded[table.tableID]?.remove(key.rawValue) != nil else {
+            throw .invalidValue(type: owner.schema.name, property: owner.schema.properties[property].name,
+                                reason: "'\(table.schema.name)' objects are embedded, and this one already belongs to an object; an embedded object has one parent. Assign a new (unmanaged) object, e.g. a copy made with \(table.schema.name)(value:)")
+        }
+    }
+
+    /// Deletes the embedded objects made in this transaction that nothing holds.
+    func deleteUnparentedEmbedded() throws(StoreError) {
+        currentUnparented()
+        let orphans = unparentedEmbedded
+        unparentedEmbedded.removeAll()
+        for (tableID, keys) in orphans where !keys.isEmpty {
+            guard let table = tables.first(where: { $0.tableID == tableID }) else { continue }
+            try delete(keys.sorted().map(ObjectKey.init), from: table)
         }
     }
 

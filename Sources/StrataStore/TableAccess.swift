@@ -914,6 +914,7 @@ package final class TableAccess {
         storedCount += 1
         changes.insert(key)
         session.noteContentChange()
+        if schema.isEmbedded { session.noteNewEmbedded(objectKey, in: self) }
         return objectKey
     }
 
@@ -922,6 +923,21 @@ package final class TableAccess {
         try session.requireWrite()
         try checkValue(value, for: index)
         guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
+        if let embedded = embeddedTarget(of: index) {
+            // The new child must have no parent; the old one is deleted with the link.
+            let old = try view.column(index).value(row, kind: .link)
+            guard old != value else { return try write(value, for: key, property: index, at: (view, row)) }
+            if case .link(let child) = value { try session.adoptEmbedded(child, in: embedded, by: self, property: index) }
+            try write(value, for: key, property: index, at: (view, row))
+            if case .link(let previous) = old { try session.delete([previous], from: embedded) }
+            return
+        }
+        try write(value, for: key, property: index, at: (view, row))
+    }
+
+    /// `set`'s write, at the object's location.
+    private func write(_ value: StoreValue, for key: ObjectKey, property index: Int, at location: (view: ClusterView, row: Int)) throws(StoreError) {
+        let (view, row) = location
         let indexed = index == primaryKeyIndex || indexTreeNames[index] != nil
         if indexed {
             let old = try view.column(index).value(row, kind: schema.properties[index].kind)
@@ -1063,6 +1079,28 @@ package final class TableAccess {
 
     /// Replaces the elements of a list property.
     package func setList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool = true) throws(StoreError) {
+        if recordChange, let embedded = embeddedTarget(of: index) {
+            // New children must have no parent and appear once; children that leave the list
+            // are deleted.
+            let old = Set(try list(key, property: index).compactMap { if case .link(let k) = $0 { k } else { nil } })
+            var new: Set<ObjectKey> = []
+            for case .link(let child) in values {
+                guard new.insert(child).inserted else {
+                    throw .invalidValue(type: schema.name, property: schema.properties[index].name,
+                                        reason: "an embedded object can be in its parent's list only once")
+                }
+                if !old.contains(child) { try session.adoptEmbedded(child, in: embedded, by: self, property: index) }
+            }
+            try writeList(values, for: key, property: index, recordChange: recordChange)
+            let removed = old.subtracting(new)
+            if !removed.isEmpty { try session.delete(removed.sorted(), from: embedded) }
+            return
+        }
+        try writeList(values, for: key, property: index, recordChange: recordChange)
+    }
+
+    /// `setList`'s write.
+    private func writeList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool) throws(StoreError) {
         try session.requireWrite()
         if isDropped { throw .objectNotFound(type: schema.name) }
         let property = schema.properties[index]

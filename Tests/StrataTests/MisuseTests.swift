@@ -75,6 +75,12 @@ import Testing
         Misuse(name: "observe-unmanaged", message: "Only managed objects can be observed: add the object to a database first."),
         Misuse(name: "observe-bad-key-path",
                message: "Cannot observe key path 'name.first': 'Dog.name' is not a link, so the path cannot go on past it."),
+        // Embedded objects.
+        Misuse(name: "embedded-add",
+               message: "'Flat' is an EmbeddedObject: it cannot be added on its own. Assign it to a property (a link or a list) of the object it belongs to."),
+        Misuse(name: "embedded-objects", message: "'Flat' is an EmbeddedObject, which cannot be queried on its own"),
+        Misuse(name: "embedded-second-parent",
+               message: "'Flat' objects are embedded, and this one already belongs to an object; an embedded object has one parent."),
     ]
 
     @Test(arguments: misuses)
