@@ -23,6 +23,17 @@ final class Inhabitant: Object {
     @Persisted var past: List<Dwelling>
 }
 
+/// An embedded type that names its parent through LinkingObjects.
+final class Badge: EmbeddedObject {
+    @Persisted var code = ""
+    @Persisted(originProperty: "badge") var wearer: LinkingObjects<Guard>
+}
+
+final class Guard: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var badge: Badge?
+}
+
 /// An embedded type may not have a primary key.
 final class KeyedEmbedded: EmbeddedObject {
     @Persisted(primaryKey: true) var id = 0
@@ -153,6 +164,18 @@ final class TopLevelDwelling: EmbeddedObject {
         try db.write { ann.home?.city = "Drammen" }
         try db.write { ann.name = "Anne" }  // not watched
         #expect(changed == [["home"]])
+    }
+
+    /// The parent is found through LinkingObjects, and an update of the parent by primary key
+    /// replaces its embedded objects.
+    @Test func parentsThroughLinkingObjectsAndUpdatesByPrimaryKey() throws {
+        let db = try Database(configuration: folder.configuration("guards.strata", objectTypes: [Guard.self, Badge.self]))
+        try db.write { db.create(Guard.self, value: ["id": 7, "badge": ["code": "A1"]]) }
+        let guardian = try #require(db.object(ofType: Guard.self, forPrimaryKey: 7))
+        #expect(guardian.badge?.wearer.map(\.id) == [7])
+        try db.write { db.add(Guard(value: ["id": 7, "badge": ["code": "B2"]]), update: .modified) }
+        #expect(guardian.badge?.code == "B2")
+        #expect(stored("Badge", in: db) == 1)
     }
 
     @Test func schemaRulesForEmbeddedTypes() throws {
