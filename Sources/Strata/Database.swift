@@ -286,7 +286,7 @@ public struct Database {
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         core.verify("objects(_:)")
         if type is EmbeddedObject.Type {
-            fatalError("'\(type.className())' is an EmbeddedObject, which cannot be queried on its own; query the objects that hold it, e.g. db.objects(Parent.self).where { $0.\(type.className().prefix(1).lowercased() + type.className().dropFirst()).someProperty == value }.")
+            fatalError("'\(type.className())' is an EmbeddedObject, which cannot be queried on its own; query the objects that hold it through their link, e.g. db.objects(Person.self).where { $0.address.city == \"Oslo\" }.")
         }
         do {
             return Results(database: self, context: try core.withReadLock { try core.existingContext(for: type) }, predicate: nil)

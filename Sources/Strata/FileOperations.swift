@@ -48,7 +48,6 @@ extension Database {
         }
         var options = StorageOptions()
         options.readOnly = true
-        options.maximumFileSize = 1 << 32
         do {
             let store = try Store.open(path: path, options: options, schema: nil)
             defer { store.close() }

@@ -6,10 +6,11 @@
 
 extension TableAccess {
     /// For a link or list-of-links property whose target type is embedded: that type's table.
+    /// (Called by every `set`: other kinds are turned away before the property is read.)
+    @inline(__always)
     func embeddedTarget(of index: Int) -> TableAccess? {
-        let property = schema.properties[index]
-        guard property.kind == .link, let target = property.objectType, let table = session.table(named: target),
-              table.schema.isEmbedded else { return nil }
+        guard kinds[index] == .link, let target = schema.properties[index].objectType,
+              let table = session.table(named: target), table.schema.isEmbedded else { return nil }
         return table
     }
 
@@ -22,7 +23,7 @@ extension TableAccess {
             for key in keys {
                 if schema.properties[index].isList {
                     for case .link(let child) in try list(key, property: index) { found.append(child) }
-                } else if try contains(key), case .link(let child) = try value(key, property: index) {
+                } else if let (view, row) = try locate(key), case .link(let child) = try view.column(index).value(row, kind: .link) {
                     found.append(child)
                 }
             }

@@ -40,9 +40,9 @@ extension TableAccess {
         try forEachCluster { view in
             if isList {
                 for row in 0..<view.count {
+                    // Owners come in key order, so a repeat within one list is the last entry.
                     let key = view.key(at: row)
-                    var seen: Set<Int64> = []
-                    for case .link(let target) in try list(key, property: index) where seen.insert(target.rawValue).inserted {
+                    for case .link(let target) in try list(key, property: index) where linking[target.rawValue]?.last != key {
                         linking[target.rawValue, default: []].append(key)
                     }
                 }

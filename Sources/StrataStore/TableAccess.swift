@@ -1017,27 +1017,14 @@ package final class TableAccess {
     /// from the stored lists alone (one pass over the property's list entries, no object
     /// located); nil while this transaction has changes to the table that are not stored yet.
     package func keys(withList index: Int, holding target: ObjectKey) throws(StoreError) -> [ObjectKey]? {
-        guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return nil }
-        if isDropped { return [] }
-        guard let tree = try session.tree(listTreeName) else { return [] }
-        let column = columnIDs[index]
-        let start: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
-        let end = start + [UInt8](repeating: 0xFF, count: 8)
         var keys: [ObjectKey] = []
-        do {
-            try reading.forEach(in: tree, from: start, to: end) { key, value in
-                guard key.count == 10 else { throw StoreError.corrupted("a list entry of '\(schema.name)' has a key of \(key.count) bytes") }
-                let chunk = try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8)
-                for row in 0..<chunk.count where !chunk.isNull(row) && chunk.int(row) == target.rawValue {
-                    keys.append(ObjectKey(Int64(bitPattern: TreeKey.readU64(key, at: 2))))
-                    break
-                }
-                return true
+        let complete = try forEachStoredList(index) { owner, chunk in
+            for row in 0..<chunk.count where !chunk.isNull(row) && chunk.int(row) == target.rawValue {
+                keys.append(owner)
+                break
             }
-        } catch {
-            throw StoreError.wrap(error)
         }
-        return keys
+        return complete ? keys : nil
     }
 
     /// For each object that the list of links `index` points at: the keys of the objects whose
@@ -1045,29 +1032,38 @@ package final class TableAccess {
     /// lists (no object located). Nil while this transaction has changes to the table that are
     /// not stored yet.
     func storedInverseLinks(list index: Int) throws(StoreError) -> [Int64: [ObjectKey]]? {
-        guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return nil }
-        if isDropped { return [:] }
-        guard let tree = try session.tree(listTreeName) else { return [:] }
+        var linking: [Int64: [ObjectKey]] = [:]
+        let complete = try forEachStoredList(index) { owner, chunk in
+            for row in 0..<chunk.count where !chunk.isNull(row) {
+                let target = chunk.int(row)
+                // Owners come in key order, so a repeat within one list is the last entry.
+                if linking[target]?.last != owner { linking[target, default: []].append(owner) }
+            }
+        }
+        return complete ? linking : nil
+    }
+
+    /// Calls `body` with each object's stored list of links `index` (its owner and its chunk),
+    /// in key order, in one pass over the property's list entries. Returns false, having read
+    /// nothing, while this transaction has changes to the table that are not stored yet.
+    private func forEachStoredList(_ index: Int, _ body: (ObjectKey, ChunkView) throws -> Void) throws(StoreError) -> Bool {
+        guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return false }
+        if isDropped { return true }
+        guard let tree = try session.tree(listTreeName) else { return true }
         let column = columnIDs[index]
         let start: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
         let end = start + [UInt8](repeating: 0xFF, count: 8)
-        var linking: [Int64: [ObjectKey]] = [:]
         do {
             try reading.forEach(in: tree, from: start, to: end) { key, value in
                 guard key.count == 10 else { throw StoreError.corrupted("a list entry of '\(schema.name)' has a key of \(key.count) bytes") }
                 let owner = ObjectKey(Int64(bitPattern: TreeKey.readU64(key, at: 2)))
-                let chunk = try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8)
-                for row in 0..<chunk.count where !chunk.isNull(row) {
-                    let target = chunk.int(row)
-                    // Owners come in key order, so a repeat within one list is the last entry.
-                    if linking[target]?.last != owner { linking[target, default: []].append(owner) }
-                }
+                try body(owner, try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8))
                 return true
             }
         } catch {
             throw StoreError.wrap(error)
         }
-        return linking
+        return true
     }
 
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
