@@ -18,6 +18,7 @@
 /// `EmbeddedObject` needs a migration (a higher `schemaVersion`); the migration block must leave
 /// every embedded object with exactly one parent, which Strata does not check there.
 open class EmbeddedObject: Object {
+    /// An unmanaged embedded object with its properties' initial values.
     public required init() { super.init() }
 }
 

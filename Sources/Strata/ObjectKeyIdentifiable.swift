@@ -14,6 +14,7 @@ public protocol ObjectKeyIdentifiable: Object, Identifiable {
 }
 
 extension ObjectKeyIdentifiable {
+    /// The object key of a managed object; the address of an unmanaged one.
     public var id: UInt64 {
         if _slot.table != nil { return UInt64(bitPattern: _slot.key) }
         return UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))

@@ -370,5 +370,6 @@ extension List: ListQueryable where Element: _PersistableInsideOptional {
     public typealias QueryElement = Element
 }
 extension LinkingObjects: ListQueryable {
+    /// The linking objects' type.
     public typealias QueryElement = Element
 }

@@ -58,6 +58,7 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
         }
     }
 
+    /// The first section's position: 0.
     public var startIndex: Int { 0 }
     /// The number of sections.
     public var endIndex: Int { currentSections().count }
@@ -87,6 +88,7 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// The database the results belong to.
     public var database: Database { results.database }
 
+    /// The type and the number of sections, for debugging.
     public var description: String { "SectionedResults<\(Key.self), \(Element.self)>(\(count) sections)" }
 
     // MARK: Freezing
@@ -189,6 +191,7 @@ public struct ResultsSection<Key: Hashable, Element: Object>: RandomAccessCollec
 
     private var positions: [Int] { parent.currentSections().first { $0.key == key }?.positions ?? [] }
 
+    /// The first object's position: 0.
     public var startIndex: Int { 0 }
     /// The number of objects in the section.
     public var endIndex: Int { positions.count }
@@ -200,6 +203,7 @@ public struct ResultsSection<Key: Hashable, Element: Object>: RandomAccessCollec
         return parent.results[positions[position]]
     }
 
+    /// The key and the number of objects, for debugging.
     public var description: String { "ResultsSection<\(Key.self), \(Element.self)>(key: \(key), \(count) objects)" }
 }
 

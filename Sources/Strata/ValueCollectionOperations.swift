@@ -18,6 +18,7 @@ public protocol MinMaxType: CollectionValue {
 public protocol AddableType: MinMaxType {}
 
 extension _PersistableInsideOptional where Self: MinMaxType {
+    /// The value of an aggregate's stored result, converted to this type; nil for null.
     public static func _strataAggregateResult(_ value: StoreValue) -> Self? { AggregateValue.convert(value) }
 }
 
@@ -32,6 +33,7 @@ extension Decimal128: AddableType {}
 extension Date: MinMaxType {}
 
 extension Optional: MinMaxType where Wrapped: MinMaxType & _PersistableScalar {
+    /// The wrapped type's value of an aggregate's stored result; nil for null.
     public static func _strataAggregateResult(_ value: StoreValue) -> Self? {
         Wrapped._strataAggregateResult(value).map { .some($0) }
     }
