@@ -26,9 +26,11 @@ extension Results {
     /// instance has moved to a version with the change.
     ///
     /// An update lists the objects that left, arrived (or moved) and changed. Without
-    /// `keyPaths`, a change to any of an object's own properties counts as a modification;
-    /// with `keyPaths`, only those (which may go through links: `["owner.name"]`). Setting a
-    /// property to its current value counts. Several commits may arrive as one update.
+    /// `keyPaths`, a change to any of an object's properties counts as a modification, and so
+    /// does a change to any property of an object it links to (through links, lists of links
+    /// and embedded objects, up to three links away), as in RealmSwift; with `keyPaths`, only
+    /// those (which may go through links: `["owner.name"]`). Setting a property to its current
+    /// value counts. Several commits may arrive as one update.
     ///
     /// Keep the returned token for as long as you want notifications. Observing is not allowed
     /// inside a write transaction, on a read-only instance, or from outside the instance's
@@ -71,6 +73,9 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
     let callback: (CollectionChange<List<Element>>) -> Void
     private var values: [StoreValue]
     private var ended = false
+    /// What to watch in the list's objects, made at the first commit (nil inside: a list of
+    /// values).
+    private var elements: ObservedProperties??
 
     init(list: List<Element>, owner: TableContext, ownerKey: ObjectKey, column: Int, keyPaths: [[String]]?,
          callback: @escaping (CollectionChange<List<Element>>) -> Void) {
@@ -86,8 +91,16 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
 
     /// What to watch in the list's objects; nil for lists of values.
     private func observedElements() -> ObservedProperties? {
+        if let elements { return elements }
+        let made = makeObservedElements()
+        elements = .some(made)
+        return made
+    }
+
+    private func makeObservedElements() -> ObservedProperties? {
         guard let type = owner.table.schema.properties[column].objectType, let table = owner.session.table(named: type) else { return nil }
-        return keyPaths.map { ObservedProperties.named($0, in: table, session: owner.session, type: type) } ?? ObservedProperties.all(of: table)
+        return keyPaths.map { ObservedProperties.named($0, in: table, session: owner.session, type: type) }
+            ?? ObservedProperties.deep(of: table, session: owner.session)
     }
 
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
@@ -108,10 +121,13 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
             guard listChanged || elements?.touches(changes) == true else { return nil }
         }
         let newValues = (try? owner.table.list(ownerKey, property: column)) ?? []
+        let memo = changes.map { changes in
+            elements.map { LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) } ?? LinkedChanges(changes)
+        }
         let diff = CollectionDiff.between(values, newValues) { value in
             guard let elements, case .link(let key) = value else { return false }
             guard let changes else { return true }
-            return elements.isModified(key, in: changes)
+            return elements.isModified(key, in: changes, memo: memo)
         }
         guard !diff.isEmpty else { return nil }
         return Delivery(update: { [self] in values = newValues }, notify: { [self] in
@@ -123,7 +139,8 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
 extension List {
     /// Calls `block` with the list now (`.initial`), then after each commit that changes it
     /// (`.update`): elements removed, inserted or moved, and — for lists of objects — objects
-    /// whose properties changed (only those `keyPaths` name, if given). If the list's object
+    /// whose properties, or the properties of objects they link to, changed (only those
+    /// `keyPaths` name, if given). If the list's object
     /// is deleted, a last update removes every element. See `Results.observe(keyPaths:on:_:)`
     /// for delivery and the rules.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,

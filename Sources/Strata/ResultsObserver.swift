@@ -64,14 +64,21 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
     private func observedProperties(_ context: TableContext) -> ObservedProperties {
         if let observed, observed.table === context.table { return observed }
         let made = keyPaths.map { ObservedProperties.named($0, in: context.table, session: context.session, type: context.table.schema.name) }
-            ?? ObservedProperties.all(of: context.table)
+            ?? ObservedProperties.deep(of: context.table, session: context.session)
         observed = made
         return made
     }
 
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
         // Stopped subscribers are dropped by the delivery loop, which reads their states anyway.
-        guard !subscribers.isEmpty, let context = results.context else { return nil }
+        // When every token has stopped (their releases may still be on their way to this
+        // context), the observer stops too: nothing is computed for it again, and no new token
+        // shares it (its contents would fall behind).
+        guard subscribers.contains(where: { $0.state.isActive }) else {
+            state.stop()
+            return nil
+        }
+        guard let context = results.context else { return nil }
         let observed = observedProperties(context)
         let ownOnly = results.listKeys == nil && readMask(context) != nil
         // When the query reads only the objects' own properties, a commit that touched neither
@@ -87,11 +94,16 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         if let shared, let (newKeys, diff) = pass.diffs[shared] {
             return diff.isEmpty ? nil : delivery(newKeys, diff, skipping: skipping)
         }
+        let memo = changes.map { LinkedChanges.scanning($0, collectionCount: keys.count, of: context.table) }
         let modified: Set<ObjectKey>? = changes.flatMap { changes in
-            guard observed.linksNothing else { return nil }
-            // Only the objects the log names can have changed.
+            guard let memo else { return nil }
+            // When a linked object the observation watches changed, the objects that reach it
+            // are found by scanning the links (for a collection of much of its table) or asked
+            // about one by one in the diff.
+            if observed.linksTouch(changes) { return memo.scans ? memo.changed(observed) : nil }
+            // Otherwise only the objects the log names can have changed.
             let modified = changes.tables[context.table.tableID]?.modified ?? [:]
-            return Set(modified.keys.filter { observed.isModified($0, in: changes) })
+            return Set(modified.keys.filter { observed.isModified($0, in: changes, memo: memo) })
         }
         var newKeys: [ObjectKey]
         var edited: CollectionDiff?
@@ -134,7 +146,7 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         } else {
             diff = CollectionDiff.between(keys, newKeys) { key in
                 guard let changes else { return true }
-                return observed.isModified(key, in: changes)
+                return observed.isModified(key, in: changes, memo: memo)
             }
         }
         if let shared { pass.diffs[shared] = (newKeys, diff) }
@@ -212,7 +224,7 @@ extension Notifier {
         }
         let key = SharedResultsKey(query: QueryIdentity(table: ObjectIdentifier(context.table), predicate: results.predicate, orderings: results.orderings),
                                    keyPaths: keyPaths, element: ObjectIdentifier(Element.self))
-        if let existing = sharedResults[key]?.observer as? ResultsObserver<Element>, existing.version == version {
+        if let existing = sharedResults[key]?.observer as? ResultsObserver<Element>, existing.version == version, existing.state.isActive {
             return existing
         }
         let made = ResultsObserver(results: results, keyPaths: keyPaths)

@@ -59,3 +59,47 @@ extension TableAccess {
         return linking
     }
 }
+
+extension TableAccess {
+    /// The objects whose property `index` (a link or a list of links) points at one of
+    /// `targets`, in one pass over the property: a column scan for a link, the stored lists for
+    /// a list (each object's list while this transaction has changes to the table that are not
+    /// stored yet). Change notifications use it to find the objects a linked object's change
+    /// reaches without looking up each object's links.
+    package func objectsLinking(to targets: Set<Int64>, property index: Int) throws -> Set<ObjectKey> {
+        var linking: Set<ObjectKey> = []
+        guard !targets.isEmpty else { return linking }
+        let single = targets.count == 1 ? targets.first : nil
+        @inline(__always) func isTarget(_ key: Int64) -> Bool { single.map { $0 == key } ?? targets.contains(key) }
+        if schema.properties[index].isList {
+            let complete = try forEachStoredList(index) { owner, chunk in
+                for row in 0..<chunk.count where !chunk.isNull(row) && isTarget(chunk.int(row)) {
+                    linking.insert(owner)
+                    break
+                }
+            }
+            if complete { return linking }
+        }
+        let isList = schema.properties[index].isList
+        try forEachCluster { view in
+            if isList {
+                for row in 0..<view.count {
+                    let key = view.key(at: row)
+                    for case .link(let target) in try list(key, property: index) where isTarget(target.rawValue) {
+                        linking.insert(key)
+                        break
+                    }
+                }
+            } else {
+                let column = try view.column(index)
+                for row in 0..<view.count {
+                    if case .link(let target) = column.value(row, kind: .link), isTarget(target.rawValue) {
+                        linking.insert(view.key(at: row))
+                    }
+                }
+            }
+            return true
+        }
+        return linking
+    }
+}

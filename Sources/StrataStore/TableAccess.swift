@@ -1046,7 +1046,7 @@ package final class TableAccess {
     /// Calls `body` with each object's stored list of links `index` (its owner and its chunk),
     /// in key order, in one pass over the property's list entries. Returns false, having read
     /// nothing, while this transaction has changes to the table that are not stored yet.
-    private func forEachStoredList(_ index: Int, _ body: (ObjectKey, ChunkView) throws -> Void) throws(StoreError) -> Bool {
+    func forEachStoredList(_ index: Int, _ body: (ObjectKey, ChunkView) throws -> Void) throws(StoreError) -> Bool {
         guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return false }
         if isDropped { return true }
         guard let tree = try session.tree(listTreeName) else { return true }

@@ -8,7 +8,9 @@
 // N owners, each with a to-one `favourite` and a two-element list `dogs` of the 1,000 dogs;
 // each sample counts one random dog's `fans` (through the to-one link) and `owners` (through
 // the list), and iterates the fans. Then 25 counts of the dogs that have an owner with a small
-// id: a query over every dog that goes through `owners`.
+// id: a query over every dog that goes through `owners`. Last, the cost of a commit that renames
+// one dog while all owners are observed (without key paths, so a linked dog's change counts as a
+// modification of its owners): against the same commit with no observer.
 
 #if !NO_STRATA
 import Foundation
@@ -16,6 +18,7 @@ import Strata
 
 final class LinkDog: Object {
     @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
     @Persisted(originProperty: "favourite") var fans: LinkingObjects<LinkOwner>
     @Persisted(originProperty: "dogs") var owners: LinkingObjects<LinkOwner>
 }
@@ -69,6 +72,29 @@ actor LinkingBench {
         let elapsed = clock.now - start
         return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12, found)
     }
+
+    private var token: NotificationToken?
+    private(set) var modified = 0
+
+    /// Starts or stops observing every owner.
+    func observeOwners(_ on: Bool) {
+        token?.invalidate()
+        token = nil
+        guard on else { return }
+        token = db.objects(LinkOwner.self).observe { [unowned self] change in
+            if case .update(_, _, _, let modifications) = change { modified += modifications.count }
+        }
+    }
+
+    /// µs for a commit that renames dog `id` (observers, if any, called before it returns).
+    func rename(dog id: Int, _ name: String) throws -> Double {
+        guard let dog = db.object(ofType: LinkDog.self, forPrimaryKey: id) else { throw BenchError("no dog \(id)") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try db.write { dog.name = name }
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+    }
 }
 
 func runLinkingBenchmark(_ arguments: [String]) async throws {
@@ -94,11 +120,22 @@ func runLinkingBenchmark(_ arguments: [String]) async throws {
         guard result.found > 0 else { throw BenchError("linking: the query through owners found no dog") }
         through.append(result.time)
     }
+    var unobserved: [Double] = [], observed: [Double] = []
+    for round in 0..<30 {
+        await bench.observeOwners(false)
+        unobserved.append(try await bench.rename(dog: rng.next(below: dogs), "u\(round)"))
+        await bench.observeOwners(true)
+        observed.append(try await bench.rename(dog: rng.next(below: dogs), "o\(round)"))
+    }
+    await bench.observeOwners(false)
+    guard await bench.modified > 0 else { throw BenchError("linking: renaming dogs modified no observed owner") }
     func median(_ values: [Double]) -> Double { values.dropFirst(5).sorted()[(values.count - 5) / 2] }
     print(String(format: "count through a to-one link (fans):  median %9.1f µs  (%.1f ns per owner)", median(fans), median(fans) * 1000 / Double(objects)))
     print(String(format: "count through a list (owners):       median %9.1f µs  (%.1f ns per owner)", median(owners), median(owners) * 1000 / Double(objects)))
     print(String(format: "iterate the fans (~%d objects):      median %9.1f µs", objects / dogs, median(iterate)))
     print(String(format: "query %d dogs through owners (owners.id < k): median %9.1f µs  (%.1f ns per owner)", dogs, median(through), median(through) * 1000 / Double(objects)))
+    print(String(format: "rename a dog, no observer:           median %9.1f µs", median(unobserved)))
+    print(String(format: "rename a dog, all owners observed:   median %9.1f µs  (%.1f ns per owner)", median(observed), (median(observed) - median(unobserved)) * 1000 / Double(objects)))
 }
 
 #endif
