@@ -333,6 +333,11 @@ public final class KeyPathRecorder {
     /// The property names a partial key path passes through.
     static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
         let recorder = KeyPathRecorder()
+        // The probes and the recorder refer to each other: break the cycle when done.
+        defer {
+            for probe in recorder.probes { probe._slot.recorder = nil }
+            recorder.probes.removeAll()
+        }
         let probe = Root()
         probe._slot.recorder = recorder
         recorder.probes.append(probe)

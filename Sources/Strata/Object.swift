@@ -312,6 +312,9 @@ extension Object: _PersistableInsideOptional, CollectionValue {
     public static func _strataRecordingInside(_ recorder: KeyPathRecorder) -> Self {
         let probe = Self()
         probe._slot.recorder = recorder
+        // In order of access: a key path through a link records the link on the object before
+        // and the property on this one (`\Note.owner?.name` is ["owner", "name"]).
+        recorder.probes.append(probe)
         return probe
     }
 
