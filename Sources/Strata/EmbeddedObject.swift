@@ -15,8 +15,12 @@
 ///
 /// Query embedded objects through their parent: `db.objects(Person.self).where { $0.address.city == "Oslo" }`.
 /// An embedded type cannot have a primary key. Changing a type between `Object` and
-/// `EmbeddedObject` needs a migration (a higher `schemaVersion`); the migration block must leave
-/// every embedded object with exactly one parent, which Strata does not check there.
+/// `EmbeddedObject` needs a migration (a higher `schemaVersion`). When a migration makes a type
+/// embedded, after its block runs each object of the type gets exactly one parent, as
+/// RealmSwift's migrations give them: an object nothing links to is deleted, and an object that
+/// several links or list entries hold is copied (with the embedded objects it holds) for every
+/// holder after the first. Objects of the type that link to each other in a cycle and are held
+/// twice cannot be split that way: the migration fails with an error saying so.
 open class EmbeddedObject: Object {
     /// An unmanaged embedded object with its properties' initial values.
     public required init() { super.init() }

@@ -77,9 +77,11 @@ public final class StoreMigration {
         return true
     }
 
-    /// Ends the migration's own work: writes the tables' changes, drops the columns and
+    /// Ends the migration's own work: gives the objects of types it makes embedded one parent
+    /// each (EmbeddingMigration.swift), writes the tables' changes, drops the columns and
     /// indexes the new schema no longer has, and builds the indexes it adds.
     func finish() throws {
+        try embedConvertedTypes()
         try session.flushTables()
         let write = try session.writer()
         for old in oldSchema.objectSchemas {

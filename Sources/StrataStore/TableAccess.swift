@@ -936,7 +936,7 @@ package final class TableAccess {
     }
 
     /// `set`'s write, at the object's location.
-    private func write(_ value: StoreValue, for key: ObjectKey, property index: Int, at location: (view: ClusterView, row: Int)) throws(StoreError) {
+    func write(_ value: StoreValue, for key: ObjectKey, property index: Int, at location: (view: ClusterView, row: Int)) throws(StoreError) {
         let (view, row) = location
         let indexed = index == primaryKeyIndex || indexTreeNames[index] != nil
         if indexed {
@@ -1096,7 +1096,7 @@ package final class TableAccess {
     }
 
     /// `setList`'s write.
-    private func writeList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool) throws(StoreError) {
+    func writeList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool) throws(StoreError) {
         try session.requireWrite()
         if isDropped { throw .objectNotFound(type: schema.name) }
         let property = schema.properties[index]
