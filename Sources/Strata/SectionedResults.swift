@@ -22,6 +22,9 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// The underlying results, sorted so that each key's objects come together.
     let results: Results<Element>
     let keyOf: (Element) -> Key
+    /// The key path the sections were made with, if they were: what lets another actor
+    /// compute the same sections (`observe(keyPaths:on:_:)` with an actor).
+    let keyPath: SectionKeyPath<Element, Key>?
     private let cache = SectionCache()
 
     /// What was last computed, valid while the session's content serial is unchanged.
@@ -33,6 +36,18 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     init(results: Results<Element>, keyOf: @escaping (Element) -> Key) {
         self.results = results
         self.keyOf = keyOf
+        self.keyPath = nil
+    }
+
+    init(results: Results<Element>, keyPath: SectionKeyPath<Element, Key>) {
+        self.results = results
+        self.keyOf = { $0[keyPath: keyPath.keyPath] }
+        self.keyPath = keyPath
+    }
+
+    /// The same sections over other results (a frozen or thawed copy, another actor's).
+    private func over(_ results: Results<Element>) -> SectionedResults<Key, Element> {
+        keyPath.map { SectionedResults(results: results, keyPath: $0) } ?? SectionedResults(results: results, keyOf: keyOf)
     }
 
     /// The sections now: each key with the positions of its objects in `results`.
@@ -98,13 +113,13 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
 
     /// Immutable sections as of the version the database reads (see ``Results/freeze()``).
     public func freeze() -> SectionedResults<Key, Element> {
-        isFrozen ? self : SectionedResults(results: results.freeze(), keyOf: keyOf)
+        isFrozen ? self : over(results.freeze())
     }
 
     /// Live sections in the caller's context, at the newest version.
     public func thaw(_isolation isolation: isolated (any Actor)? = #isolation) -> SectionedResults<Key, Element>? {
         guard isFrozen else { return self }
-        return results.thaw(_isolation: isolation).map { SectionedResults(results: $0, keyOf: keyOf) }
+        return results.thaw(_isolation: isolation).map { over($0) }
     }
 
     // MARK: Notifications
@@ -143,6 +158,48 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
         observe(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0).joined(separator: ".") }, on: queue, block)
     }
 
+    /// Calls `block` on `actor` with the sections now (`.initial`) and after each commit that
+    /// changes the underlying results, each time with that actor's copy of the sections (their
+    /// results looked up again in the actor's instance). Registration is complete when this
+    /// returns. Only sections made with a key path (`sectioned(by: \.kind)`) can be observed on
+    /// another actor: a key function is not safe to call there. See
+    /// `observe(keyPaths:on:_:)` for what is reported.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) async -> NotificationToken
+        where Key: Sendable {
+        guard let keyPath else {
+            fatalError("Sections made with a key function cannot be observed on another actor: the function may not be called there. Make them with a key path (results.sectioned(by: \\.kind)), or observe them in their own context.")
+        }
+        // Touched only on `actor`, in its callbacks.
+        let tracker = SendableSectionTracker<Key>()
+        return await results.observe(keyPaths: keyPaths, on: actor) { actor, change in
+            switch change {
+            case .initial(let results):
+                let sections = SectionedResults(results: results, keyPath: keyPath)
+                tracker.sections = sections.snapshot().sections
+                block(actor, .initial(sections))
+            case .update(let results, _, _, let modifications):
+                let sections = SectionedResults(results: results, keyPath: keyPath)
+                let old = tracker.sections
+                let (new, flat) = sections.snapshot()
+                tracker.sections = new
+                let modified = Set(modifications.compactMap { $0 < flat.count ? flat[$0] : nil })
+                block(actor, Self.change(from: old, to: new, modified: modified, sections: sections))
+            case .error:
+                break  // never sent (see CollectionChange.error)
+            }
+        }
+    }
+
+    /// Like `observe(keyPaths:on:_isolation:_:)`, with key paths (`\.name`).
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) async -> NotificationToken
+        where Key: Sendable {
+        await observe(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0).joined(separator: ".") }, on: actor, block)
+    }
+
     /// The sections now, with their objects' keys; and the keys in results order.
     private func snapshot() -> (sections: [(key: Key, objects: [Int64])], flat: [Int64]) {
         let sections = currentSections()
@@ -178,6 +235,19 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
 /// The previous sections of an observation (the observer's state between notifications).
 private final class SectionTracker<Key: Hashable> {
     var sections: [(key: Key, objects: [Int64])] = []
+}
+
+/// The previous sections of an observation on another actor: made here, then used only on
+/// that actor, one callback at a time.
+private final class SendableSectionTracker<Key: Hashable>: @unchecked Sendable {
+    var sections: [(key: Key, objects: [Int64])] = []
+}
+
+/// The key path sections are made with, which another actor may use: a key path is an
+/// immutable value (Swift does not mark the type `Sendable` because a key path literal may
+/// capture subscript arguments; the ones taken here name persisted properties only).
+struct SectionKeyPath<Root, Value>: @unchecked Sendable {
+    let keyPath: KeyPath<Root, Value>
 }
 
 /// One section of ``SectionedResults``: its key and its objects, in order. Live: read again
@@ -226,7 +296,7 @@ extension Results {
     /// ```
     public func sectioned<Key: Hashable & _Persistable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) -> SectionedResults<Key, Element> {
         let path = KeyPathRecorder.names(keyPath).joined(separator: ".")
-        return SectionedResults(results: sorted(byKeyPath: path, ascending: ascending), keyOf: { $0[keyPath: keyPath] })
+        return SectionedResults(results: sorted(byKeyPath: path, ascending: ascending), keyPath: SectionKeyPath(keyPath: keyPath))
     }
 
     /// The results sorted by `sortDescriptors` and grouped into sections by the key `block`

@@ -408,6 +408,13 @@ do {
             second.flat = first.flat
         }
 
+    case "sections-block-on-actor":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog()) }
+        let sections = database.objects(Dog.self).sectioned(by: { $0.name }, sortDescriptors: [SortDescriptor(keyPath: "name")])
+        misusing()
+        _ = await sections.observe(on: SectionWatcher()) { _, _ in }
+
     default:
         fail("unknown case '\(misuse)'")
     }
@@ -415,3 +422,6 @@ do {
     fail("\(error)")
 }
 survived()
+
+/// An actor to observe sections on.
+actor SectionWatcher {}

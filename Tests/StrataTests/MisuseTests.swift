@@ -79,6 +79,8 @@ import Testing
         Misuse(name: "embedded-add",
                message: "'Flat' is an EmbeddedObject: it cannot be added on its own. Assign it to a property (a link or a list) of the object it belongs to."),
         Misuse(name: "embedded-objects", message: "'Flat' is an EmbeddedObject, which cannot be queried on its own"),
+        Misuse(name: "sections-block-on-actor",
+               message: "Sections made with a key function cannot be observed on another actor: the function may not be called there."),
         Misuse(name: "embedded-second-parent",
                message: "'Flat' objects are embedded, and this one already belongs to an object; an embedded object has one parent."),
     ]

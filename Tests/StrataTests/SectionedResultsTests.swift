@@ -118,3 +118,79 @@ final class Gadget: Object {
         #expect(byKind[2].map(\.name) == ["lamp", "drill", "saw"])
     }
 }
+
+/// Owns a database of gadgets on its actor, writes to it, and observes its sections on
+/// another actor.
+actor GadgetKeeper {
+    var db: Database!
+
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func create(id: Int, name: String, kind: String) throws {
+        try db.write { db.create(Gadget.self, value: ["id": id, "name": name, "kind": kind]) }
+    }
+
+    func rekind(id: Int, _ kind: String) throws {
+        try db.write { db.object(ofType: Gadget.self, forPrimaryKey: id)?.kind = kind }
+    }
+
+    func observeSections(on watcher: GadgetWatcher) async -> NotificationToken {
+        await db.objects(Gadget.self).sectioned(by: \.kind).observe(on: watcher) { watcher, change in
+            switch change {
+            case .initial(let sections):
+                watcher.record(sections, "initial")
+            case .update(let sections, _, let insertions, _, let sectionsToInsert, _):
+                watcher.record(sections, "update +\(insertions.map { [$0[0], $0[1]] }) sections+\(Array(sectionsToInsert))")
+            }
+        }
+    }
+}
+
+/// Receives section notifications on its own actor and instance.
+actor GadgetWatcher {
+    var db: Database!
+    var log: [String] = []
+    var foreignInstances = 0
+
+    init(_ configuration: Database.Configuration) async throws {
+        db = try await Database(configuration: configuration, actor: self)
+    }
+
+    func record(_ sections: SectionedResults<String, Gadget>, _ what: String) {
+        if sections.database.core !== db.core { foreignInstances += 1 }
+        log.append("\(what) \(sections.map { "\($0.key):\($0.map(\.name).joined(separator: ","))" })")
+    }
+
+    func refresh() { db.refresh() }
+}
+
+@Suite struct SectionedResultsOnActorsTests {
+    let folder = TemporaryFolder()
+    var configuration: Database.Configuration { folder.configuration(objectTypes: [Gadget.self]) }
+
+    @Test func sectionsObservedOnAnotherActorArriveThereInItsInstance() async throws {
+        let keeper = try await GadgetKeeper(configuration)
+        let watcher = try await GadgetWatcher(configuration)
+        try await keeper.create(id: 1, name: "lamp", kind: "light")
+        try await keeper.create(id: 2, name: "saw", kind: "tool")
+        let token = await keeper.observeSections(on: watcher)
+        // Registration is complete when observe returns: the initial sections are there.
+        #expect(await watcher.log == [#"initial ["light:lamp", "tool:saw"]"#])
+        try await keeper.create(id: 3, name: "fan", kind: "air")
+        // Delivered when the watcher's instance moves to the new version: on its own
+        // (autorefresh) or at this refresh, whichever is first.
+        await watcher.refresh()
+        #expect(await watcher.log.last == #"update +[] sections+[0] ["air:fan", "light:lamp", "tool:saw"]"#)
+        try await keeper.rekind(id: 1, "tool")
+        await watcher.refresh()
+        #expect(await watcher.log.last == #"update +[[1, 0]] sections+[] ["air:fan", "tool:lamp,saw"]"#)
+        #expect(await watcher.foreignInstances == 0)
+        let count = await watcher.log.count
+        token.invalidate()
+        try await keeper.create(id: 4, name: "pan", kind: "kitchen")
+        await watcher.refresh()
+        #expect(await watcher.log.count == count)
+    }
+}
