@@ -45,7 +45,10 @@ let package = Package(
         // written for Swift 5.8 (`static var shared` on a global actor is an error in Swift 6),
         // so this target alone builds in Swift 5 mode. The same patterns in Swift 6 mode are in
         // StrataTests (AsyncWriteTests) and the `strata demo` sources.
-        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat"],
+        // "Strata" as well: the tests see it through StrataRealmCompat's @_exported import,
+        // and without a direct dependency an incremental build does not recompile them when
+        // Strata's types change layout (they then crashed on stale layouts).
+        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat", "Strata"],
                     swiftSettings: strictSettings + [.swiftLanguageMode(.v5)]),
     ],
     swiftLanguageModes: [.v6]
