@@ -7,14 +7,14 @@ import StrataStore
 // copied into place the first time a database opens (`Configuration.seedFilePath`).
 
 extension Database {
-    /// Writes a compacted copy of the database to `fileURL`: the newest committed version, with
-    /// no free space and no history, synced before this returns. Open the copy as any database
-    /// file, or ship it as a `seedFilePath`.
+    /// Writes a compacted copy of the database to `fileURL`: the version this instance reads
+    /// (a frozen instance's own version; call `refresh()` first for the newest), with no free
+    /// space and no history, synced before this returns. Open the copy as any database file,
+    /// or ship it as a `seedFilePath`.
     ///
-    /// The copy holds committed data only, so this throws inside a write transaction; an
-    /// instance that has not refreshed may not show yet everything the copy holds. Throws
-    /// `fileExists` when `fileURL` exists. `encryptionKey` must be nil: Strata does not
-    /// encrypt files.
+    /// The copy holds committed data only, so this throws inside a write transaction (where
+    /// RealmSwift would include the uncommitted changes). Throws `fileExists` when `fileURL`
+    /// exists. `encryptionKey` must be nil: Strata does not encrypt files.
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         core.verify("writeCopy(toFile:)")
         let destination = fileURL.path
@@ -28,7 +28,7 @@ extension Database {
             throw Error(.fileExists, "Cannot write a copy to \(destination): the file exists.", path: destination)
         }
         do {
-            try core.session.store.engine.copyCompacted(to: destination)
+            try core.session.copyCompacted(to: destination)
         } catch {
             throw Error.wrap(error, path: destination)
         }

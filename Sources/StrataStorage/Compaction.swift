@@ -1,5 +1,5 @@
-// A compacted copy: the newest version written to a new file with nothing free, pages filled
-// in key order.
+// A compacted copy: one version written to a new file with nothing free, pages filled in key
+// order.
 
 #if canImport(Glibc)
 import Glibc
@@ -12,10 +12,16 @@ extension StorageEngine {
     /// be: no free pages, no history, trees packed in key order. The copy is synced before this
     /// returns. Fails if `destination` exists.
     public func copyCompacted(to destination: String) throws {
-        var info = stat()
-        if stat(destination, &info) == 0 { throw StorageError.ioFailure(operation: "create \(destination)", code: EEXIST) }
         let source = try beginRead()
         defer { source.close() }
+        try copyCompacted(from: source, to: destination)
+    }
+
+    /// Writes the version `source` reads (a read transaction of this engine) to a new database
+    /// file at `destination`, compacted as `copyCompacted(to:)` does.
+    public func copyCompacted(from source: ReadTransaction, to destination: String) throws {
+        var info = stat()
+        if stat(destination, &info) == 0 { throw StorageError.ioFailure(operation: "create \(destination)", code: EEXIST) }
         var copyOptions = StorageOptions(durability: .full, pageSize: pageSize, maximumFileSize: options.maximumFileSize)
         copyOptions.maximumReaders = 16
         let copy = try StorageEngine.open(path: destination, options: copyOptions)

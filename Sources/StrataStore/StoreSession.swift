@@ -74,6 +74,13 @@ public final class StoreSession {
         }
     }
 
+    /// Writes a compacted copy of the version this session reads (not its uncommitted changes)
+    /// to a new database file at `destination`.
+    package func copyCompacted(to destination: String) throws(StoreError) {
+        guard let read else { throw .transactionEnded }
+        do { try store.engine.copyCompacted(from: read, to: destination) } catch { throw StoreError.wrap(error) }
+    }
+
     /// The version this session's read transaction pins (during a write, the version the
     /// write started from), or nil once closed.
     public var pinnedVersion: UInt64? { read?.version }

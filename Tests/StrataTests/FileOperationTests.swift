@@ -49,6 +49,20 @@ final class Bookmark: Object, ObjectKeyIdentifiable {
         #expect(missing?.code == .fileNotFound)
     }
 
+    @Test func aCopyHoldsTheVersionTheInstanceReads() throws {
+        let db = try Database(configuration: configuration("main.strata"))
+        try db.write { db.create(Bookmark.self, value: ["url": "https://a", "title": "first"]) }
+        let frozen = db.freeze()
+        try db.write {
+            db.create(Bookmark.self, value: ["url": "https://b", "title": "second"])
+            db.object(ofType: Bookmark.self, forPrimaryKey: "https://a")?.title = "first, renamed"
+        }
+        try frozen.writeCopy(toFile: folder.url.appendingPathComponent("then.strata"))
+        try db.writeCopy(toFile: folder.url.appendingPathComponent("now.strata"))
+        #expect(titles(try Database(configuration: configuration("then.strata"))) == ["first"])
+        #expect(titles(try Database(configuration: configuration("now.strata"))) == ["first, renamed", "second"])
+    }
+
     @Test func aSeedFileIsCopiedOnlyWhenTheDatabaseHasNoFile() throws {
         let seed = folder.url.appendingPathComponent("seed.strata")
         do {
