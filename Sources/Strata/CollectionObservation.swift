@@ -121,8 +121,8 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
             guard listChanged || elements?.touches(changes) == true else { return nil }
         }
         let newValues = (try? owner.table.list(ownerKey, property: column)) ?? []
-        let memo = changes.map { changes in
-            elements.map { LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) } ?? LinkedChanges(changes)
+        let memo = changes.flatMap { changes in
+            elements.flatMap { $0.linksNothing ? nil : LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) }
         }
         let diff = CollectionDiff.between(values, newValues) { value in
             guard let elements, case .link(let key) = value else { return false }

@@ -94,13 +94,12 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
         if let shared, let (newKeys, diff) = pass.diffs[shared] {
             return diff.isEmpty ? nil : delivery(newKeys, diff, skipping: skipping)
         }
-        let memo = changes.map { LinkedChanges.scanning($0, collectionCount: keys.count, of: context.table) }
+        let memo = observed.linksNothing ? nil : changes.map { LinkedChanges.scanning($0, collectionCount: keys.count, of: context.table) }
         let modified: Set<ObjectKey>? = changes.flatMap { changes in
-            guard let memo else { return nil }
             // When a linked object the observation watches changed, the objects that reach it
             // are found by scanning the links (for a collection of much of its table) or asked
             // about one by one in the diff.
-            if observed.linksTouch(changes) { return memo.scans ? memo.changed(observed) : nil }
+            if let memo, observed.linksTouch(changes) { return memo.scans ? memo.changed(observed) : nil }
             // Otherwise only the objects the log names can have changed.
             let modified = changes.tables[context.table.tableID]?.modified ?? [:]
             return Set(modified.keys.filter { observed.isModified($0, in: changes, memo: memo) })
