@@ -24,6 +24,10 @@ extension StorageEngine {
         if stat(destination, &info) == 0 { throw StorageError.ioFailure(operation: "create \(destination)", code: EEXIST) }
         var copyOptions = StorageOptions(durability: .full, pageSize: pageSize, maximumFileSize: options.maximumFileSize)
         copyOptions.maximumReaders = 16
+        // The copy's one commit syncs the file itself: a logged commit would leave the copy
+        // depending on a commit log beside it until a checkpoint at close (best effort), and
+        // the log file behind.
+        copyOptions.logsCommits = false
         let copy = try StorageEngine.open(path: destination, options: copyOptions)
         defer {
             copy.close()

@@ -35,6 +35,9 @@ final class Bookmark: Object, ObjectKeyIdentifiable {
             let encrypted = #expect(throws: Database.Error.self) { try db.writeCopy(toFile: copy, encryptionKey: Data(count: 64)) }
             #expect(encrypted?.code == .invalidInput)
             try db.writeCopy(toFile: copy)
+            // The copy is one self-contained file: no commit log or lock file beside it.
+            let beside = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("copy.strata") }
+            #expect(beside == ["copy.strata"])
             let again = #expect(throws: Database.Error.self) { try db.writeCopy(toFile: copy) }
             #expect(again?.code == .fileExists)
             #expect(try Database.schemaVersion(at: copy) == 3)
