@@ -33,6 +33,20 @@ extension Database {
         public var migrationBlock: MigrationBlock?
         /// Delete the file's data instead of failing when its schema does not match.
         public var deleteIfMigrationNeeded: Bool
+        /// Decides whether to compact the file when this process first opens it (RealmSwift's
+        /// name and meaning): called with the file's size and the bytes its data takes, both in
+        /// bytes; return true to compact. Compaction writes a copy of the data without free
+        /// space and replaces the file with it, and happens only when no other process, and no
+        /// other instance in this one, has the database open. Not called for in-memory or
+        /// read-only databases (setting it with `readOnly` is an error at open). A crash during
+        /// compaction leaves the old file or the new one, either with every commit.
+        ///
+        /// ```swift
+        /// configuration.shouldCompactOnLaunch = { totalBytes, usedBytes in
+        ///     totalBytes > 100 * 1024 * 1024 && Double(usedBytes) / Double(totalBytes) < 0.5
+        /// }
+        /// ```
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
         /// The object types this database holds; nil means every `Object` subclass the
         /// process has registered (see `Database.register(_:)`) or used.
         public var objectTypes: [Object.Type]? {
@@ -63,6 +77,7 @@ extension Database {
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
+                    shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
                     objectTypes: [Object.Type]? = nil, durability: Durability = .full, seedFilePath: URL? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
             self._inMemoryIdentifier = inMemoryIdentifier
@@ -70,6 +85,7 @@ extension Database {
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
             self.deleteIfMigrationNeeded = deleteIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self._objectTypes = objectTypes.map(TypeList.init)
             self.durability = durability
             self.seedFilePath = seedFilePath

@@ -464,6 +464,9 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     static func acquire(_ configuration: Database.Configuration) throws(Database.Error) -> StoreHandle {
         let key = configuration.identity
         let path = configuration.path
+        if configuration.readOnly && configuration.shouldCompactOnLaunch != nil && configuration.inMemoryIdentifier == nil {
+            throw Database.Error(.invalidInput, "shouldCompactOnLaunch cannot be set for a read-only database: compacting writes the file. Remove it, or open the file writable.", path: path)
+        }
         do {
             return try registry.withLock { handles throws -> StoreHandle in
                 if let handle = handles[key] {
@@ -471,6 +474,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                     return handle
                 }
                 try DatabaseCore.copySeedIfNeeded(configuration, path: path)
+                try compactIfAsked(configuration, path: path)
                 let store = try openStore(configuration, path: path)
                 let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
                 handle.users = 1
@@ -511,6 +515,18 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
 
     static func isOpen(_ configuration: Database.Configuration) -> Bool {
         registry.withLock { $0[configuration.identity] != nil }
+    }
+
+    /// Runs `shouldCompactOnLaunch` and compacts the file if it says so (see the property). The
+    /// first open in this process: no instance here has the file open.
+    private static func compactIfAsked(_ configuration: Database.Configuration, path: String) throws {
+        guard let decide = configuration.shouldCompactOnLaunch, configuration.inMemoryIdentifier == nil, !configuration.readOnly else { return }
+        var options = StorageOptions()
+        options.durability = configuration.durability
+        options.maximumFileSize = configuration.maximumFileSize
+        _ = try StorageEngine.compactIfUnused(path: path, options: options) { fileBytes, usedBytes in
+            decide(Int(clamping: fileBytes), Int(clamping: usedBytes))
+        }
     }
 
     private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {

@@ -24,9 +24,11 @@ extension Database.Configuration {
     /// `deleteIfMigrationNeeded`; encryption and sync are not supported.
     public init(fileURL: URL? = Database.Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
                 readOnly: Bool = false, schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
-                deleteRealmIfMigrationNeeded: Bool, objectTypes: [Object.Type]? = nil) {
+                deleteRealmIfMigrationNeeded: Bool, shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
+                objectTypes: [Object.Type]? = nil) {
         self.init(fileURL: fileURL, inMemoryIdentifier: inMemoryIdentifier, readOnly: readOnly, schemaVersion: schemaVersion,
-                  migrationBlock: migrationBlock, deleteIfMigrationNeeded: deleteRealmIfMigrationNeeded, objectTypes: objectTypes)
+                  migrationBlock: migrationBlock, deleteIfMigrationNeeded: deleteRealmIfMigrationNeeded,
+                  shouldCompactOnLaunch: shouldCompactOnLaunch, objectTypes: objectTypes)
     }
 
     /// RealmSwift's name for `deleteIfMigrationNeeded`.

@@ -47,3 +47,123 @@ extension StorageEngine {
         }
     }
 }
+
+/// The points of `StorageEngine.compactIfUnused` that tests stop at, as a crash there would.
+public enum CompactionStep: String, Sendable, CaseIterable {
+    /// The file is checkpointed and the compacted copy written and synced beside it.
+    case copied
+    /// The old commit log is removed (the file no longer needs it).
+    case logRemoved
+    /// The copy has replaced the file.
+    case renamed
+}
+
+extension StorageEngine {
+    /// Compacts the database file at `path` in place (RealmSwift's `shouldCompactOnLaunch`)
+    /// when no process has the database open, this one included, and `decide(fileBytes,
+    /// usedBytes)` returns true: `fileBytes` is the file's size, `usedBytes` what its data
+    /// takes. Returns whether it compacted. Other processes that open the database meanwhile
+    /// wait until it is done.
+    ///
+    /// Nothing is ever at risk: the file is first made self-contained (its commit log
+    /// checkpointed), the compacted copy is written and synced beside it, then the log is
+    /// removed and the copy renamed over the file, each step synced. A crash at any point
+    /// leaves the old file or the new one, both with every commit; a copy left behind is
+    /// removed by the next attempt. An error (a full disk, say) leaves the file as it was.
+    /// `failpoint` (tests) runs after each step.
+    public static func compactIfUnused(path: String, options: StorageOptions,
+                                       decide: (_ fileBytes: UInt64, _ usedBytes: UInt64) throws -> Bool,
+                                       failpoint: ((CompactionStep) throws -> Void)? = nil) throws -> Bool {
+        guard !options.readOnly else { return false }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else { return false }
+        // The lock file held exclusively excludes every other user, here and elsewhere: an
+        // engine holds it shared for as long as it is open, and one that opens waits for it.
+        let lock = openCreating(path + "-lock")
+        guard lock >= 0 else { throw StorageError.ioFailure(operation: "open \(path)-lock", code: errno) }
+        defer { Glibc_close(lock) }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return false }
+        let temporary = path + ".compacting"
+        let privateLock = path + ".compacting-source-lock"
+        for leftover in [temporary, temporary + "-lock", logPath(for: temporary), privateLock] { unlink(leftover) }
+        // The file and its log, through a lock file of their own (the real one is held above).
+        let file = try PosixFile(path: path, create: false, maximumSize: options.maximumFileSize)
+        let logFile: PosixFile?
+        do {
+            logFile = stat(logPath(for: path), &info) == 0
+                ? try PosixFile(path: logPath(for: path), create: false, maximumSize: options.maximumFileSize) : nil
+        } catch {
+            file.close()
+            throw error
+        }
+        let source: StorageEngine
+        do {
+            source = try StorageEngine.open(file: file, log: logFile, lockPath: privateLock, options: options)
+        } catch {
+            file.close()
+            logFile?.close()
+            unlink(privateLock)
+            throw error
+        }
+        var sourceOpen = true
+        defer {
+            if sourceOpen { source.close() }
+            unlink(privateLock)
+        }
+        let (fileBytes, usedBytes) = try source.spaceUsage()
+        guard try decide(fileBytes, usedBytes) else { return false }
+        var mode = stat()
+        let hasMode = stat(path, &mode) == 0
+        do {
+            try source.checkpoint()
+            try source.copyCompacted(to: temporary)
+            if hasMode { _ = chmod(temporary, mode.st_mode & 0o7777) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try failpoint?(.copied)
+        source.close()
+        sourceOpen = false
+        if logFile != nil {
+            guard unlink(logPath(for: path)) == 0 || errno == ENOENT else {
+                let code = errno
+                unlink(temporary)
+                throw StorageError.ioFailure(operation: "remove \(logPath(for: path))", code: code)
+            }
+        }
+        syncDirectory(of: path)
+        try failpoint?(.logRemoved)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw StorageError.ioFailure(operation: "rename \(temporary) to \(path)", code: code)
+        }
+        syncDirectory(of: path)
+        try failpoint?(.renamed)
+        return true
+    }
+
+    /// The file's size and the bytes its data takes (every page not free), as of the newest
+    /// version, with no snapshot pinning older ones.
+    func spaceUsage() throws -> (fileBytes: UInt64, usedBytes: UInt64) {
+        let transaction = try beginWrite()
+        defer { transaction.rollback() }
+        let space = transaction.freeSpace
+        let free = space.reusablePageCount + space.pendingPageCount
+        let used = space.pageCount > free ? space.pageCount - free : 0
+        return (try file.size(), used * UInt64(pageSize))
+    }
+
+    /// Syncs the directory holding `path`, so that a rename or removal in it is durable.
+    static func syncDirectory(of path: String) {
+        let fd = openForSync(directoryPart(path))
+        if fd >= 0 {
+            _ = fsync(fd)
+            Glibc_close(fd)
+        }
+    }
+}
+
+/// Opens (creating) a file for reading and writing.
+private func openCreating(_ path: String) -> Int32 { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }

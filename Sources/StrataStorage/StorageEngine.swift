@@ -971,7 +971,7 @@ public final class StorageEngine: @unchecked Sendable {
 }
 
 /// The directory part of a path ("." when there is none).
-private func directoryPart(_ path: String) -> String {
+func directoryPart(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     let prefix = String(path[..<slash])
     return prefix.isEmpty ? "/" : prefix
@@ -985,4 +985,4 @@ private func lastPathComponent(_ path: String) -> String {
 
 /// Opens a directory (or file) read-only, to fsync it. At file scope, where `open` is the C
 /// function rather than `StorageEngine.open`.
-private func openForSync(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
+func openForSync(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }

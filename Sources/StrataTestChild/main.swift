@@ -7,6 +7,8 @@
 //   StrataTestChild crash-at STEP SHAPE PATH    commit a SHAPE (small/large/other) txn, _exit(9) at STEP
 //   StrataTestChild alternate PATH ID ROUNDS    ping-pong commits with another process
 //   StrataTestChild commit-once PATH KEY VALUE  commit one put to tree "kv"
+//   StrataTestChild compact-crash-at STEP PATH  compact the file in place, _exit(9) after STEP
+//                                               (a CompactionStep, or "none": print "compacted")
 //
 // Every line is written unbuffered: the parent synchronises on these lines. Exit status
 // 0 means success; failures print "error: ..." to stderr and exit 1.
@@ -90,6 +92,14 @@ do {
             }
         }
         say("committed")  // the step was never reached
+
+    case ("compact-crash-at", 3):
+        let step = CompactionStep(rawValue: arguments[1])
+        guard step != nil || arguments[1] == "none" else { fail("unknown compaction step \(arguments[1])") }
+        let compacted = try StorageEngine.compactIfUnused(path: arguments[2], options: StorageOptions(), decide: { _, _ in true },
+                                                          failpoint: { if $0 == step { _exit(9) } })
+        guard compacted else { fail("the file was not compacted") }
+        say("compacted")
 
     case ("alternate", 4):
         guard let id = UInt64(arguments[2]), id < 2, let rounds = UInt64(arguments[3]) else { fail("bad arguments") }

@@ -339,6 +339,58 @@ struct ProcessTests {
 
     /// Two children take turns incrementing a counter, each waiting (waitForVersion, woken by
     /// the other's commit) for its turn; each checks it saw every one of the other's commits.
+    // MARK: Compaction in place
+
+    /// A compaction in place (`compactIfUnused`, behind `shouldCompactOnLaunch`) killed after
+    /// each of its steps, and one that finishes: the file reopens healthy with every commit,
+    /// including one only the commit log held (its writer died after the log's sync). A later
+    /// compaction removes what a killed one left and leaves nothing beside the file.
+    @Test func compactionKilledAfterEveryStepKeepsEveryCommit() throws {
+        for step in CompactionStep.allCases.map(\.rawValue) + ["none"] {
+            let directory = TemporaryDirectory(); defer { directory.remove() }
+            let path = directory.file("compact.strata")
+            try writeBaseline(path)
+            let writer = try Child("crash-at", CommitStep.afterLogSync.rawValue, "logged", path)
+            #expect(writer.waitForExit() == .exited(9), "\(step): the writer should have died after its log sync")
+            let compactor = try Child("compact-crash-at", step, path)
+            #expect(compactor.waitForExit() == .exited(step == "none" ? 0 : 9), "\(step)")
+            let expected = crashContents(shape: "small", committed: true)
+            do {
+                let engine = try StorageEngine.open(path: path)
+                try expectHealthy(engine, "compaction killed after \(step)")
+                try expectContents(engine, equal: expected, "compaction killed after \(step)")
+                engine.close()
+            }
+            #expect(try StorageEngine.compactIfUnused(path: path, options: StorageOptions()) { _, _ in true }, "\(step)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(names == ["compact.strata", "compact.strata-lock"], "\(step): left beside the file: \(names)")
+            let engine = try StorageEngine.open(path: path)
+            try expectHealthy(engine, "\(step), compacted again")
+            try expectContents(engine, equal: expected, "\(step), compacted again")
+            engine.close()
+        }
+    }
+
+    /// While an engine has the file open (here or in another process: either holds the lock
+    /// file shared), compaction does not ask and does not touch the file; once it closes,
+    /// compaction goes ahead.
+    @Test func compactionWaitsForTheFileToBeUnused() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("busy.strata")
+        try writeBaseline(path)
+        let engine = try StorageEngine.open(path: path)
+        let asked = Locked(0)
+        #expect(try !StorageEngine.compactIfUnused(path: path, options: StorageOptions()) { _, _ in asked.withLock { $0 += 1 }; return true })
+        #expect(asked.withLock { $0 } == 0)
+        try expectContents(engine, equal: crashContents(shape: "small", committed: false), "open while compaction was refused")
+        engine.close()
+        #expect(try StorageEngine.compactIfUnused(path: path, options: StorageOptions()) { fileBytes, usedBytes in
+            asked.withLock { $0 += 1 }
+            return usedBytes <= fileBytes
+        })
+        #expect(asked.withLock { $0 } == 1)
+    }
+
     /// Another process's logged commit, never read here: this process's last close still
     /// checkpoints it, so a read-only open afterwards needs no replay and sees it.
     @Test func theLastCloseCheckpointsAnotherProcesssLoggedCommit() throws {

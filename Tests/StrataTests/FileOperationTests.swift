@@ -102,3 +102,77 @@ final class Bookmark: Object, ObjectKeyIdentifiable {
         #expect(Set(db.objects(Bookmark.self).map(\.id)).count == 2)
     }
 }
+
+/// Counts calls and what they were given, across the `@Sendable` decision block.
+final class CompactionDecisions: @unchecked Sendable {
+    // @unchecked: the block runs on the opening thread, which is the test's.
+    var calls: [(total: Int, used: Int)] = []
+}
+
+@Suite struct CompactOnLaunchTests {
+    let folder = TemporaryFolder()
+
+    private func configuration(compact: (@Sendable (Int, Int) -> Bool)? = nil) -> Database.Configuration {
+        var configuration = folder.configuration("grown.strata", objectTypes: [Bookmark.self])
+        configuration.shouldCompactOnLaunch = compact
+        return configuration
+    }
+
+    /// 3,000 bookmarks with long titles, then all but 29 deleted: most of the file is free.
+    private func grow() throws {
+        let db = try Database(configuration: configuration())
+        try db.write {
+            for i in 0..<3_000 {
+                db.create(Bookmark.self, value: ["url": "https://e/\(i)", "title": String(repeating: "t\(i % 10)", count: 200)])
+            }
+        }
+        try db.write { db.delete(db.objects(Bookmark.self).where { !$0.url.ends(with: "00") }) }
+    }
+
+    private var fileSize: Int {
+        ((try? FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent("grown.strata").path))?[.size] as? Int) ?? -1
+    }
+
+    @Test func theBlockDecidesAndCompactionKeepsTheData() throws {
+        try grow()
+        let grown = fileSize
+        let decisions = CompactionDecisions()
+        do {
+            // Declined: nothing changes.
+            let db = try Database(configuration: configuration { total, used in decisions.calls.append((total, used)); return false })
+            #expect(db.objects(Bookmark.self).count == 29)
+        }
+        #expect(fileSize == grown)
+        #expect(decisions.calls.count == 1)
+        if let call = decisions.calls.first {
+            #expect(call.total == grown)
+            #expect(call.used > 0 && call.used < call.total / 4, "\(call)")
+        }
+        do {
+            let db = try Database(configuration: configuration { total, used in decisions.calls.append((total, used)); return used < total / 2 })
+            #expect(db.objects(Bookmark.self).count == 29)
+            #expect(db.object(ofType: Bookmark.self, forPrimaryKey: "https://e/2900")?.title.hasPrefix("t0t0") == true)
+            try db.write { db.create(Bookmark.self, value: ["url": "https://new", "title": "after"]) }
+        }
+        #expect(decisions.calls.count == 2)
+        #expect(fileSize < grown / 4, "\(fileSize) bytes after compaction, \(grown) before")
+        let reopened = try Database(configuration: configuration())
+        #expect(reopened.objects(Bookmark.self).count == 30)
+    }
+
+    @Test func notCalledWhileTheFileIsOpenAndNotForReadOnly() throws {
+        try grow()
+        let decisions = CompactionDecisions()
+        let open = try Database(configuration: configuration())
+        // Another configuration of the same file while it is open here: the file is in use.
+        var other = configuration { _, _ in decisions.calls.append((0, 0)); return true }
+        other.schemaVersion = 0
+        _ = try Database(configuration: other)
+        #expect(decisions.calls.isEmpty)
+        #expect(open.objects(Bookmark.self).count == 29)
+        var readOnly = configuration { _, _ in true }
+        readOnly.readOnly = true
+        let refused = #expect(throws: Database.Error.self) { try Database(configuration: readOnly) }
+        #expect(refused?.code == .invalidInput)
+    }
+}

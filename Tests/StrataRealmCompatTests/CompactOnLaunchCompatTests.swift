@@ -1,0 +1,29 @@
+// RealmSwift's shouldCompactOnLaunch as its documentation shows it, and a compaction that runs.
+import Foundation
+import Testing
+import StrataRealmCompat
+
+class CompatNote: Object {
+    @Persisted var text = ""
+}
+
+@Suite struct CompactOnLaunchCompatTests {
+    @Test func theDocumentedBlockCompilesAndACompactionKeepsTheData() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-compat-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fileURL = folder.appendingPathComponent("notes.strata")
+        // The documentation's block: compact files over 100 MB that are less than half used.
+        var configuration = Realm.Configuration(fileURL: fileURL, shouldCompactOnLaunch: { totalBytes, usedBytes in
+            let oneHundredMB = 100 * 1024 * 1024
+            return (totalBytes > oneHundredMB) && (Double(usedBytes) / Double(totalBytes)) < 0.5
+        }, objectTypes: [CompatNote.self])
+        configuration.maximumFileSize = 1 << 30
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { for i in 0..<100 { realm.create(CompatNote.self, value: ["text": "note \(i)"]) } }
+        }
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.objects(CompatNote.self).count == 100)
+    }
+}
