@@ -44,6 +44,11 @@ public struct Query<T> {
 
     func condition(_ op: QueryOperator, _ rhs: QueryOperand, options: QueryStringOptions = [],
                    modifier: QueryCollectionModifier = .any) -> Query<Bool> {
+        // A condition compared with a Bool (`$0.name.starts(with: "A") == false`) is the
+        // condition or its negation.
+        if let predicate, case .constant(.bool(let flag)) = rhs, op == .equal || op == .notEqual {
+            return Query<Bool>(listPrefix: listPrefix, variable: variable, predicate: (op == .equal) == flag ? predicate : .not(predicate))
+        }
         let comparison = QueryComparison(operand, op, rhs, options: options, modifier: modifier)
         return Query<Bool>(listPrefix: special == nil ? listPrefix : nil, variable: variable, predicate: .comparison(comparison))
     }

@@ -137,6 +137,11 @@ import StrataTestWorkloads
         let db = try seeded()
         let owners = db.objects(QOwner.self)
         #expect(ids(owners.where { $0.active && $0.group == 1 }) == [1, 5, 9])
+        // A condition compared with a Bool is the condition or its negation.
+        #expect(ids(owners.where { $0.name.starts(with: "A") == false }).count == 9)
+        #expect(ids(owners.where { ($0.group == 1) == true }) == [1, 5, 9])
+        #expect(ids(owners.where { ($0.group == 1) != true }).count == 7)
+        #expect(ids(owners.where { ($0.group == 1) != false }) == [1, 5, 9])
         #expect(ids(owners.where { $0.group == 2 || $0.name == "Ann" }) == [0, 2, 6])
         #expect(ids(owners.where { !($0.group == 2 || $0.active) }) == [0, 4, 8])
         let ages = try owners.adding(.comparison(QueryComparison(.keyPath(["score"]), .greater, .keyPath(["ratio"]))))
