@@ -52,8 +52,8 @@ extension StorageEngine {
 public enum CompactionStep: String, Sendable, CaseIterable {
     /// The file is checkpointed and the compacted copy written and synced beside it.
     case copied
-    /// The old commit log is removed (the file no longer needs it).
-    case logRemoved
+    /// The commit log is erased (the checkpointed file no longer needs it).
+    case logErased
     /// The copy has replaced the file.
     case renamed
 }
@@ -66,11 +66,12 @@ extension StorageEngine {
     /// wait until it is done.
     ///
     /// Nothing is ever at risk: the file is first made self-contained (its commit log
-    /// checkpointed), the compacted copy is written and synced beside it, then the log is
-    /// removed and the copy renamed over the file, each step synced. A crash at any point
-    /// leaves the old file or the new one, both with every commit; a copy left behind is
-    /// removed by the next attempt. An error (a full disk, say) leaves the file as it was.
-    /// `failpoint` (tests) runs after each step.
+    /// checkpointed), the compacted copy is written and synced beside it, the log erased, and
+    /// the copy renamed over the file, and the directory synced. A crash at any point leaves the old file or the new one,
+    /// both with every commit; a copy left behind is removed by the next attempt. An error (a
+    /// full disk, say) leaves the file as it was. The commit log is erased in place, not
+    /// removed: a process waiting to open the database may hold it open already, and must
+    /// find in it what the file at the path finds. `failpoint` (tests) runs after each step.
     public static func compactIfUnused(path: String, options: StorageOptions,
                                        decide: (_ fileBytes: UInt64, _ usedBytes: UInt64) throws -> Bool,
                                        failpoint: ((CompactionStep) throws -> Void)? = nil) throws -> Bool {
@@ -126,14 +127,18 @@ extension StorageEngine {
         source.close()
         sourceOpen = false
         if logFile != nil {
-            guard unlink(logPath(for: path)) == 0 || errno == ENOENT else {
-                let code = errno
+            // Checkpointed: its records are history. Erased (its first block zeroed, synced),
+            // the new file opens with it as an empty log, as the old one would.
+            do {
+                let log = try PosixFile(path: logPath(for: path), create: false, maximumSize: options.maximumFileSize)
+                defer { log.close() }
+                try CommitLog(file: log).erase(at: 0)
+            } catch {
                 unlink(temporary)
-                throw StorageError.ioFailure(operation: "remove \(logPath(for: path))", code: code)
+                throw error
             }
         }
-        syncDirectory(of: path)
-        try failpoint?(.logRemoved)
+        try failpoint?(.logErased)
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)

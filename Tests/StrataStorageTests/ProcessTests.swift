@@ -363,11 +363,23 @@ struct ProcessTests {
             }
             #expect(try StorageEngine.compactIfUnused(path: path, options: StorageOptions()) { _, _ in true }, "\(step)")
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-            #expect(names == ["compact.strata", "compact.strata-lock"], "\(step): left beside the file: \(names)")
+            #expect(names == ["compact.strata", "compact.strata-lock", "compact.strata-log"], "\(step): left beside the file: \(names)")
             let engine = try StorageEngine.open(path: path)
             try expectHealthy(engine, "\(step), compacted again")
             try expectContents(engine, equal: expected, "\(step), compacted again")
+            let version = engine.latestVersion
             engine.close()
+            // The log left beside the new file works as a log: a commit that only it holds
+            // (its writer died after the log's sync) is replayed at the next open.
+            let next = try Child("crash-at", CommitStep.afterLogSync.rawValue, "logged", path)
+            #expect(next.waitForExit() == .exited(9), "\(step)")
+            var after = expected
+            for (key, value) in CrashShape.entries("small", version: version + 1) { after[key] = value }
+            let reopened = try StorageEngine.open(path: path)
+            #expect(reopened.latestVersion == version + 1, "\(step)")
+            try expectHealthy(reopened, "\(step), a logged commit after compaction")
+            try expectContents(reopened, equal: after, "\(step), a logged commit after compaction")
+            reopened.close()
         }
     }
 
