@@ -91,7 +91,11 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
 
     /// What to watch in the list's objects; nil for lists of values.
     private func observedElements() -> ObservedProperties? {
-        if let elements { return elements }
+        // Made again if the session's table for the elements' type is not the one it was made
+        // over (as the results observer checks its own).
+        if let elements, elements.map({ tree in owner.session.table(named: tree.table.schema.name) === tree.table }) ?? true {
+            return elements
+        }
         let made = makeObservedElements()
         elements = .some(made)
         return made
