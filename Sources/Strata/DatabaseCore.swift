@@ -521,19 +521,22 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     /// first open in this process: no instance here has the file open.
     private static func compactIfAsked(_ configuration: Database.Configuration, path: String) throws {
         guard let decide = configuration.shouldCompactOnLaunch, configuration.inMemoryIdentifier == nil, !configuration.readOnly else { return }
-        var options = StorageOptions()
-        options.durability = configuration.durability
-        options.maximumFileSize = configuration.maximumFileSize
-        _ = try StorageEngine.compactIfUnused(path: path, options: options) { fileBytes, usedBytes in
+        _ = try StorageEngine.compactIfUnused(path: path, options: storageOptions(configuration)) { fileBytes, usedBytes in
             decide(Int(clamping: fileBytes), Int(clamping: usedBytes))
         }
     }
 
-    private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {
+    /// The engine's options for a configuration.
+    private static func storageOptions(_ configuration: Database.Configuration) -> StorageOptions {
         var options = StorageOptions()
         options.durability = configuration.inMemoryIdentifier != nil ? .none : configuration.durability
         options.readOnly = configuration.readOnly
         options.maximumFileSize = configuration.maximumFileSize
+        return options
+    }
+
+    private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {
+        let options = storageOptions(configuration)
         if configuration.inMemoryIdentifier != nil {
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + "-lock")

@@ -134,18 +134,13 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// `queue` are as for ``Results/observe(keyPaths:on:_:)-(_,_,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) -> NotificationToken {
-        let tracker = SectionTracker<Key>()
+        let tracker = SectionTracker<Key, Element>()
         return results.observe(keyPaths: keyPaths, on: queue) { change in
             switch change {
             case .initial:
-                tracker.sections = snapshot().sections
-                block(.initial(self))
+                block(tracker.initial(self))
             case .update(_, _, _, let modifications):
-                let old = tracker.sections
-                let (new, flat) = snapshot()
-                tracker.sections = new
-                let modified = Set(modifications.compactMap { $0 < flat.count ? flat[$0] : nil })
-                block(Self.change(from: old, to: new, modified: modified, sections: self))
+                block(tracker.update(self, modifications: modifications))
             case .error:
                 break  // never sent (see CollectionChange.error)
             }
@@ -172,20 +167,13 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
             fatalError("Sections made with a key function cannot be observed on another actor: the function may not be called there. Make them with a key path (results.sectioned(by: \\.kind)), or observe them in their own context.")
         }
         // Touched only on `actor`, in its callbacks.
-        let tracker = SendableSectionTracker<Key>()
+        let tracker = SectionTracker<Key, Element>()
         return await results.observe(keyPaths: keyPaths, on: actor) { actor, change in
             switch change {
             case .initial(let results):
-                let sections = SectionedResults(results: results, keyPath: keyPath)
-                tracker.sections = sections.snapshot().sections
-                block(actor, .initial(sections))
+                block(actor, tracker.initial(SectionedResults(results: results, keyPath: keyPath)))
             case .update(let results, _, _, let modifications):
-                let sections = SectionedResults(results: results, keyPath: keyPath)
-                let old = tracker.sections
-                let (new, flat) = sections.snapshot()
-                tracker.sections = new
-                let modified = Set(modifications.compactMap { $0 < flat.count ? flat[$0] : nil })
-                block(actor, Self.change(from: old, to: new, modified: modified, sections: sections))
+                block(actor, tracker.update(SectionedResults(results: results, keyPath: keyPath), modifications: modifications))
             case .error:
                 break  // never sent (see CollectionChange.error)
             }
@@ -201,7 +189,7 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     }
 
     /// The sections now, with their objects' keys; and the keys in results order.
-    private func snapshot() -> (sections: [(key: Key, objects: [Int64])], flat: [Int64]) {
+    fileprivate func snapshot() -> (sections: [(key: Key, objects: [Int64])], flat: [Int64]) {
         let sections = currentSections()
         let flat = results.keys().map(\.rawValue)
         return (sections.map { section in (section.key, section.positions.map { flat[$0] }) }, flat)
@@ -232,15 +220,27 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     }
 }
 
-/// The previous sections of an observation (the observer's state between notifications).
-private final class SectionTracker<Key: Hashable> {
-    var sections: [(key: Key, objects: [Int64])] = []
-}
+/// The previous sections of an observation (its state between notifications), and the change
+/// from them to the sections now. Used in one context only, one callback at a time: the
+/// instance's, or the actor's for `observe(on: actor)` (hence `@unchecked Sendable`).
+private final class SectionTracker<Key: Hashable, Element: Object>: @unchecked Sendable {
+    private var sections: [(key: Key, objects: [Int64])] = []
 
-/// The previous sections of an observation on another actor: made here, then used only on
-/// that actor, one callback at a time.
-private final class SendableSectionTracker<Key: Hashable>: @unchecked Sendable {
-    var sections: [(key: Key, objects: [Int64])] = []
+    /// The first notification: remembers `sections` as they are.
+    func initial(_ sections: SectionedResults<Key, Element>) -> SectionedResultsChange<SectionedResults<Key, Element>> {
+        self.sections = sections.snapshot().sections
+        return .initial(sections)
+    }
+
+    /// The change from the remembered sections to `sections` now, given the underlying
+    /// results' modifications (indices into the results now); remembers the new ones.
+    func update(_ sections: SectionedResults<Key, Element>, modifications: [Int]) -> SectionedResultsChange<SectionedResults<Key, Element>> {
+        let old = self.sections
+        let (new, flat) = sections.snapshot()
+        self.sections = new
+        let modified = Set(modifications.compactMap { $0 < flat.count ? flat[$0] : nil })
+        return SectionedResults.change(from: old, to: new, modified: modified, sections: sections)
+    }
 }
 
 /// The key path sections are made with, which another actor may use: a key path is an

@@ -66,18 +66,20 @@ extension StorageEngine {
     /// wait until it is done.
     ///
     /// Nothing is ever at risk: the file is first made self-contained (its commit log
-    /// checkpointed), the compacted copy is written and synced beside it, the log erased, and
-    /// the copy renamed over the file, and the directory synced. A crash at any point leaves the old file or the new one,
-    /// both with every commit; a copy left behind is removed by the next attempt. An error (a
-    /// full disk, say) leaves the file as it was. The commit log is erased in place, not
-    /// removed: a process waiting to open the database may hold it open already, and must
-    /// find in it what the file at the path finds. `failpoint` (tests) runs after each step.
+    /// checkpointed), the compacted copy is written and synced beside it, the log is erased
+    /// and the copy renamed over the file (the directory synced). A crash at any point leaves
+    /// the old file or the new one, both with every commit; a copy left behind is removed by
+    /// the next attempt. An error (a full disk, say) leaves the file as it was. The log is
+    /// erased in place, not removed: a process waiting to open the database may hold it open
+    /// already, and must find in it what the file at the path finds. `failpoint` (tests) runs
+    /// after each step.
     public static func compactIfUnused(path: String, options: StorageOptions,
                                        decide: (_ fileBytes: UInt64, _ usedBytes: UInt64) throws -> Bool,
                                        failpoint: ((CompactionStep) throws -> Void)? = nil) throws -> Bool {
         guard !options.readOnly else { return false }
         var info = stat()
         guard stat(path, &info) == 0, info.st_size > 0 else { return false }
+        let mode = info.st_mode & 0o7777
         // The lock file held exclusively excludes every other user, here and elsewhere: an
         // engine holds it shared for as long as it is open, and one that opens waits for it.
         let lock = openCreating(path + "-lock")
@@ -113,12 +115,10 @@ extension StorageEngine {
         }
         let (fileBytes, usedBytes) = try source.spaceUsage()
         guard try decide(fileBytes, usedBytes) else { return false }
-        var mode = stat()
-        let hasMode = stat(path, &mode) == 0
         do {
             try source.checkpoint()
             try source.copyCompacted(to: temporary)
-            if hasMode { _ = chmod(temporary, mode.st_mode & 0o7777) }
+            _ = chmod(temporary, mode)
         } catch {
             unlink(temporary)
             throw error

@@ -307,12 +307,7 @@ public final class StorageEngine: @unchecked Sendable {
             unlink(temporary)
             throw StorageError.ioFailure(operation: "rename \(temporary)", code: code)
         }
-        let directory = directoryPart(path)
-        let fd = openForSync(directory)
-        if fd >= 0 {
-            _ = fsync(fd)
-            Glibc_close(fd)
-        }
+        syncDirectory(of: path)
         return true
     }
 

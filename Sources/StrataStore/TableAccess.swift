@@ -1027,22 +1027,6 @@ package final class TableAccess {
         return complete ? keys : nil
     }
 
-    /// For each object that the list of links `index` points at: the keys of the objects whose
-    /// list holds it, in key order, each once; read in one pass over the property's stored
-    /// lists (no object located). Nil while this transaction has changes to the table that are
-    /// not stored yet.
-    func storedInverseLinks(list index: Int) throws(StoreError) -> [Int64: [ObjectKey]]? {
-        var linking: [Int64: [ObjectKey]] = [:]
-        let complete = try forEachStoredList(index) { owner, chunk in
-            for row in 0..<chunk.count where !chunk.isNull(row) {
-                let target = chunk.int(row)
-                // Owners come in key order, so a repeat within one list is the last entry.
-                if linking[target]?.last != owner { linking[target, default: []].append(owner) }
-            }
-        }
-        return complete ? linking : nil
-    }
-
     /// Calls `body` with each object's stored list of links `index` (its owner and its chunk),
     /// in key order, in one pass over the property's list entries. Returns false, having read
     /// nothing, while this transaction has changes to the table that are not stored yet.
