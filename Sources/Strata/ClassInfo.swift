@@ -208,7 +208,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 }
                 let shape = Swift.type(of: wrapper).valueShape
                 properties.append(PropertySchema(name: propertyName, kind: shape.kind, isOptional: shape.isOptional || shape.kind == .link,
-                                                 isList: shape.isList, isSet: shape.isSet, isPrimaryKey: wrapper.isPrimaryKey,
+                                                 isList: shape.isList, isSet: shape.isSet, isMap: shape.isMap, isPrimaryKey: wrapper.isPrimaryKey,
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                 fieldOffsets.append(offset)

@@ -53,6 +53,9 @@ extension Frozen {
     /// Freezes `list` (of a managed object) and packages it.
     public init<T>(_ list: List<T>) where Value == List<T> { self.init(unchecked: list.freeze()) }
 
+    /// Freezes `map` (of a managed object) and packages it.
+    public init<K, V>(_ map: Map<K, V>) where Value == Map<K, V> { self.init(unchecked: map.freeze()) }
+
     /// Freezes `database` and packages it.
     public init(_ database: Database) where Value == Database { self.init(unchecked: database.freeze()) }
 }

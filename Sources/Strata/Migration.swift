@@ -103,14 +103,18 @@ public final class MigrationObject {
     public var typeName: String { table.schema.name }
 
     /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil); lists and sets as
-    /// arrays (a set written from an array keeps the first of repeated members); links as the
-    /// linked object's `MigrationObject`.
+    /// arrays (a set written from an array keeps the first of repeated members); maps as
+    /// `[String: Any?]` dictionaries; links as the linked object's `MigrationObject`.
     public subscript(key name: String) -> Any? {
         get {
             guard let index = table.schema.propertyIndex(named: name) else {
                 fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
             }
             do {
+                if table.schema.properties[index].isMap {
+                    let values = try table.list(key, property: index)
+                    return Dictionary(uniqueKeysWithValues: zip(try table.mapKeys(key, property: index), values.map { $0.anyValue }))
+                }
                 if table.schema.properties[index].isList {
                     return try table.list(key, property: index).map { $0.anyValue }
                 }
@@ -126,7 +130,9 @@ public final class MigrationObject {
             }
             let property = table.schema.properties[index]
             do {
-                if property.isList {
+                if property.isMap {
+                    try setMap(newValue, property: property, index: index)
+                } else if property.isList {
                     let items = (newValue as? [Any]) ?? []
                     var values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
                     if property.isSet {  // a set holds each member once
@@ -144,6 +150,25 @@ public final class MigrationObject {
                 fatalError("\(error)")
             }
         }
+    }
+
+    /// Writes a map property from a dictionary (`[String: Any?]`; nil removes every entry).
+    private func setMap(_ newValue: Any?, property: PropertySchema, index: Int) throws {
+        var entries: [(String, StoreValue)] = []
+        if let newValue = newValue.flatMap(unwrapAny) {
+            guard let dictionary = newValue as? [String: Any?] ?? (newValue as? [String: Any])?.mapValues({ Optional($0) }) else {
+                fatalError("Invalid value '\(newValue)' for '\(table.schema.name).\(property.name)', which is a map: give it a [String: Any] dictionary")
+            }
+            for (mapKey, item) in dictionary {
+                guard let value = item.map({ StoreValue.from(any: $0, kind: property.kind) }) ?? .null,
+                      value.isNull ? property.isOptional : true else {
+                    fatalError("Invalid value '\(item.map { "\($0)" } ?? "nil")' for the key \"\(mapKey)\" of '\(table.schema.name).\(property.name)', which is \(property.typeDescription)")
+                }
+                entries.append((mapKey, value))
+            }
+        }
+        entries.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        try table.setMap(keys: entries.map(\.0), values: entries.map(\.1), for: key, property: index)
     }
 
     /// A property's value by name (as `self[key:]`).

@@ -259,6 +259,7 @@ open class Object: CustomStringConvertible {
             switch value {
             case .value(let v): try table.table.set(v, for: ObjectKey(_slot.key), property: column)
             case .list(let values): try table.table.setList(values, for: ObjectKey(_slot.key), property: column)
+            case .map(let keys, let values): try table.table.setMap(keys: keys, values: values, for: ObjectKey(_slot.key), property: column)
             }
         } catch {
             if case .objectNotFound = error {

@@ -11,21 +11,26 @@ public struct _PropertyShape: Sendable {
     public var isOptional: Bool
     public var isList: Bool
     public var isSet: Bool
+    public var isMap: Bool
     public var objectType: String?
 
-    public init(kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false, objectType: String? = nil) {
+    public init(kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false, isMap: Bool = false,
+                objectType: String? = nil) {
         self.kind = kind
         self.isOptional = isOptional
-        self.isList = isList || isSet
+        self.isList = isList || isSet || isMap
         self.isSet = isSet
+        self.isMap = isMap
         self.objectType = objectType
     }
 }
 
-/// A property's stored form: one value, or a list's elements.
+/// A property's stored form: one value, a list's elements, or a map's keys (in order) and
+/// values.
 public enum _StoredProperty {
     case value(StoreValue)
     case list([StoreValue])
+    case map(keys: [String], values: [StoreValue])
 }
 
 /// A type a `@Persisted` property can have: Bool, the integer types, Float, Double, String,
@@ -90,7 +95,7 @@ extension _PersistableInsideOptional {
 }
 
 /// Plain values (not links): stored directly in columns.
-public protocol _PersistableScalar: _Persistable, _PersistableInsideOptional, CollectionValue {
+public protocol _PersistableScalar: _Persistable, _PersistableInsideOptional, CollectionValue, MapValue {
     /// The value for a non-optional property declared without an initial value.
     static var _strataZero: Self { get }
 }

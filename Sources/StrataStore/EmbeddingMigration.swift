@@ -94,7 +94,11 @@ extension StoreMigration {
                     return .link(try copyEmbedded(child, in: embedded, copying: inside))
                 }
             }
-            if !elements.isEmpty { try table.setList(elements, for: copy, property: index) }
+            if property.isMap {
+                if !elements.isEmpty { try table.setMap(keys: try table.mapKeys(key, property: index), values: elements, for: copy, property: index) }
+            } else if !elements.isEmpty {
+                try table.setList(elements, for: copy, property: index)
+            }
         }
         return copy
     }

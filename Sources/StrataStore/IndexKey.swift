@@ -175,6 +175,11 @@ enum TreeKey {
         return try withUnsafeBytes(of: &key) { try body($0) }
     }
 
+    /// The column id under which a map's keys are stored in the list tree, beside its values
+    /// (which are under the property's own id). Column ids stay below `0x8000`
+    /// (`ObjectSchema.validate()`), so the two never meet.
+    static func mapKeysColumn(_ column: UInt16) -> UInt16 { column | 0x8000 }
+
     static func list(column: UInt16, _ key: ObjectKey) -> [UInt8] {
         var out: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
         out.reserveCapacity(10)

@@ -68,6 +68,10 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// Whether the list holds each value at most once (`MutableSet<T>`). Stored as a list; only
     /// the object layer keeps the elements distinct.
     public var isSet: Bool
+    /// Whether the property maps string keys to values (`Map<String, T>`). Its values are
+    /// stored as a list, in the order of their keys, and its keys beside them
+    /// (`TableAccess.mapKeys`); `kind`, `isOptional` and `objectType` describe the values.
+    public var isMap: Bool
     /// Whether this is the type's primary key.
     public var isPrimaryKey: Bool
     /// Whether a secondary index covers this property.
@@ -78,12 +82,14 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     public var columnID: UInt16
 
     public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false,
-                isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil, columnID: UInt16 = 0) {
+                isMap: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil,
+                columnID: UInt16 = 0) {
         self.name = name
         self.kind = kind
         self.isOptional = isOptional
-        self.isList = isList || isSet
+        self.isList = isList || isSet || isMap
         self.isSet = isSet
+        self.isMap = isMap
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.objectType = objectType
@@ -94,7 +100,11 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     public var typeDescription: String {
         var base = kind == .link ? "object<\(objectType ?? "?")>" : kind.description
         if isOptional && kind != .link { base += "?" }
-        if isList { base = isSet ? "set<\(base)>" : "list<\(base)>" }
+        if isMap {
+            base = "map<string, \(base)>"
+        } else if isList {
+            base = isSet ? "set<\(base)>" : "list<\(base)>"
+        }
         return base
     }
 
@@ -108,13 +118,14 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// Whether two properties store values the same way (ignoring ids and indexing).
     public func hasSameStorage(as other: PropertySchema) -> Bool {
         kind == other.kind && isOptional == other.isOptional && isList == other.isList && isSet == other.isSet
+            && isMap == other.isMap
             && isPrimaryKey == other.isPrimaryKey && objectType == other.objectType
     }
 
-    // Coded by hand so that `isSet` is written only when true: files without sets keep the
-    // stored schema they had, and readers that predate sets read them unchanged.
+    // Coded by hand so that `isSet` and `isMap` are written only when true: files without sets
+    // and maps keep the stored schema they had, and readers that predate them read them unchanged.
     private enum CodingKeys: String, CodingKey {
-        case name, kind, isOptional, isList, isSet, isPrimaryKey, isIndexed, objectType, columnID
+        case name, kind, isOptional, isList, isSet, isMap, isPrimaryKey, isIndexed, objectType, columnID
     }
 
     public init(from decoder: any Decoder) throws {
@@ -124,6 +135,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
                   isOptional: try container.decode(Bool.self, forKey: .isOptional),
                   isList: try container.decode(Bool.self, forKey: .isList),
                   isSet: try container.decodeIfPresent(Bool.self, forKey: .isSet) ?? false,
+                  isMap: try container.decodeIfPresent(Bool.self, forKey: .isMap) ?? false,
                   isPrimaryKey: try container.decode(Bool.self, forKey: .isPrimaryKey),
                   isIndexed: try container.decode(Bool.self, forKey: .isIndexed),
                   objectType: try container.decodeIfPresent(String.self, forKey: .objectType),
@@ -137,6 +149,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
         try container.encode(isOptional, forKey: .isOptional)
         try container.encode(isList, forKey: .isList)
         if isSet { try container.encode(true, forKey: .isSet) }
+        if isMap { try container.encode(true, forKey: .isMap) }
         try container.encode(isPrimaryKey, forKey: .isPrimaryKey)
         try container.encode(isIndexed, forKey: .isIndexed)
         try container.encodeIfPresent(objectType, forKey: .objectType)
@@ -219,6 +232,13 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
             if property.isIndexed && !(property.kind.canBeIndexed && !property.isList) {
                 throw .invalidSchema(type: name, property: property.name,
                                      reason: "only Int, String, Bool, Date, ObjectId and UUID properties can be indexed, not \(property.typeDescription)")
+            }
+            if property.columnID >= 0x8000 {
+                throw .invalidSchema(type: name, property: property.name,
+                                     reason: "the type has used up its 32,767 column ids (each property added by a migration takes a new one)")
+            }
+            if property.isMap && property.isSet {
+                throw .invalidSchema(type: name, property: property.name, reason: "a property cannot be both a map and a set")
             }
             if property.kind == .link && property.objectType == nil {
                 throw .invalidSchema(type: name, property: property.name, reason: "a link needs a target type")

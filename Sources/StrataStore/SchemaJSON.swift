@@ -34,7 +34,7 @@ enum SchemaJSON {
 
     private static let schemaKeys: Set<String> = ["objectSchemas"]
     private static let objectKeys: Set<String> = ["name", "properties", "tableID", "isEmbedded"]
-    private static let propertyKeys: Set<String> = ["name", "kind", "isOptional", "isList", "isSet", "isPrimaryKey", "isIndexed", "objectType", "columnID"]
+    private static let propertyKeys: Set<String> = ["name", "kind", "isOptional", "isList", "isSet", "isMap", "isPrimaryKey", "isIndexed", "objectType", "columnID"]
 
     /// Whether `value` is an object with only keys from `allowed` and no key twice.
     private static func hasOnly(_ value: Value, _ allowed: Set<String>) -> Bool {
@@ -75,7 +75,13 @@ enum SchemaJSON {
                 case .bool(let value)?: isSet = value
                 default: return nil
                 }
-                guard !isSet || isList else { return nil }
+                let isMap: Bool
+                switch property["isMap"] {
+                case nil: isMap = false
+                case .bool(let value)?: isMap = value
+                default: return nil
+                }
+                guard !isSet || isList, !isMap || isList else { return nil }
                 let objectType: String?
                 switch property["objectType"] {
                 case nil, .null?: objectType = nil
@@ -83,7 +89,7 @@ enum SchemaJSON {
                 default: return nil
                 }
                 decoded.append(PropertySchema(name: name, kind: kind, isOptional: isOptional, isList: isList, isSet: isSet,
-                                              isPrimaryKey: isPrimaryKey, isIndexed: isIndexed, objectType: objectType,
+                                              isMap: isMap, isPrimaryKey: isPrimaryKey, isIndexed: isIndexed, objectType: objectType,
                                               columnID: column))
             }
             result.append(ObjectSchema(name: name, properties: decoded, tableID: table, isEmbedded: isEmbedded))

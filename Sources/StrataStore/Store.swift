@@ -315,11 +315,15 @@ public final class Store: @unchecked Sendable {
         if property.isList {
             if let tree = try write.tree(named: "t\(object.tableID).l") {
                 var keys: [[UInt8]] = []
-                let prefix: [UInt8] = [UInt8(property.columnID >> 8), UInt8(property.columnID & 0xFF)]
-                try write.forEach(in: tree, from: prefix) { key, _ in
-                    guard key.starts(with: prefix) else { return false }
-                    keys.append(Array(key))
-                    return true
+                // A map's keys are stored beside its values, under their own column id.
+                let columns = property.isMap ? [property.columnID, TreeKey.mapKeysColumn(property.columnID)] : [property.columnID]
+                for column in columns {
+                    let prefix: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
+                    try write.forEach(in: tree, from: prefix) { key, _ in
+                        guard key.starts(with: prefix) else { return false }
+                        keys.append(Array(key))
+                        return true
+                    }
                 }
                 for key in keys { _ = try write.delete(forKey: key, in: tree) }
             }

@@ -58,7 +58,10 @@ public final class StoreMigration {
         guard let oldTable = oldTable(type), let newTable = newTable(type) else { return }
         do {
             for key in try oldTable.allKeys() where try newTable.contains(key) {
-                if new.properties[newIndex].isList {
+                if new.properties[newIndex].isMap {
+                    try newTable.setMap(keys: try oldTable.mapKeys(key, property: oldIndex), values: try oldTable.list(key, property: oldIndex),
+                                        for: key, property: newIndex)
+                } else if new.properties[newIndex].isList {
                     try newTable.setList(try oldTable.list(key, property: oldIndex), for: key, property: newIndex)
                 } else {
                     try newTable.set(try oldTable.value(key, property: oldIndex), for: key, property: newIndex)

@@ -98,6 +98,8 @@ package final class TableAccess {
     struct ListID: Hashable {
         let property: Int
         let key: Int64
+        /// The keys of a map property (its values are the entry without the flag).
+        var isMapKeys = false
     }
 
     init(session: StoreSession, position: Int, schema: ObjectSchema) {
@@ -978,6 +980,7 @@ package final class TableAccess {
             }
             for (index, property) in schema.properties.enumerated() where property.isList {
                 try setList([], for: key, property: index, recordChange: false)
+                if property.isMap { dirtyLists[ListID(property: index, key: key.rawValue, isMapKeys: true)] = [] }
             }
             let cluster = try dirtyCluster(view.firstKey, loading: nil)
             cluster.keys.removeRow(at: row)
@@ -1011,6 +1014,47 @@ package final class TableAccess {
         let view = try listChunk(key, property: index)
         require(position >= 0 && position < view.count, "List index \(position) out of bounds (count \(view.count))")
         return view.value(position, kind: schema.properties[index].kind)
+    }
+
+    // MARK: Maps
+
+    /// The keys of a map property, in ascending order of their UTF-8 bytes; its values are
+    /// `list(key, property:)`, in the same order.
+    package func mapKeys(_ key: ObjectKey, property index: Int) throws(StoreError) -> [String] {
+        require(schema.properties[index].isMap, "mapKeys(_:property:) is for map properties")
+        let stored: [StoreValue]
+        if let values = dirtyLists[ListID(property: index, key: key.rawValue, isMapKeys: true)] {
+            stored = values
+        } else {
+            guard let tree = try session.tree(listTreeName) else { return [] }
+            let view = try chunk(in: tree, key: TreeKey.list(column: TreeKey.mapKeysColumn(columnIDs[index]), key), expectedCount: nil,
+                                 expectedWidth: PropertyKind.string.width)
+            stored = (0..<view.count).map { view.value($0, kind: .string) }
+        }
+        return try stored.map { value throws(StoreError) in
+            guard case .string(let text) = value else {
+                throw .corrupted("a key of the map '\(schema.properties[index].name)' of object \(key.rawValue) in '\(schema.name)' is not a string")
+            }
+            return text
+        }
+    }
+
+    /// Replaces the entries of a map property: `keys` in ascending order of their UTF-8 bytes,
+    /// each once, and the value of each key at the same position.
+    package func setMap(keys: [String], values: [StoreValue], for key: ObjectKey, property index: Int) throws(StoreError) {
+        let property = schema.properties[index]
+        guard property.isMap else {
+            throw .invalidValue(type: schema.name, property: property.name, reason: "the property is not a map")
+        }
+        guard keys.count == values.count else {
+            throw .invalidValue(type: schema.name, property: property.name, reason: "a map needs one value per key (\(keys.count) keys, \(values.count) values)")
+        }
+        for position in keys.indices.dropFirst() where !keys[position - 1].utf8.lexicographicallyPrecedes(keys[position].utf8) {
+            throw .invalidValue(type: schema.name, property: property.name,
+                                reason: "a map's keys must be distinct and in ascending order; \"\(keys[position - 1])\" comes before \"\(keys[position])\"")
+        }
+        try setList(values, for: key, property: index)
+        dirtyLists[ListID(property: index, key: key.rawValue, isMapKeys: true)] = keys.map(StoreValue.string)
     }
 
     /// The keys of the objects whose list of links `index` holds `target`, in key order, read
@@ -1086,7 +1130,8 @@ package final class TableAccess {
         let property = schema.properties[index]
         for value in values {
             if value.isNull {
-                guard property.isOptional && property.kind != .link else {
+                // A map's links may be nil (RealmSwift's `Map<String, Object?>`); a list's may not.
+                guard property.isOptional && (property.kind != .link || property.isMap) else {
                     throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
                 }
             } else if value.kind != property.kind {
@@ -1115,6 +1160,14 @@ package final class TableAccess {
                     for row in 0..<view.count {
                         let key = view.key(at: row)
                         let values = try list(key, property: index)
+                        if schema.properties[index].isMap {
+                            // A map keeps the key; its value becomes nil, as in RealmSwift.
+                            let cleared = values.map { value in
+                                if case .link(let k) = value, deleted.contains(k.rawValue) { StoreValue.null } else { value }
+                            }
+                            if cleared != values { lists.append((key, index, cleared)) }
+                            continue
+                        }
                         let kept = values.filter { if case .link(let k) = $0 { !deleted.contains(k.rawValue) } else { true } }
                         if kept.count != values.count { lists.append((key, index, kept)) }
                     }
@@ -1168,13 +1221,15 @@ package final class TableAccess {
         if !dirtyLists.isEmpty {
             let tree = try write.createTree(named: listTreeName)
             for (id, values) in dirtyLists {
-                let key = TreeKey.list(column: columnIDs[id.property], ObjectKey(id.key))
+                let column = id.isMapKeys ? TreeKey.mapKeysColumn(columnIDs[id.property]) : columnIDs[id.property]
+                let key = TreeKey.list(column: column, ObjectKey(id.key))
                 if values.isEmpty {
                     _ = try write.delete(forKey: key, in: tree)
                     continue
                 }
                 let property = schema.properties[id.property]
-                let buffer = ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: values.count)
+                let buffer = id.isMapKeys ? ColumnBuffer(kind: .string, optional: false, capacity: values.count)
+                    : ColumnBuffer(kind: property.kind, optional: property.isOptional, capacity: values.count)
                 for (row, value) in values.enumerated() {
                     buffer.insertRow(at: row)
                     buffer.set(value, at: row)

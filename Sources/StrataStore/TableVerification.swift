@@ -50,7 +50,19 @@ extension TableAccess {
         let lists = schema.properties.indices.filter { schema.properties[$0].isList }
         for key in keys where result.problems.count < Self.problemLimit {
             for index in lists {
-                do { _ = try list(key, property: index) } catch { report("the list '\(schema.properties[index].name)' of object \(key.rawValue): \(error)") }
+                do {
+                    let values = try list(key, property: index)
+                    if schema.properties[index].isMap {
+                        let keys = try mapKeys(key, property: index)
+                        if keys.count != values.count {
+                            report("the map '\(schema.properties[index].name)' of object \(key.rawValue) has \(keys.count) keys and \(values.count) values")
+                        } else if zip(keys, keys.dropFirst()).contains(where: { !$0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                            report("the keys of the map '\(schema.properties[index].name)' of object \(key.rawValue) are not distinct and in order")
+                        }
+                    }
+                } catch {
+                    report("the list '\(schema.properties[index].name)' of object \(key.rawValue): \(error)")
+                }
             }
             guard let pk = primaryKeyIndex else { continue }
             do {
