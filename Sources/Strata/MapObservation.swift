@@ -1,0 +1,196 @@
+// Observing a managed map: after each commit that changes it, the keys removed, added and
+// whose values changed (for maps of objects, also keys whose object changed, through links up
+// to four levels as collections watch them). Callbacks, other actors and async sequences.
+
+public import Foundation
+import StrataStore
+
+/// Watches a managed map.
+final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
+    let map: Map<Key, Value>
+    let owner: TableContext
+    let ownerKey: ObjectKey
+    let column: Int
+    let keyPaths: [[String]]?
+    let callback: (MapChange<Map<Key, Value>>) -> Void
+    private var keys: [String]
+    private var values: [StoreValue]
+    private var ended = false
+    /// What to watch in the map's objects, made at the first commit (nil inside: a map of
+    /// values).
+    private var elements: ObservedProperties??
+
+    init(map: Map<Key, Value>, owner: TableContext, ownerKey: ObjectKey, column: Int, keyPaths: [[String]]?,
+         callback: @escaping (MapChange<Map<Key, Value>>) -> Void) {
+        self.map = map
+        self.owner = owner
+        self.ownerKey = ownerKey
+        self.column = column
+        self.keyPaths = keyPaths
+        self.callback = callback
+        (keys, values) = Self.read(owner, ownerKey, column)
+        super.init(version: owner.session.version)
+    }
+
+    /// The map's entries now; none when its object is gone or unreadable.
+    private static func read(_ owner: TableContext, _ key: ObjectKey, _ column: Int) -> ([String], [StoreValue]) {
+        guard let keys = try? owner.table.mapKeys(key, property: column), let values = try? owner.table.list(key, property: column),
+              keys.count == values.count else { return ([], []) }
+        return (keys, values)
+    }
+
+    /// What to watch in the map's objects; nil for maps of values.
+    private func observedElements() -> ObservedProperties? {
+        if let elements, elements.map({ tree in owner.session.table(named: tree.table.schema.name) === tree.table }) ?? true {
+            return elements
+        }
+        let made: ObservedProperties?
+        if let type = owner.table.schema.properties[column].objectType, let table = owner.session.table(named: type) {
+            made = keyPaths.map { ObservedProperties.named($0, in: table, session: owner.session, type: type) }
+                ?? ObservedProperties.deep(of: table, session: owner.session)
+        } else {
+            made = nil
+        }
+        elements = .some(made)
+        return made
+    }
+
+    override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
+        guard !ended else { return nil }
+        guard (try? owner.table.contains(ownerKey)) == true else {
+            // The map's object was deleted: the map is gone, every key with it.
+            let removed = keys.map(Key.init(_strataMapKey:))
+            return Delivery(update: { [self] in keys = []; values = []; ended = true }, notify: { [self] in
+                callback(.update(map, deletions: removed, insertions: [], modifications: []))
+                state.stop()
+            })
+        }
+        let elements = observedElements()
+        if let changes {
+            let ownerMask = changes.tables[owner.table.tableID]?.modified[ownerKey] ?? 0
+            let mapChanged = ownerMask & TableChanges.bit(column) != 0
+            guard mapChanged || elements?.touches(changes) == true else { return nil }
+        }
+        let (newKeys, newValues) = Self.read(owner, ownerKey, column)
+        let memo = changes.flatMap { changes in
+            elements.flatMap { $0.linksNothing ? nil : LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) }
+        }
+        func objectChanged(_ value: StoreValue) -> Bool {
+            guard let elements, case .link(let key) = value else { return false }
+            guard let changes else { return true }
+            return elements.isModified(key, in: changes, memo: memo)
+        }
+        // Both key lists are in order: one merge walk.
+        var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
+        var i = 0, j = 0
+        while i < keys.count || j < newKeys.count {
+            if j == newKeys.count || (i < keys.count && keys[i].utf8.lexicographicallyPrecedes(newKeys[j].utf8)) {
+                deletions.append(Key(_strataMapKey: keys[i]))
+                i += 1
+            } else if i == keys.count || newKeys[j].utf8.lexicographicallyPrecedes(keys[i].utf8) {
+                insertions.append(Key(_strataMapKey: newKeys[j]))
+                j += 1
+            } else {
+                if values[i] != newValues[j] || objectChanged(newValues[j]) { modifications.append(Key(_strataMapKey: newKeys[j])) }
+                i += 1
+                j += 1
+            }
+        }
+        guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return nil }
+        return Delivery(update: { [self] in keys = newKeys; values = newValues }, notify: { [self] in
+            callback(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+        })
+    }
+}
+
+extension MapChange {
+    /// The change with its collection replaced (for presenting the same change elsewhere).
+    func map<Other: KeyedCollection>(_ transform: (Collection) -> Other) -> MapChange<Other> where Other.Key == Collection.Key {
+        switch self {
+        case .initial(let collection): .initial(transform(collection))
+        case .update(let collection, let deletions, let insertions, let modifications):
+            .update(transform(collection), deletions: deletions, insertions: insertions, modifications: modifications)
+        case .error(let error): .error(error)
+        }
+    }
+}
+
+extension Map {
+    /// Calls `block` with the map now (`.initial`), then after each commit that changes it
+    /// (`.update`): keys removed, keys added, and keys whose value changed — for maps of
+    /// objects, also keys whose object (or an object it links to) changed; only the properties
+    /// `keyPaths` name count, if given. If the map's object is deleted, a last update removes
+    /// every key. See `Results.observe(keyPaths:on:_:)` for delivery and the rules.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
+        context.core.requireDeliveryQueue(queue)
+        let observer = MapObserver(map: self, owner: context, ownerKey: ownerKey, column: column,
+                                   keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, callback: block)
+        context.core.observers.add(observer)
+        let token = NotificationToken(observer, core: context.core)
+        block(.initial(self))
+        return token
+    }
+
+    /// The map's owner and its key, checked to be observable here.
+    private func observationSource(_ operation: String) -> (TableContext, ObjectKey) {
+        guard let owner, let context = owner._slot.table else {
+            fatalError("Only managed maps can be observed: add the map's object to a database first.")
+        }
+        context.core.verifyObservable(operation)
+        return (context, ObjectKey(owner._slot.key))
+    }
+
+    /// The map's changes as an asynchronous sequence: `.initial` first, then an `.update` after
+    /// each commit that changes it. Start it in the map's context.
+    public var changes: ChangeStream<MapChange<Map<Key, Value>>> { changes(keyPaths: nil) }
+
+    /// The changes to the map, counting only the properties `keyPaths` name in its objects.
+    public func changes(keyPaths: [String]?) -> ChangeStream<MapChange<Map<Key, Value>>> {
+        let (context, ownerKey) = observationSource("Map.changes")
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
+            MapObserver(map: self, owner: context, ownerKey: ownerKey, column: column, keyPaths: paths, callback: deliver)
+        }
+    }
+
+    /// Calls `block` on `actor` with the map now (`.initial`) and after each commit that
+    /// changes it, each time with that actor's copy of the map. Registration is complete when
+    /// this returns. See `observe(keyPaths:on:_:)` for what is reported.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, MapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
+        let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
+        guard let owner else { return NotificationToken() }
+        let address = ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column)
+        let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await Self.register(address: address, configuration: context.core.configuration, keyPaths: paths, on: actor, block)
+    }
+
+    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration, keyPaths: [[String]]?,
+                                           on actor: isolated A,
+                                           _ block: @Sendable @escaping (isolated A, MapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
+        guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey),
+              let context = owner._slot.table else {
+            return NotificationToken()
+        }
+        let map = Map<Key, Value>(owner: owner, column: address.column)
+        let observer = MapObserver(map: map, owner: context, ownerKey: address.ownerKey, column: address.column, keyPaths: keyPaths) {
+            [weak actor] change in
+            // Weak: the actor may keep the token, and through it this observer.
+            guard let actor else { return }
+            // The instance delivers in its own context, which is this actor, and the change
+            // belongs to that instance: it stays in the actor's context.
+            let delivered = ContextBound(value: change)
+            actor.assumeIsolated { actor in block(actor, delivered.value) }
+        }
+        context.core.observers.add(observer)
+        let token = NotificationToken(observer, core: context.core)
+        let initial = ContextBound(value: MapChange<Map<Key, Value>>.initial(map))
+        block(actor, initial.value)
+        return token
+    }
+}
