@@ -72,3 +72,14 @@ extension List where Element: Object {
         }
     }
 }
+
+extension Map where Value: OptionalObjectValue {
+    /// The map's objects that match a string predicate, in key order (nil values left out).
+    public func filter(_ format: String, _ arguments: Any...) -> Results<Value.Wrapped> {
+        do {
+            return try asResults().filter(FilterPredicate(format, argumentArray: arguments))
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+}

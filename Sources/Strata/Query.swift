@@ -70,6 +70,13 @@ public struct Query<T> {
         appending(KeyPathRecorder.names(keyPath), list: true)
     }
 
+    /// A map property of the object: `$0.scores["a"] > 3` (the value for a key; nil when the
+    /// map has no such key), `$0.scores.keys == "a"` (some key), `$0.scores.values > 3` (some
+    /// value), `$0.scores.count`.
+    public subscript<K, V>(dynamicMember keyPath: KeyPath<T, Map<K, V>>) -> Query<Map<K, V>> where T: Object {
+        appending(KeyPathRecorder.names(keyPath))
+    }
+
     /// A `LinkingObjects` property: use `count`, `contains`, properties of the linking
     /// objects (`$0.owners.name == "Ann"`: some owner is named Ann), …
     public subscript<E>(dynamicMember keyPath: KeyPath<T, LinkingObjects<E>>) -> Query<LinkingObjects<E>> where T: Object {
@@ -377,4 +384,36 @@ extension List: ListQueryable where Element: _PersistableInsideOptional {
 extension LinkingObjects: ListQueryable {
     /// The linking objects' type.
     public typealias QueryElement = Element
+}
+
+// MARK: Maps
+
+extension Query where T: KeyedCollection {
+    /// The value for `key` (`scores['a']`): nil when the map has no such key.
+    public subscript(key: T.Key) -> Query<T.Value> {
+        Query<T.Value>(path: path + [MapPathComponent.component(forKey: key._strataMapKey)], variable: variable)
+    }
+
+    /// The map's keys (`@allKeys`): conditions on them hold when any key matches
+    /// (`$0.scores.keys == "a"`, `$0.scores.keys.starts(with: "level")`).
+    public var keys: Query<String> {
+        let newPath = path + [MapPathComponent.allKeysComponent]
+        return Query<String>(path: newPath, listPrefix: newPath, variable: variable)
+    }
+
+    /// The map's values (`@allValues`): conditions on them hold when any value matches
+    /// (`$0.scores.values > 3`); aggregates (`$0.scores.values.max`) and, for maps of objects,
+    /// properties of the objects (`$0.friends.values.name == "Bo"`) apply.
+    public var values: Query<T.Value> {
+        let newPath = path + [MapPathComponent.allValuesComponent]
+        return Query<T.Value>(path: newPath, listPrefix: newPath, variable: variable)
+    }
+
+    /// The number of entries (`@count`).
+    public var count: Query<Int> { Query<Int>(special: .count(path)) }
+}
+
+extension Query where T: KeyedCollection, T.Value: _PersistableInsideOptional {
+    /// Whether some value of the map is `value`.
+    public func contains(_ value: T.Value) -> Query<Bool> { values == value }
 }

@@ -156,6 +156,7 @@ final class GeneralEvaluator {
     /// The elements of the list `step` reads on the object `key` of `step.table`: the stored
     /// list, or for an inverse relationship the linking objects (as links, in key order).
     private func elements(of step: QueryStep, _ key: ObjectKey) throws -> [StoreValue] {
+        if step.isMapKeys { return try step.table.mapKeys(key, property: step.property).map(StoreValue.string) }
         guard step.isInverse else { return try step.table.list(key, property: step.property) }
         return try linkingObjects(step, key).map { .link($0) }
     }
@@ -200,7 +201,9 @@ final class GeneralEvaluator {
         var read: [StoreValue]
         switch row {
         case .cluster(let view, let r, _):
-            if step.isList {
+            if let mapKey = step.mapKey {
+                read = [try Self.mapValue(step, view.key(at: r), mapKey)]
+            } else if step.isList {
                 read = try elements(of: step, view.key(at: r))
             } else {
                 read = [Self.defaulted(try view.column(step.property).value(r, kind: step.kind), step)]
@@ -208,7 +211,9 @@ final class GeneralEvaluator {
         case .object(let table, let key):
             // Located once: whether the object exists, and where its values are.
             guard let (cluster, r) = try table.locate(key) else { return }
-            if step.isList {
+            if let mapKey = step.mapKey {
+                read = [try Self.mapValue(step, key, mapKey)]
+            } else if step.isList {
                 read = try elements(of: step, key)
             } else {
                 read = [Self.defaulted(try cluster.column(step.property).value(r, kind: step.kind), step)]
@@ -228,6 +233,23 @@ final class GeneralEvaluator {
                 out.append(.null)  // a nil link on a to-one path: the value at its end is nil
             }
         }
+    }
+
+    /// The value of the map `step` reads on object `key` for `mapKey`; nil when the map has no
+    /// such key.
+    static func mapValue(_ step: QueryStep, _ key: ObjectKey, _ mapKey: String) throws -> StoreValue {
+        let keys = try step.table.mapKeys(key, property: step.property)
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle].utf8.lexicographicallyPrecedes(mapKey.utf8) { low = middle + 1 } else { high = middle }
+        }
+        guard low < keys.count, keys[low].utf8.elementsEqual(mapKey.utf8) else { return .null }
+        let values = try step.table.list(key, property: step.property)
+        guard low < values.count else {
+            throw StoreError.corrupted("the map '\(step.name)' of object \(key.rawValue) has \(keys.count) keys and \(values.count) values")
+        }
+        return values[low]
     }
 
     /// A non-optional property reads as its type's default where nothing was ever stored (a

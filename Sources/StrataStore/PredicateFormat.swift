@@ -13,9 +13,18 @@ package enum PredicateFormat {
         return component
     }
 
-    /// A key path's components joined with dots.
+    /// A key path's components joined with dots (a map's `[key]` follows its map directly).
     package static func keyPath(_ components: [String]) -> String {
-        components.map(name).joined(separator: ".")
+        var text = ""
+        for component in components {
+            if let access = MapPathComponent(component), case .key = access {
+                text += access.spelling
+                continue
+            }
+            if !text.isEmpty { text += "." }
+            text += MapPathComponent(component) == nil ? name(component) : component
+        }
+        return text
     }
 
     /// A string literal in double quotes, with `\\`, `\"` and control characters escaped.

@@ -26,6 +26,8 @@ struct PredicateToken {
         /// `[c]`, `[d]`, `[cd]`: the letters between the brackets.
         case options(String)
         case openParen, closeParen, openBrace, closeBrace, comma, dot
+        /// `[` before a map key (`scores['a']`, `scores[%@]`), and the `]` after it.
+        case openBracket, closeBracket
         /// `&&`, `||`, `!`.
         case and, or, not
         case end
@@ -134,6 +136,7 @@ struct PredicateLexer {
         }
 
         switch c {
+        case "]": return token(.closeBracket, length: 1)
         case "(": return token(.openParen, length: 1)
         case ")": return token(.closeParen, length: 1)
         case "{": return token(.openBrace, length: 1)
@@ -170,6 +173,12 @@ struct PredicateLexer {
             if peek(1) == "=" { return token(.comparison(.greaterOrEqual), length: 2) }
             return token(.comparison(.greater), length: 1)
         case "[":
+            // A map key (a string literal or an argument) rather than options ([c], [cd]).
+            var ahead = 1
+            while let next = peek(ahead), next.properties.isWhitespace { ahead += 1 }
+            if let next = peek(ahead), next == "\"" || next == "'" || next == "%" || next == "$" {
+                return token(.openBracket, length: 1)
+            }
             index += 1
             let letters = readWord()
             guard peek() == "]" else {

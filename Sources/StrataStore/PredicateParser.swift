@@ -487,10 +487,15 @@ private struct Parser {
         var names = first
         var collection: (name: String, token: PredicateToken)?
         var afterCollection: [String] = []
-        while current.kind == .dot {
+        while current.kind == .dot || current.kind == .openBracket {
+            var new: [String] = []
+            if current.kind == .openBracket {
+                new = [MapPathComponent.component(forKey: try mapKey())]
+                if collection != nil { afterCollection += new } else { names += new }
+                continue
+            }
             advance()
             let component = current
-            var new: [String] = []
             switch component.kind {
             case .word(let word), .escapedWord(let word):
                 new = [word]
@@ -500,6 +505,9 @@ private struct Parser {
             case .atWord(let word) where word.lowercased() == "links" && collection == nil:
                 advance()
                 new = [try linksName(at: component)]
+            case .atWord(let word) where collection == nil && ["allkeys", "allvalues"].contains(word.lowercased()):
+                advance()
+                new = [word.lowercased() == "allkeys" ? MapPathComponent.allKeysComponent : MapPathComponent.allValuesComponent]
             case .atWord(let word):
                 if let collection {
                     throw syntax("'@\(word)' cannot follow '@\(collection.name)'", at: component)
@@ -507,7 +515,7 @@ private struct Parser {
                 let lower = word.lowercased()
                 guard ["count", "size", "min", "max", "sum", "avg"].contains(lower) else {
                     throw Failure(kind: .unsupported,
-                                  message: "'@\(word)' is not supported (supported: @count, @size, @min, @max, @sum, @avg)",
+                                  message: "'@\(word)' is not supported (supported: @count, @size, @min, @max, @sum, @avg, and @allKeys and @allValues on maps)",
                                   offset: component.start)
                 }
                 collection = (lower, component)
@@ -535,6 +543,38 @@ private struct Parser {
         default: aggregate = .average
         }
         return Operand(operand: .aggregate(aggregate, list: names, element: afterCollection), start: start)
+    }
+
+    /// `['key']`, `["key"]`, `[%@]` or `[$0]` after a map's name: the key (a string).
+    mutating func mapKey() throws(Failure) -> String {
+        let open = current
+        advance()
+        let token = current
+        let key: String
+        switch token.kind {
+        case .literal(.string(let text)):
+            key = text
+            advance()
+        case .formatArgument("@"), .indexedArgument:
+            let argument: (QueryArgument, String)
+            if case .indexedArgument(let n) = token.kind {
+                argument = try indexedArgument(n, token: token)
+            } else {
+                argument = try sequentialArgument("@", token: token)
+            }
+            advance()
+            guard case .value(.string(let text)) = argument.0 else {
+                throw Failure(kind: .invalidArgument, message: "\(argument.1) is a map key, so it must be a string, not \(kindName(argument.0))", offset: token.start)
+            }
+            key = text
+        default:
+            throw syntax("expected a map key (a string or an argument) after '[', found \(text(of: token))", at: open)
+        }
+        guard current.kind == .closeBracket else {
+            throw syntax("expected ']' after the map key, found \(text(of: current))")
+        }
+        advance()
+        return key
     }
 
     /// `{a, b, …}`: constants and single-value arguments.

@@ -17,6 +17,11 @@ struct QueryStep {
     /// it reads, as a list of links, the objects of `target` (the origin table) whose
     /// property `property` (of the origin table, not of `table`) links to the object.
     var isInverse = false
+    /// For a map property read by key (`scores['a']`): the key. The step reads one value (nil
+    /// when the map has no such key), not the list of values.
+    var mapKey: String?
+    /// For a map property's keys (`scores.@allKeys`): the step reads the keys, as strings.
+    var isMapKeys = false
 }
 
 /// A resolved key path, from the queried object or from a SUBQUERY variable.
@@ -142,7 +147,7 @@ struct QueryCompiler {
         if isConstant(lhs) && isConstant(rhs) {
             return .constant(GeneralEvaluator.compareConstants(lhs, op, rhs, options: options))
         }
-        if case .path(let path) = lhs, !path.isCollection, case .root = path.origin, path.steps.count == 1,
+        if case .path(let path) = lhs, !path.isCollection, case .root = path.origin, path.steps.count == 1, path.steps[0].mapKey == nil,
            let node = kernelNode(path.steps[0], op, rhs, options: options) {
             return node
         }
@@ -292,7 +297,12 @@ struct QueryCompiler {
         var steps: [QueryStep] = []
         var collection = false
         var walked = prefix.map { [$0] } ?? []
+        var consumed = false  // the component was a map's @allKeys, @allValues or [key]
         for (position, name) in names.enumerated() {
+            if consumed {
+                consumed = false
+                continue
+            }
             guard let current = table else {
                 // A link to a type with no table yet: nothing to read, but the names can't be
                 // checked either. Such paths read as null.
@@ -329,6 +339,37 @@ struct QueryCompiler {
             }
             let property = current.schema.properties[index]
             let target = property.kind == .link ? property.objectType.flatMap { current.session.table(named: $0) } : nil
+            let next = position + 1 < names.count ? names[position + 1] : nil
+            if let next, let access = MapPathComponent(next) {
+                guard property.isMap else {
+                    throw QueryError(.typeMismatch, "'\(current.schema.name).\(name)' is a \(property.typeDescription), not a map, so \(access.spelling) does not apply to it")
+                }
+                consumed = true
+                walked.append(name)
+                switch access {
+                case .allValues:
+                    steps.append(QueryStep(table: current, property: index, kind: property.kind, isList: true,
+                                           isOptional: property.isOptional || property.kind == .link, target: target, name: name))
+                    collection = true
+                    table = target
+                case .allKeys:
+                    guard position + 2 == names.count else {
+                        throw QueryError(.typeMismatch, "'@allKeys' must end the key path (in '\((walked + names[(position + 1)...]).joined(separator: "."))')")
+                    }
+                    steps.append(QueryStep(table: current, property: index, kind: .string, isList: true, isOptional: false,
+                                           target: nil, name: name, isMapKeys: true))
+                    collection = true
+                    table = nil
+                case .key(let key):
+                    if position + 2 < names.count && property.kind != .link {
+                        throw QueryError(.typeMismatch, "'\(current.schema.name).\(name)' maps to \(property.kind) values, which have no property '\(names[position + 2])'")
+                    }
+                    steps.append(QueryStep(table: current, property: index, kind: property.kind, isList: false,
+                                           isOptional: true, target: target, name: name, mapKey: key))
+                    table = target
+                }
+                continue
+            }
             if position < names.count - 1 && property.kind != .link {
                 throw QueryError(.typeMismatch, "'\(current.schema.name).\(name)' is a \(property.typeDescription), not a link, so '\((walked + names[position...]).joined(separator: "."))' cannot go through it")
             }

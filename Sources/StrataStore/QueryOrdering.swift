@@ -380,6 +380,9 @@ extension TableQuery {
         if path.isCollection {
             throw QueryError(.typeMismatch, "cannot \(purpose) by '\(path.text)': it goes through a list")
         }
+        if path.steps.contains(where: { $0.mapKey != nil }) {
+            throw QueryError(.typeMismatch, "cannot \(purpose) by '\(path.text)': it reads a map entry")
+        }
         if path.kind == .link {
             throw QueryError(.typeMismatch, "cannot \(purpose) by '\(path.text)': it is a link; name one of its properties, e.g. '\(path.text).name'")
         }

@@ -180,3 +180,41 @@ package enum QueryArgument: Sendable, Hashable {
     /// An array or set of values (for `IN %@` and `BETWEEN %@`).
     case list([StoreValue])
 }
+
+/// The key-path components that read a map (`Map<String, V>`) other than as its values: they
+/// follow the map property's name. `scores['a']` is `["scores", "[a"]` (a component that no
+/// property name can spell), `scores.@allKeys` is `["scores", "@allKeys"]`, and
+/// `scores.@allValues` (the values, as `scores` alone) is `["scores", "@allValues"]`.
+package enum MapPathComponent: Equatable {
+    case key(String)
+    case allKeys
+    case allValues
+
+    /// The component for the value at `key`.
+    package static func component(forKey key: String) -> String { "[" + key }
+
+    package static let allKeysComponent = "@allKeys"
+    package static let allValuesComponent = "@allValues"
+
+    /// The map access a component spells; nil for a property name.
+    package init?(_ component: String) {
+        if component.hasPrefix("[") {
+            self = .key(String(component.dropFirst()))
+        } else if component == Self.allKeysComponent {
+            self = .allKeys
+        } else if component == Self.allValuesComponent {
+            self = .allValues
+        } else {
+            return nil
+        }
+    }
+
+    /// How the component is written in a string predicate.
+    var spelling: String {
+        switch self {
+        case .key(let key): "[\(PredicateFormat.string(key))]"
+        case .allKeys: "@allKeys"
+        case .allValues: "@allValues"
+        }
+    }
+}
