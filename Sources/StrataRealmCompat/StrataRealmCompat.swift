@@ -53,7 +53,18 @@ extension LinkingObjects {
     public var realm: Realm? { database }
 }
 
+extension Map {
+    /// RealmSwift's name for `database`.
+    public var realm: Realm? { database }
+}
+
+/// RealmSwift's name for the collections found by key (`Map`).
+public typealias RealmKeyedCollection = KeyedCollection
+
 // MARK: Notifications
 
 /// RealmSwift's name for what a collection notification reports.
 public typealias RealmCollectionChange = CollectionChange
+
+/// RealmSwift's name for what a map notification reports.
+public typealias RealmMapChange = MapChange

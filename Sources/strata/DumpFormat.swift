@@ -36,6 +36,11 @@ enum DumpFormat {
         "[" + list.map { render($0, of: property) }.joined(separator: ", ") + "]"
     }
 
+    /// A map as `{"key": value, …}`, in key order (JSON and text alike).
+    func render(mapKeys keys: [String], values: [StoreValue], of property: PropertySchema) -> String {
+        "{" + zip(keys, values).map { Self.quoted($0) + ": " + render($1, of: property) }.joined(separator: ", ") + "}"
+    }
+
     private func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {
         guard self == .json, !value.isFinite else { return value.description }
         return value.isNaN ? "\"NaN\"" : value < 0 ? "\"-Infinity\"" : "\"Infinity\""

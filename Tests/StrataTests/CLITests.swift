@@ -37,6 +37,24 @@ import StrataStorage
         #expect(Array(onlyDogs.keys) == ["Dog"])
     }
 
+    @Test func dumpWritesMapsAsObjects() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Player.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write { db.create(Player.self, value: ["id": 1, "scores": ["b \"q\"": 2, "a": 1], "notes": ["n": NSNull()]]) }
+        }
+        let result = try runStrata("dump", config.fileURL!.path, "--json")
+        #expect(result.status == 0, "\(result.errors)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: [[String: Any]]])
+        let player = try #require(document["Player"]?.first)
+        #expect(player["scores"] as? [String: Int] == ["a": 1, "b \"q\"": 2])
+        #expect((player["notes"] as? [String: Any])?["n"] is NSNull)
+        #expect((player["friends"] as? [String: Any])?.isEmpty == true)
+        let text = try runStrata("dump", config.fileURL!.path)
+        #expect(text.output.contains("scores: {\"a\": 1, \"b \\\"q\\\"\": 2}"), "\(text.output)")
+    }
+
     @Test func inspectShowsTheObjectCountsAndTheCommitLog() throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Dog.self])

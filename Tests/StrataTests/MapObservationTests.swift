@@ -111,6 +111,9 @@ actor MapReader {
 
     func refresh() { db.refresh() }
 
+    /// The keys of a map handed over from another context.
+    func keys(@ThreadSafe of scores: Map<String, Int>?) -> [String]? { scores?.keys }
+
     func firstTwoChangesAfterRemoving(_ key: String) async -> [String] {
         db.refresh()
         guard let player = db.object(ofType: Player.self, forPrimaryKey: 1) else { return [] }

@@ -32,6 +32,15 @@ func problems(_ db: Database) -> [String] {
     db.core.session.tables.flatMap { $0.verifyObjects().problems }
 }
 
+/// A type whose map holds embedded objects.
+final class Landlord: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var homes: Map<String, Dwelling?>
+}
+
+/// How many embedded `Dwelling` objects the file holds.
+private func dwellings(_ db: Database) -> Int { (try? db.core.session.table(named: "Dwelling")?.count) ?? -1 }
+
 @Suite struct MapTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: [Player.self]) }
@@ -207,5 +216,47 @@ func problems(_ db: Database) -> [String] {
         #expect(player.scores.keys == ["round 1", "round 2"] && player.scores.values == [5, 7])
         #expect(player.notes.keys == ["a", "b", "c"] && player.notes["b"] == .some(nil) && player.notes["c"] == "added")
         #expect(problems(db).isEmpty)
+    }
+
+    @Test func embeddedObjectsBelongToTheirMap() throws {
+        let db = try Database(configuration: folder.configuration(objectTypes: [Landlord.self, Dwelling.self, Doorway.self]))
+        try db.write {
+            let owner = db.create(Landlord.self, value: ["id": 1])
+            owner.homes["north"] = Dwelling(value: ["city": "Oslo"])
+            owner.homes["south"] = Dwelling(value: ["city": "Rome"])
+        }
+        let owner = try #require(db.object(ofType: Landlord.self, forPrimaryKey: 1))
+        #expect(owner.homes["north"]??.city == "Oslo" && dwellings(db) == 2)
+        // Replacing or removing a value deletes the embedded object it held.
+        try db.write { owner.homes["north"] = Dwelling(value: ["city": "Bergen"]) }
+        try db.write { owner.homes.removeObject(for: "south") }
+        #expect(owner.homes.keys == ["north"] && owner.homes["north"]??.city == "Bergen")
+        #expect(dwellings(db) == 1)
+        // Deleting the parent deletes its map's objects.
+        try db.write { db.delete(owner) }
+        #expect(dwellings(db) == 0)
+        #expect(problems(db).isEmpty)
+    }
+
+    @Test func aMapCrossesActorsThroughThreadSafe() async throws {
+        let db = try openHere(configuration)
+        try db.write { db.create(Player.self, value: ["id": 1, "scores": ["a": 1, "b": 2]]) }
+        @ThreadSafe var scores = try #require(db.object(ofType: Player.self, forPrimaryKey: 1)).scores
+        let reader = try await MapReader(configuration)
+        #expect(await reader.keys(of: scores) == ["a", "b"])
+    }
+
+    @Test func anObjectReportsItsMapAsChanged() throws {
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Player.self, value: ["id": 1, "scores": ["a": 1]]) }
+        let player = try #require(db.object(ofType: Player.self, forPrimaryKey: 1))
+        var changed: [[String]] = []
+        let token = player.observe { (change: ObjectChange<Player>) in
+            if case .change(_, let properties) = change { changed.append(properties.map(\.name)) }
+        }
+        try db.write { player.scores["b"] = 2 }
+        try db.write { player.name = "Ann" }
+        #expect(changed == [["scores"], ["name"]])
+        token.invalidate()
     }
 }
