@@ -93,8 +93,8 @@ public enum MapChange<Collection: KeyedCollection> {
 /// are in key order (by the keys' UTF-8 bytes), and keys are equal when their bytes are.
 /// Setting a key to nil through the subscript removes it (`map["a"] = nil`); a map of
 /// optionals keeps a nil value with `updateValue(nil, forKey:)`. When an object a map holds is
-/// deleted, its key stays and its value becomes nil. Keys may not be empty, contain a `.` or
-/// start with `$` (they would be ambiguous in string queries), as in RealmSwift.
+/// deleted, its key stays and its value becomes nil. Keys may not contain a `.` or start with
+/// `$`, as in RealmSwift (setting such a key stops the program with a message).
 public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection, CustomStringConvertible {
     /// An unmanaged map's entries, in key order.
     private var storedKeys: [String] = []
@@ -222,7 +222,6 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     /// Stops on a key RealmSwift refuses too: they would be ambiguous in queries.
     private static func checked(_ key: Key) -> String {
         let text = key._strataMapKey
-        require(!text.isEmpty, "A Map key cannot be empty.")
         require(!text.contains("."), "The Map key \"\(text)\" contains a '.'; map keys cannot contain '.'.")
         require(!text.hasPrefix("$"), "The Map key \"\(text)\" starts with '$'; map keys cannot start with '$'.")
         return text
