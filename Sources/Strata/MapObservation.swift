@@ -103,18 +103,6 @@ final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
     }
 }
 
-extension MapChange {
-    /// The change with its collection replaced (for presenting the same change elsewhere).
-    func map<Other: KeyedCollection>(_ transform: (Collection) -> Other) -> MapChange<Other> where Other.Key == Collection.Key {
-        switch self {
-        case .initial(let collection): .initial(transform(collection))
-        case .update(let collection, let deletions, let insertions, let modifications):
-            .update(transform(collection), deletions: deletions, insertions: insertions, modifications: modifications)
-        case .error(let error): .error(error)
-        }
-    }
-}
-
 extension Map {
     /// Calls `block` with the map now (`.initial`), then after each commit that changes it
     /// (`.update`): keys removed, keys added, and keys whose value changed — for maps of

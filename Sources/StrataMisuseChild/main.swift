@@ -39,6 +39,11 @@ final class Tenant: Object {
     @Persisted var flat: Flat?
 }
 
+/// For the map misuses.
+final class Scores: Object {
+    @Persisted var values: Map<String, Int>
+}
+
 /// For the cross-process notification test.
 final class Parcel: Object {
     @Persisted var label = ""
@@ -110,6 +115,8 @@ let configuration = Database.Configuration(fileURL: URL(fileURLWithPath: argumen
                                            objectTypes: [Dog.self, Person.self])
 let embeddedConfiguration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("embedded.strata"),
                                                    objectTypes: [Tenant.self, Flat.self])
+let mapConfiguration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("maps.strata"),
+                                              objectTypes: [Scores.self])
 
 do {
     switch misuse {
@@ -414,6 +421,19 @@ do {
         let sections = database.objects(Dog.self).sectioned(by: { $0.name }, sortDescriptors: [SortDescriptor(keyPath: "name")])
         misusing()
         _ = await sections.observe(on: SectionWatcher()) { _, _ in }
+
+    case "map-key-with-dot":
+        let database = try Database(configuration: mapConfiguration)
+        try database.write {
+            let scores = database.create(Scores.self)
+            misusing()
+            scores.values["level.1"] = 3
+        }
+
+    case "map-key-with-dollar":
+        let scores = Scores()
+        misusing()
+        scores.values["$top"] = 3
 
     default:
         fail("unknown case '\(misuse)'")

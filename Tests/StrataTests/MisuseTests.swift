@@ -83,6 +83,9 @@ import Testing
                message: "Sections made with a key function cannot be observed on another actor: the function may not be called there."),
         Misuse(name: "embedded-second-parent",
                message: "'Flat' objects are embedded, and this one already belongs to an object; an embedded object has one parent."),
+        // Maps.
+        Misuse(name: "map-key-with-dot", message: "The Map key \"level.1\" contains a '.'; map keys cannot contain '.'."),
+        Misuse(name: "map-key-with-dollar", message: "The Map key \"$top\" starts with '$'; map keys cannot start with '$'."),
     ]
 
     @Test(arguments: misuses)
