@@ -66,51 +66,23 @@ extension Results {
 /// Watches a managed list.
 final class ListObserver<Element: CollectionValue>: ChangeObserver {
     let list: List<Element>
-    let owner: TableContext
-    let ownerKey: ObjectKey
-    let column: Int
-    let keyPaths: [[String]]?
+    let watch: ElementWatch
     let callback: (CollectionChange<List<Element>>) -> Void
     private var values: [StoreValue]
     private var ended = false
-    /// What to watch in the list's objects, made at the first commit (nil inside: a list of
-    /// values).
-    private var elements: ObservedProperties??
 
     init(list: List<Element>, owner: TableContext, ownerKey: ObjectKey, column: Int, keyPaths: [[String]]?,
          callback: @escaping (CollectionChange<List<Element>>) -> Void) {
         self.list = list
-        self.owner = owner
-        self.ownerKey = ownerKey
-        self.column = column
-        self.keyPaths = keyPaths
+        self.watch = ElementWatch(owner: owner, ownerKey: ownerKey, column: column, keyPaths: keyPaths)
         self.callback = callback
         self.values = (try? owner.table.list(ownerKey, property: column)) ?? []
         super.init(version: owner.session.version)
     }
 
-    /// What to watch in the list's objects; nil for lists of values.
-    private func observedElements() -> ObservedProperties? {
-        // Made again if the session's table for the elements' type is not the one it was made
-        // over (as the results observer checks its own).
-        if let elements, elements.map({ tree in owner.session.table(named: tree.table.schema.name) === tree.table }) ?? true {
-            return elements
-        }
-        let made = makeObservedElements()
-        elements = .some(made)
-        return made
-    }
-
-    private func makeObservedElements() -> ObservedProperties? {
-        guard let type = owner.table.schema.properties[column].objectType, let table = owner.session.table(named: type) else { return nil }
-        return keyPaths.map { ObservedProperties.named($0, in: table, session: owner.session, type: type) }
-            ?? ObservedProperties.deep(of: table, session: owner.session)
-    }
-
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
         guard !ended else { return nil }
-        let exists = (try? owner.table.contains(ownerKey)) == true
-        guard exists else {
+        guard watch.ownerExists else {
             // The list's object was deleted: the list is gone, every element with it.
             let diff = CollectionDiff(deletions: Array(values.indices))
             return Delivery(update: { [self] in values = []; ended = true }, notify: { [self] in
@@ -118,21 +90,10 @@ final class ListObserver<Element: CollectionValue>: ChangeObserver {
                 state.stop()
             })
         }
-        let elements = observedElements()
-        if let changes {
-            let ownerMask = changes.tables[owner.table.tableID]?.modified[ownerKey] ?? 0
-            let listChanged = ownerMask & TableChanges.bit(column) != 0
-            guard listChanged || elements?.touches(changes) == true else { return nil }
-        }
-        let newValues = (try? owner.table.list(ownerKey, property: column)) ?? []
-        let memo = changes.flatMap { changes in
-            elements.flatMap { $0.linksNothing ? nil : LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) }
-        }
-        let diff = CollectionDiff.between(values, newValues) { value in
-            guard let elements, case .link(let key) = value else { return false }
-            guard let changes else { return true }
-            return elements.isModified(key, in: changes, memo: memo)
-        }
+        let elements = watch.observedElements()
+        guard watch.mayHaveChanged(changes, elements) else { return nil }
+        let newValues = (try? watch.owner.table.list(watch.ownerKey, property: watch.column)) ?? []
+        let diff = CollectionDiff.between(values, newValues, isModified: watch.modifiedTest(changes, elements, count: values.count))
         guard !diff.isEmpty else { return nil }
         return Delivery(update: { [self] in values = newValues }, notify: { [self] in
             callback(.update(list, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))

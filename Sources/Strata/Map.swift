@@ -240,25 +240,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public func updateValue(_ value: Value, forKey key: Key) {
         let text = Self.checked(key)
         guard let owner else {
-            let (position, found) = Self.search(text, in: storedKeys)
-            if found {
-                storedValues[position] = value
-            } else {
-                storedKeys.insert(text, at: position)
-                storedValues.insert(value, at: position)
-            }
+            Self.set(value, forKey: text, keys: &storedKeys, values: &storedValues)
             return
         }
         let stored = value._strataMapStore(owner._database)
-        mutate { keys, values in
-            let (position, found) = Self.search(text, in: keys)
-            if found {
-                values[position] = stored
-            } else {
-                keys.insert(text, at: position)
-                values.insert(stored, at: position)
-            }
-        }
+        mutate { keys, values in Self.set(stored, forKey: text, keys: &keys, values: &values) }
     }
 
     /// Removes `key` and its value, if the map has it. (An object it held stays in the
@@ -266,21 +252,30 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public func removeObject(for key: Key) {
         let text = key._strataMapKey
         guard owner != nil else {
-            let (position, found) = Self.search(text, in: storedKeys)
-            if found {
-                storedKeys.remove(at: position)
-                storedValues.remove(at: position)
-            }
+            Self.remove(text, keys: &storedKeys, values: &storedValues)
             return
         }
         guard Self.search(text, in: entries().keys).found else { return }
-        mutate { keys, values in
-            let (position, found) = Self.search(text, in: keys)
-            if found {
-                keys.remove(at: position)
-                values.remove(at: position)
-            }
+        mutate { keys, values in Self.remove(text, keys: &keys, values: &values) }
+    }
+
+    /// Sets `key`'s value in sorted entries (an unmanaged map's, or a managed map's stored ones).
+    private static func set<V>(_ value: V, forKey key: String, keys: inout [String], values: inout [V]) {
+        let (position, found) = search(key, in: keys)
+        if found {
+            values[position] = value
+        } else {
+            keys.insert(key, at: position)
+            values.insert(value, at: position)
         }
+    }
+
+    /// Removes `key` from sorted entries, if they have it.
+    private static func remove<V>(_ key: String, keys: inout [String], values: inout [V]) {
+        let (position, found) = search(key, in: keys)
+        guard found else { return }
+        keys.remove(at: position)
+        values.remove(at: position)
     }
 
     /// Removes every entry (objects the map held stay in the database).

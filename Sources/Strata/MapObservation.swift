@@ -8,56 +8,32 @@ import StrataStore
 /// Watches a managed map.
 final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
     let map: Map<Key, Value>
-    let owner: TableContext
-    let ownerKey: ObjectKey
-    let column: Int
-    let keyPaths: [[String]]?
+    let watch: ElementWatch
     let callback: (MapChange<Map<Key, Value>>) -> Void
     private var keys: [String]
     private var values: [StoreValue]
     private var ended = false
-    /// What to watch in the map's objects, made at the first commit (nil inside: a map of
-    /// values).
-    private var elements: ObservedProperties??
 
     init(map: Map<Key, Value>, owner: TableContext, ownerKey: ObjectKey, column: Int, keyPaths: [[String]]?,
          callback: @escaping (MapChange<Map<Key, Value>>) -> Void) {
         self.map = map
-        self.owner = owner
-        self.ownerKey = ownerKey
-        self.column = column
-        self.keyPaths = keyPaths
+        self.watch = ElementWatch(owner: owner, ownerKey: ownerKey, column: column, keyPaths: keyPaths)
         self.callback = callback
-        (keys, values) = Self.read(owner, ownerKey, column)
+        (keys, values) = Self.read(watch)
         super.init(version: owner.session.version)
     }
 
     /// The map's entries now; none when its object is gone or unreadable.
-    private static func read(_ owner: TableContext, _ key: ObjectKey, _ column: Int) -> ([String], [StoreValue]) {
-        guard let keys = try? owner.table.mapKeys(key, property: column), let values = try? owner.table.list(key, property: column),
-              keys.count == values.count else { return ([], []) }
+    private static func read(_ watch: ElementWatch) -> ([String], [StoreValue]) {
+        let table = watch.owner.table
+        guard let keys = try? table.mapKeys(watch.ownerKey, property: watch.column),
+              let values = try? table.list(watch.ownerKey, property: watch.column), keys.count == values.count else { return ([], []) }
         return (keys, values)
-    }
-
-    /// What to watch in the map's objects; nil for maps of values.
-    private func observedElements() -> ObservedProperties? {
-        if let elements, elements.map({ tree in owner.session.table(named: tree.table.schema.name) === tree.table }) ?? true {
-            return elements
-        }
-        let made: ObservedProperties?
-        if let type = owner.table.schema.properties[column].objectType, let table = owner.session.table(named: type) {
-            made = keyPaths.map { ObservedProperties.named($0, in: table, session: owner.session, type: type) }
-                ?? ObservedProperties.deep(of: table, session: owner.session)
-        } else {
-            made = nil
-        }
-        elements = .some(made)
-        return made
     }
 
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
         guard !ended else { return nil }
-        guard (try? owner.table.contains(ownerKey)) == true else {
+        guard watch.ownerExists else {
             // The map's object was deleted: the map is gone, every key with it.
             let removed = keys.map(Key.init(_strataMapKey:))
             return Delivery(update: { [self] in keys = []; values = []; ended = true }, notify: { [self] in
@@ -65,21 +41,10 @@ final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
                 state.stop()
             })
         }
-        let elements = observedElements()
-        if let changes {
-            let ownerMask = changes.tables[owner.table.tableID]?.modified[ownerKey] ?? 0
-            let mapChanged = ownerMask & TableChanges.bit(column) != 0
-            guard mapChanged || elements?.touches(changes) == true else { return nil }
-        }
-        let (newKeys, newValues) = Self.read(owner, ownerKey, column)
-        let memo = changes.flatMap { changes in
-            elements.flatMap { $0.linksNothing ? nil : LinkedChanges.scanning(changes, collectionCount: values.count, of: $0.table) }
-        }
-        func objectChanged(_ value: StoreValue) -> Bool {
-            guard let elements, case .link(let key) = value else { return false }
-            guard let changes else { return true }
-            return elements.isModified(key, in: changes, memo: memo)
-        }
+        let elements = watch.observedElements()
+        guard watch.mayHaveChanged(changes, elements) else { return nil }
+        let (newKeys, newValues) = Self.read(watch)
+        let objectChanged = watch.modifiedTest(changes, elements, count: values.count)
         // Both key lists are in order: one merge walk.
         var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
         var i = 0, j = 0
