@@ -35,53 +35,48 @@ private let playerSchema = Schema([ObjectSchema(name: "Player", properties: [
         #expect(throws: StoreError.self) { try crowded.validate() }
     }
 
-    @Test func setMapKeepsKeysDistinctAndInOrder() throws {
-        let folder = TemporaryFolder()
+    /// Runs `body` in a write transaction on the Player table of a store at `folder`.
+    private func writingPlayers(_ folder: TemporaryFolder, _ body: (StoreSession, TableAccess) throws -> Void) throws {
         let store = try Store.open(path: folder.file(), schema: playerSchema)
         defer { store.close() }
         let session = try store.makeSession()
         defer { session.close() }
         let players = try #require(session.table(named: "Player"))
         try session.beginWrite()
-        let key = try players.insert([.int(1), .null])
-        for (keys, values) in [(["b", "a"], [StoreValue.int(1), .int(2)]), (["a", "a"], [.int(1), .int(2)]), (["a"], [.int(1), .int(2)])] {
-            #expect(throws: StoreError.self) { try players.setMap(keys: keys, values: values, for: key, property: 1) }
+        try body(session, players)
+    }
+
+    @Test func setMapKeepsKeysDistinctAndInOrder() throws {
+        try writingPlayers(TemporaryFolder()) { session, players in
+            let key = try players.insert([.int(1), .null])
+            for (keys, values) in [(["b", "a"], [StoreValue.int(1), .int(2)]), (["a", "a"], [.int(1), .int(2)]), (["a"], [.int(1), .int(2)])] {
+                #expect(throws: StoreError.self) { try players.setMap(keys: keys, values: values, for: key, property: 1) }
+            }
+            #expect(throws: StoreError.self) { try players.setMap(keys: ["a"], values: [.null], for: key, property: 1) }
+            #expect(throws: StoreError.self) { try players.setMap(keys: ["a"], values: [.int(1)], for: key, property: 0) }
+            try players.setMap(keys: ["Z", "a", "é"], values: [.int(1), .int(2), .int(3)], for: key, property: 1)
+            _ = try session.commit()
+            #expect(try players.mapKeys(key, property: 1) == ["Z", "a", "é"])
+            #expect(try players.list(key, property: 1) == [.int(1), .int(2), .int(3)])
+            #expect(players.verifyObjects().problems.isEmpty)
         }
-        #expect(throws: StoreError.self) { try players.setMap(keys: ["a"], values: [.null], for: key, property: 1) }
-        #expect(throws: StoreError.self) { try players.setMap(keys: ["a"], values: [.int(1)], for: key, property: 0) }
-        try players.setMap(keys: ["Z", "a", "é"], values: [.int(1), .int(2), .int(3)], for: key, property: 1)
-        _ = try session.commit()
-        #expect(try players.mapKeys(key, property: 1) == ["Z", "a", "é"])
-        #expect(try players.list(key, property: 1) == [.int(1), .int(2), .int(3)])
-        #expect(players.verifyObjects().problems.isEmpty)
     }
 
     @Test func verificationFindsKeysThatDoNotMatchTheValues() throws {
-        let folder = TemporaryFolder()
-        let store = try Store.open(path: folder.file(), schema: playerSchema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let players = try #require(session.table(named: "Player"))
-        try session.beginWrite()
-        let key = try players.insert([.int(1), .null])
-        try players.setMap(keys: ["a", "b"], values: [.int(1), .int(2)], for: key, property: 1)
-        // What a damaged file or a bug would leave: one key for two values.
-        players.dirtyLists[TableAccess.ListID(property: 1, key: key.rawValue, isMapKeys: true)] = [.string("a")]
-        _ = try session.commit()
-        let problems = players.verifyObjects().problems
-        #expect(problems.count == 1 && problems[0].contains("1 keys and 2 values"), "\(problems)")
+        try writingPlayers(TemporaryFolder()) { session, players in
+            let key = try players.insert([.int(1), .null])
+            try players.setMap(keys: ["a", "b"], values: [.int(1), .int(2)], for: key, property: 1)
+            // What a damaged file or a bug would leave: one key for two values.
+            players.dirtyLists[TableAccess.ListID(property: 1, key: key.rawValue, isMapKeys: true)] = [.string("a")]
+            _ = try session.commit()
+            let problems = players.verifyObjects().problems
+            #expect(problems.count == 1 && problems[0].contains("1 keys and 2 values"), "\(problems)")
+        }
     }
 
     @Test func droppingAMapDropsItsKeys() throws {
         let folder = TemporaryFolder()
-        do {
-            let store = try Store.open(path: folder.file(), schema: playerSchema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let players = try #require(session.table(named: "Player"))
-            try session.beginWrite()
+        try writingPlayers(folder) { session, players in
             for i in 0..<3 {
                 let key = try players.insert([.int(Int64(i)), .null])
                 try players.setMap(keys: ["a", "b"], values: [.int(1), .int(2)], for: key, property: 1)
