@@ -64,6 +64,23 @@ private func describe<V>(_ change: MapChange<Map<String, V>>) -> String {
         tokens.forEach { $0.invalidate() }
     }
 
+    @Test func resultsWatchTheObjectsTheirMapsHold() throws {
+        let db = try Database(configuration: configuration)
+        try db.write {
+            let ann = db.create(Player.self, value: ["id": 1, "name": "Ann"])
+            ann.friends["bo"] = db.create(Player.self, value: ["id": 2, "name": "Bo"])
+        }
+        let named = db.objects(Player.self).where { $0.name == "Ann" }
+        var lines: [String] = []
+        let token = named.observe { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change { lines.append("-\(deletions) +\(insertions) ~\(modifications)") }
+        }
+        let bo = try #require(db.object(ofType: Player.self, forPrimaryKey: 2))
+        try db.write { bo.scores["x"] = 1 }  // Ann's friend changed: Ann is modified
+        #expect(lines == ["-[] +[] ~[0]"])
+        token.invalidate()
+    }
+
     @Test func deletingTheOwnerEndsTheObservation() throws {
         let db = try Database(configuration: configuration)
         try db.write { db.create(Player.self, value: ["id": 1, "scores": ["a": 1, "b": 2]]) }

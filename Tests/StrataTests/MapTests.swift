@@ -186,6 +186,16 @@ private func dwellings(_ db: Database) -> Int { (try? db.core.session.table(name
         #expect(friends.isMap && friends.kind == PropertyKind.link && friends.objectType == "Player" && friends.isOptional)
     }
 
+    @Test func keyValueAccessReadsAndWritesMaps() throws {
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Player.self, value: ["id": 1]) }
+        let player = try #require(db.object(ofType: Player.self, forPrimaryKey: 1))
+        try db.write { player.setValue(["b": 2, "a": 1], forKey: "scores") }
+        #expect(player.scores.keys == ["a", "b"])
+        let read = try #require(player["scores"] as? Map<String, Int>)
+        #expect(read.values == [1, 2] && read.isManaged)
+    }
+
     @Test func valueAggregates() throws {
         let db = try Database(configuration: configuration)
         try db.write { db.create(Player.self, value: ["id": 1, "scores": ["a": 4, "b": 1, "c": 7]]) }
