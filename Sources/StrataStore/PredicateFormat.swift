@@ -15,14 +15,22 @@ package enum PredicateFormat {
 
     /// A key path's components joined with dots (a map's `[key]` follows its map directly).
     package static func keyPath(_ components: [String]) -> String {
+        keyPath(components, after: "")
+    }
+
+    /// The components as they continue a path already written as `start`: each after a dot,
+    /// but a map's `[key]` directly. Returns only the continuation.
+    package static func keyPath(_ components: [String], after start: String) -> String {
         var text = ""
+        var empty = start.isEmpty
         for component in components {
             if let access = MapPathComponent(component), case .key = access {
                 text += access.spelling
-                continue
+            } else {
+                if !empty { text += "." }
+                text += MapPathComponent(component) == nil ? name(component) : component
             }
-            if !text.isEmpty { text += "." }
-            text += MapPathComponent(component) == nil ? name(component) : component
+            empty = false
         }
         return text
     }

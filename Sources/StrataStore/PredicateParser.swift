@@ -410,7 +410,11 @@ private struct Parser {
             }
             advance()
             var path: [String] = []
-            while current.kind == .dot {
+            while current.kind == .dot || current.kind == .openBracket {
+                if current.kind == .openBracket {
+                    path.append(MapPathComponent.component(forKey: try mapKey()))
+                    continue
+                }
                 advance()
                 let component = current
                 switch component.kind {
@@ -419,6 +423,9 @@ private struct Parser {
                     advance()
                 case .formatArgument("K"):
                     path += try keyPathArgument()
+                case .atWord(let word) where ["allkeys", "allvalues"].contains(word.lowercased()):
+                    path.append(word.lowercased() == "allkeys" ? MapPathComponent.allKeysComponent : MapPathComponent.allValuesComponent)
+                    advance()
                 case .atWord(let word):
                     throw Failure(kind: .unsupported,
                                   message: "'@\(word)' on a SUBQUERY variable's path is not supported",
@@ -505,7 +512,7 @@ private struct Parser {
             case .atWord(let word) where word.lowercased() == "links" && collection == nil:
                 advance()
                 new = [try linksName(at: component)]
-            case .atWord(let word) where collection == nil && ["allkeys", "allvalues"].contains(word.lowercased()):
+            case .atWord(let word) where ["allkeys", "allvalues"].contains(word.lowercased()):
                 advance()
                 new = [word.lowercased() == "allkeys" ? MapPathComponent.allKeysComponent : MapPathComponent.allValuesComponent]
             case .atWord(let word):

@@ -161,12 +161,12 @@ package indirect enum QueryOperand: Sendable, Hashable, CustomStringConvertible 
         switch self {
         // Written so that `PredicateParser` reads it back (see PredicateFormat).
         case .keyPath(let path): PredicateFormat.keyPath(path)
-        case .variable(let name, let path): (["$" + name] + path.map(PredicateFormat.name)).joined(separator: ".")
+        case .variable(let name, let path): "$" + name + (path.isEmpty ? "" : PredicateFormat.keyPath(path, after: "$" + name))
         case .constant(let value): PredicateFormat.literal(value)
         case .list(let values): "{" + values.map(PredicateFormat.literal).joined(separator: ", ") + "}"
         case .count(let path): PredicateFormat.keyPath(path) + ".@count"
         case .aggregate(let aggregate, let list, let element):
-            ([PredicateFormat.keyPath(list), aggregate.rawValue] + element.map(PredicateFormat.name)).joined(separator: ".")
+            PredicateFormat.keyPath(list + [aggregate.rawValue] + element)
         case .subqueryCount(let list, let variable, let predicate):
             "SUBQUERY(\(PredicateFormat.keyPath(list)), $\(variable), \(predicate)).@count"
         }

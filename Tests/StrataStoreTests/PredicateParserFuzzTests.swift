@@ -169,6 +169,8 @@ import Testing
         "%@", "%K", "%d", "%f", "%", "3", "-1", "0x1F", "1.5e3", "'str'", "\"q\\\"\"", "'open", "\\", "2021-02-20@17:30:15",
         "2021-02-30@1:2:3", "T12:5", "T1:-1", "oid(507f1f77bcf86cd799439011)", "oid(12)", "uuid(3b241101-e2bb-4255-8caf-4136c566a962)",
         "uuid(x)", "B64\"AAEC\"", "é", "\u{301}", " ", "  ",
+        // Maps: keys, @allKeys, @allValues, and their broken forms.
+        "['k']", "[\"a b\"]", "[%@]", "[$0]", "[ 'x' ]", "[", "]", "['open", "@allKeys", "@allValues", ".@allkeys",
     ]
 
     static func tokenSoup(_ random: inout SplitMix64) -> String {
@@ -226,7 +228,16 @@ struct PredicateGenerator {
     mutating func pick<T>(_ items: [T]) -> T { items[random.int(0..<items.count)] }
 
     mutating func path() -> [String] {
-        (0..<random.int(1...3)).map { _ in pick(Self.names) }
+        var path = [pick(Self.names)]
+        for _ in 0..<random.int(0...2) {
+            // Now and then a map's component (a key, @allKeys, @allValues) after a name.
+            if random.chance(0.2) {
+                path.append(pick([MapPathComponent.component(forKey: pick(["k", "a b", "it's", "q\"", "é", ""])),
+                                  MapPathComponent.allKeysComponent, MapPathComponent.allValuesComponent]))
+            }
+            path.append(pick(Self.names))
+        }
+        return path
     }
 
     mutating func predicate(depth: Int) -> QueryPredicate {
