@@ -424,31 +424,6 @@ public protocol OptionalObjectValue: MapValue {
 
 extension Optional: OptionalObjectValue where Wrapped: Object {}
 
-// MARK: Maps of values
-
-extension Map where Value: MinMaxType {
-    /// The smallest value, ignoring nils; nil when the map has none.
-    public func min() -> Value? { Value._strataAggregateResult(aggregateValues(.min, storedEntries(database).values)) }
-
-    /// The largest value, ignoring nils; nil when the map has none.
-    public func max() -> Value? { Value._strataAggregateResult(aggregateValues(.max, storedEntries(database).values)) }
-}
-
-extension Map where Value: AddableType {
-    /// The sum of the values, ignoring nils; 0 for an empty map (see ``List/sum()``).
-    public func sum() -> Value {
-        guard let total = Value._strataAggregateResult(aggregateValues(.sum, storedEntries(database).values))
-                ?? Value._strataAggregateResult(.int(0)) else {
-            fatalError("sum() cannot be returned as \(Value.self)")
-        }
-        return total
-    }
-
-    /// The average of the values, ignoring nils, as `T` (usually `Double`); nil when the map
-    /// has none.
-    public func average<T: _PersistableInsideOptional>() -> T? { AggregateValue.convert(aggregateValues(.average, storedEntries(database).values)) }
-}
-
 // MARK: Freezing and hand-over
 
 extension Map {

@@ -93,6 +93,28 @@ extension MutableSet where Element: AddableType {
     public func average<T: _PersistableInsideOptional>() -> T? { list.average() }
 }
 
+extension Map where Value: MinMaxType {
+    /// The smallest value, ignoring nils; nil when the map has none.
+    public func min() -> Value? { Value._strataAggregateResult(aggregate(.min, values, database)) }
+
+    /// The largest value, ignoring nils; nil when the map has none.
+    public func max() -> Value? { Value._strataAggregateResult(aggregate(.max, values, database)) }
+}
+
+extension Map where Value: AddableType {
+    /// The sum of the values, ignoring nils; 0 for an empty map. See ``List/sum()``.
+    public func sum() -> Value {
+        guard let total = Value._strataAggregateResult(aggregate(.sum, values, database)) ?? Value._strataAggregateResult(.int(0)) else {
+            fatalError("sum() cannot be returned as \(Value.self)")
+        }
+        return total
+    }
+
+    /// The average of the values, ignoring nils, as `T` (usually `Double`); nil when the map
+    /// has none.
+    public func average<T: _PersistableInsideOptional>() -> T? { AggregateValue.convert(aggregate(.average, values, database)) }
+}
+
 /// Element types whose lists and sets have `sorted(ascending:)` and `distinct()`: numbers,
 /// `String`, `Data`, `Date`, `Decimal128`, `ObjectId`, `UUID`, `Bool`, and optionals of these.
 /// RealmSwift's marker protocol of the same name.
@@ -154,4 +176,14 @@ extension MutableSet where Element: SortableType {
     /// The members sorted by value (nil first when ascending). An array of the members as they
     /// are now (RealmSwift returns a live `Results`).
     public func sorted(ascending: Bool = true) -> [Element] { list.sorted(ascending: ascending) }
+}
+
+extension Map where Value: SortableType {
+    /// The values sorted (nil first when ascending; strings by their bytes). An array of the
+    /// values as they are now (RealmSwift returns a live `Results`).
+    public func sorted(ascending: Bool = true) -> [Value] { sortedValues(values, ascending: ascending, database) }
+
+    /// The values with repeats removed, each where it first appears in key order. An array of
+    /// the values as they are now (RealmSwift returns a live `Results`).
+    public func distinct() -> [Value] { distinctValues(values, database) }
 }

@@ -204,6 +204,9 @@ private func dwellings(_ db: Database) -> Int { (try? db.core.session.table(name
         let mean: Double? = scores.average()
         #expect(mean == 4)
         #expect(Map<String, Int>().sum() == 0 && Map<String, Int>().max() == nil)
+        #expect(scores.sorted() == [1, 4, 7] && scores.sorted(ascending: false) == [7, 4, 1])
+        try db.write { scores["d"] = 4 }
+        #expect(scores.distinct() == [4, 1, 7])
     }
 
     @Test func aMigrationTurnsAListIntoAMap() throws {
