@@ -76,10 +76,13 @@ extension Map {
     /// every key. See `Results.observe(keyPaths:on:_:)` for delivery and the rules.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        observeMap(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
+    }
+
+    func observeMap(keyPaths: [[String]]?, queue: DispatchQueue?, _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
         context.core.requireDeliveryQueue(queue)
-        let observer = MapObserver(map: self, owner: context, ownerKey: ownerKey, column: column,
-                                   keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, callback: block)
+        let observer = MapObserver(map: self, owner: context, ownerKey: ownerKey, column: column, keyPaths: keyPaths, callback: block)
         context.core.observers.add(observer)
         let token = NotificationToken(observer, core: context.core)
         block(.initial(self))
@@ -145,5 +148,13 @@ extension Map {
         let initial = ContextBound(value: MapChange<Map<Key, Value>>.initial(map))
         block(actor, initial.value)
         return token
+    }
+}
+
+extension Map where Value: OptionalObjectValue {
+    /// Like `observe(keyPaths:on:_:)`, with key paths of the map's objects (`\.name`).
+    public func observe(keyPaths: [PartialKeyPath<Value.Wrapped>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        observeMap(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0) }, queue: queue, block)
     }
 }

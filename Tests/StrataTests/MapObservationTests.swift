@@ -49,8 +49,10 @@ private func describe<V>(_ change: MapChange<Map<String, V>>) -> String {
         let ann = try #require(db.object(ofType: Player.self, forPrimaryKey: 1))
         let bo = try #require(db.object(ofType: Player.self, forPrimaryKey: 2))
         var all: [String] = [], names: [String] = []
+        var typed: [String] = []
         let tokens = [ann.friends.observe { all.append(describe($0)) },
-                      ann.friends.observe(keyPaths: ["name"]) { names.append(describe($0)) }]
+                      ann.friends.observe(keyPaths: ["name"]) { names.append(describe($0)) },
+                      ann.friends.observe(keyPaths: [\Player.name]) { typed.append(describe($0)) }]
         try db.write { bo.name = "Bob" }
         try db.write { bo.scores["x"] = 1 }
         try db.write { db.delete(bo) }  // the key stays, with nil: a modification
@@ -61,6 +63,7 @@ private func describe<V>(_ change: MapChange<Map<String, V>>) -> String {
         #expect(names == ["initial [\"bo\", \"cy\"]",
                           "-[] +[] ~[\"bo\"] [\"bo\", \"cy\"]",
                           "-[] +[] ~[\"bo\"] [\"bo\", \"cy\"]"])
+        #expect(typed == names)
         tokens.forEach { $0.invalidate() }
     }
 
