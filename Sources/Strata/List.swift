@@ -108,15 +108,26 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Appends an element.
     public func append(_ element: Element) {
         guard owner != nil else { storage.append(element); return }
-        let value = element._strataElement(owner!._database)
-        mutate { $0.append(value) }
+        appendStored([element._strataElement(owner!._database)])
     }
 
     /// Appends elements.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         guard owner != nil else { storage.append(contentsOf: elements); return }
-        let values = elements.map { $0._strataElement(owner!._database) }
-        mutate { $0.append(contentsOf: values) }
+        appendStored(elements.map { $0._strataElement(owner!._database) })
+    }
+
+    /// Appends stored values to the managed list: in place in the store where it can (a loop
+    /// of appends then costs each append its own values, not a copy of the list).
+    private func appendStored(_ values: [StoreValue]) {
+        guard let owner, owner._slot.table?.table.changesInPlace(property: column) == true else {
+            mutate { $0.append(contentsOf: values) }
+            return
+        }
+        // The store changes its copy in place; a cache sharing it would make that a copy.
+        cachedValues = []
+        cachedSerial = 0
+        owner._changeStored(column) { table, key throws(StoreError) in try table.appendToList(values, for: key, property: column) }
     }
 
     /// Appends elements (RealmSwift's name).

@@ -244,7 +244,21 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
             return
         }
         let stored = value._strataMapStore(owner._database)
+        if changesInPlace {
+            owner._changeStored(column) { table, key throws(StoreError) in try table.setMapValue(stored, forKey: text, of: key, property: column) }
+            return
+        }
         mutate { keys, values in Self.set(stored, forKey: text, keys: &keys, values: &values) }
+    }
+
+    /// Whether the store changes this managed map in place (not a map of embedded objects);
+    /// when it does, this map's cache is dropped first (sharing the store's copy, it would
+    /// make each change a copy of the map).
+    private var changesInPlace: Bool {
+        guard owner?._slot.table?.table.changesInPlace(property: column) == true else { return false }
+        cached = ([], [])
+        cachedSerial = 0
+        return true
     }
 
     /// Removes `key` and its value, if the map has it. (An object it held stays in the
@@ -253,6 +267,10 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         let text = key._strataMapKey
         guard owner != nil else {
             Self.remove(text, keys: &storedKeys, values: &storedValues)
+            return
+        }
+        if changesInPlace, let owner {
+            owner._changeStored(column) { table, key throws(StoreError) in _ = try table.removeMapValue(forKey: text, of: key, property: column) }
             return
         }
         guard Self.search(text, in: entries().keys).found else { return }

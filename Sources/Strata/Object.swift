@@ -250,17 +250,25 @@ open class Object: CustomStringConvertible {
 
     /// Writes property `column` (inside a write transaction).
     public final func _setStored(_ value: _StoredProperty, _ column: Int) {
+        _changeStored(column) { table, key throws(StoreError) in
+            switch value {
+            case .value(let v): try table.set(v, for: key, property: column)
+            case .list(let values): try table.setList(values, for: key, property: column)
+            case .map(let keys, let values): try table.setMap(keys: keys, values: values, for: key, property: column)
+            }
+        }
+    }
+
+    /// Changes property `column` through `change` (inside a write transaction), with the
+    /// checks and messages of `_setStored`: lists and maps changed in place use it.
+    final func _changeStored(_ column: Int, _ change: (TableAccess, ObjectKey) throws(StoreError) -> Void) {
         guard let table = _slot.table else { fatalError("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
         if column == table.table.primaryKeyIndex {
             fatalError("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }
         do {
-            switch value {
-            case .value(let v): try table.table.set(v, for: ObjectKey(_slot.key), property: column)
-            case .list(let values): try table.table.setList(values, for: ObjectKey(_slot.key), property: column)
-            case .map(let keys, let values): try table.table.setMap(keys: keys, values: values, for: ObjectKey(_slot.key), property: column)
-            }
+            try change(table.table, ObjectKey(_slot.key))
         } catch {
             if case .objectNotFound = error {
                 fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")

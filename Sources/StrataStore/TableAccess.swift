@@ -1127,20 +1127,113 @@ package final class TableAccess {
     func writeList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool) throws(StoreError) {
         try session.requireWrite()
         if isDropped { throw .objectNotFound(type: schema.name) }
-        let property = schema.properties[index]
-        for value in values {
-            if value.isNull {
-                // A map's links may be nil (RealmSwift's `Map<String, Object?>`); a list's may not.
-                guard property.isOptional && (property.kind != .link || property.isMap) else {
-                    throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
-                }
-            } else if value.kind != property.kind {
-                throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
-            }
-        }
+        for value in values { try checkElement(value, property: index) }
         dirtyLists[ListID(property: index, key: key.rawValue)] = values
         if recordChange { changes.modify(key.rawValue, property: index) }
         session.noteContentChange()
+    }
+
+    /// Throws unless `value` can be an element of the list (or a value of the map) `index`.
+    private func checkElement(_ value: StoreValue, property index: Int) throws(StoreError) {
+        let property = schema.properties[index]
+        if value.isNull {
+            // A map's links may be nil (RealmSwift's `Map<String, Object?>`); a list's may not.
+            guard property.isOptional && (property.kind != .link || property.isMap) else {
+                throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
+            }
+        } else if value.kind != property.kind {
+            throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
+        }
+    }
+
+    // MARK: Changing lists and maps in place
+
+    /// Whether `appendToList`, `setMapValue` and `removeMapValue` apply to property `index`:
+    /// lists and maps whose elements are not embedded objects (those keep their one-parent
+    /// bookkeeping through `setList` and `setMap`).
+    package func changesInPlace(property index: Int) -> Bool {
+        schema.properties[index].isList && embeddedTarget(of: index) == nil
+    }
+
+    /// Makes sure the transaction's copy of a list (or a map's keys) is in `dirtyLists`, so
+    /// that it can be changed in place.
+    private func loadDirty(_ id: ListID) throws(StoreError) {
+        guard dirtyLists[id] == nil else { return }
+        let key = ObjectKey(id.key)
+        dirtyLists[id] = id.isMapKeys ? try mapKeys(key, property: id.property).map(StoreValue.string) : try list(key, property: id.property)
+    }
+
+    /// Ends a change made in place.
+    private func changedInPlace(_ key: ObjectKey, property index: Int) {
+        changes.modify(key.rawValue, property: index)
+        session.noteContentChange()
+    }
+
+    /// Appends `values` to the list `index` of object `key`, in place: a loop of appends in
+    /// one transaction costs each append its own values, not a copy of the list
+    /// (`changesInPlace(property:)` must hold).
+    package func appendToList(_ values: [StoreValue], for key: ObjectKey, property index: Int) throws(StoreError) {
+        try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
+        require(changesInPlace(property: index) && !schema.properties[index].isMap, "appendToList(_:for:property:) is for lists without embedded objects")
+        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        for value in values { try checkElement(value, property: index) }
+        let id = ListID(property: index, key: key.rawValue)
+        try loadDirty(id)
+        dirtyLists[id]!.append(contentsOf: values)
+        changedInPlace(key, property: index)
+    }
+
+    /// Sets the map `index` of object `key` to hold `value` for `mapKey`, in place, keeping the
+    /// keys in order (`changesInPlace(property:)` must hold).
+    package func setMapValue(_ value: StoreValue, forKey mapKey: String, of key: ObjectKey, property index: Int) throws(StoreError) {
+        try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
+        require(changesInPlace(property: index) && schema.properties[index].isMap, "setMapValue(_:forKey:of:property:) is for maps without embedded objects")
+        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try checkElement(value, property: index)
+        let (keysID, valuesID) = (ListID(property: index, key: key.rawValue, isMapKeys: true), ListID(property: index, key: key.rawValue))
+        try loadDirty(keysID)
+        try loadDirty(valuesID)
+        let (position, found) = Self.position(of: mapKey, in: dirtyLists[keysID]!)
+        if found {
+            dirtyLists[valuesID]![position] = value
+        } else {
+            dirtyLists[keysID]!.insert(.string(mapKey), at: position)
+            dirtyLists[valuesID]!.insert(value, at: position)
+        }
+        changedInPlace(key, property: index)
+    }
+
+    /// Removes `mapKey` from the map `index` of object `key`, in place; false when the map
+    /// has no such key (`changesInPlace(property:)` must hold).
+    @discardableResult
+    package func removeMapValue(forKey mapKey: String, of key: ObjectKey, property index: Int) throws(StoreError) -> Bool {
+        try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
+        require(changesInPlace(property: index) && schema.properties[index].isMap, "removeMapValue(forKey:of:property:) is for maps without embedded objects")
+        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        let (keysID, valuesID) = (ListID(property: index, key: key.rawValue, isMapKeys: true), ListID(property: index, key: key.rawValue))
+        try loadDirty(keysID)
+        let (position, found) = Self.position(of: mapKey, in: dirtyLists[keysID]!)
+        guard found else { return false }
+        try loadDirty(valuesID)
+        dirtyLists[keysID]!.remove(at: position)
+        dirtyLists[valuesID]!.remove(at: position)
+        changedInPlace(key, property: index)
+        return true
+    }
+
+    /// Where `mapKey` is among a map's stored keys (in order of their UTF-8 bytes), and
+    /// whether it is there.
+    private static func position(of mapKey: String, in keys: [StoreValue]) -> (Int, Bool) {
+        func text(_ value: StoreValue) -> String { if case .string(let s) = value { s } else { "" } }
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if text(keys[middle]).utf8.lexicographicallyPrecedes(mapKey.utf8) { low = middle + 1 } else { high = middle }
+        }
+        return (low, low < keys.count && text(keys[low]).utf8.elementsEqual(mapKey.utf8))
     }
 
     // MARK: Links to deleted objects

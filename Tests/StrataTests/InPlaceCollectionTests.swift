@@ -1,0 +1,97 @@
+// Lists appended to and maps changed in place in the store (a loop of changes in one write
+// costs each change its own values, not a copy of the collection): the same contents as the
+// whole-collection writes, through commit, reopen, cancel and notifications; seeded random
+// map operations checked against a dictionary.
+
+import Foundation
+import StrataTestWorkloads
+import Testing
+@testable import Strata
+
+@Suite struct InPlaceCollectionTests {
+    let folder = TemporaryFolder()
+    var configuration: Database.Configuration { folder.configuration(objectTypes: [Person.self, Dog.self, Player.self]) }
+
+    @Test func appendsInALoopKeepEveryElementInOrder() throws {
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write { db.create(Person.self, value: ["id": 1, "tags": ["first"]]) }
+            let person = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
+            var updates: [[Int]] = []
+            let token = person.tags.observe { change in
+                if case .update(_, _, let insertions, _) = change { updates.append(insertions) }
+            }
+            try db.write {
+                for i in 0..<2_000 { person.tags.append("t\(i)") }
+                #expect(person.tags.count == 2_001 && person.tags.last == "t1999")
+                person.tags.append(contentsOf: ["x", "y"])
+                let dogs = person.friends
+                dogs.append(Person(value: ["id": 2, "name": "Bo"]))  // an unmanaged object: added
+            }
+            #expect(updates == [Array(1...2_002)])
+            token.invalidate()
+            // A cancelled write leaves the list as it was.
+            db.beginWrite()
+            for i in 0..<10 { person.tags.append("gone \(i)") }
+            db.cancelWrite()
+            #expect(person.tags.count == 2_003)
+        }
+        let db = try Database(configuration: configuration)
+        let person = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
+        #expect(Array(person.tags) == ["first"] + (0..<2_000).map { "t\($0)" } + ["x", "y"])
+        #expect(person.friends.map(\.name) == ["Bo"])
+        #expect(problems(db).isEmpty)
+    }
+
+    @Test func randomMapChangesMatchADictionary() throws {
+        var random = SplitMix64(seed: 0x5EED_0A7)
+        var model: [String: Int] = [:]
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Player.self, value: ["id": 1]) }
+        let player = try #require(db.object(ofType: Player.self, forPrimaryKey: 1))
+        func sortedModel() -> [(String, Int)] {
+            model.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
+        }
+        for round in 0..<6 {
+            try db.write {
+                for _ in 0..<400 {
+                    let key = "k\(random.int(0..<300))" + (random.chance(0.1) ? "é" : "")
+                    switch random.int(0..<10) {
+                    case 0..<6:
+                        let value = random.int(0..<1_000)
+                        player.scores[key] = value
+                        model[key] = value
+                    case 6..<9:
+                        player.scores.removeObject(for: key)
+                        model[key] = nil
+                    default:
+                        // A read in the middle: the cache must not keep a stale copy.
+                        #expect(player.scores[key] == model[key], "round \(round)")
+                    }
+                }
+                #expect(player.scores.keys == sortedModel().map(\.0), "round \(round), in the write")
+            }
+            #expect(player.scores.keys == sortedModel().map(\.0), "round \(round)")
+            #expect(player.scores.values == sortedModel().map(\.1), "round \(round)")
+        }
+        #expect(problems(db).isEmpty)
+    }
+
+    @Test func mapChangesAreReportedByKey() throws {
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Player.self, value: ["id": 1, "scores": ["a": 1, "b": 2]]) }
+        let player = try #require(db.object(ofType: Player.self, forPrimaryKey: 1))
+        var lines: [String] = []
+        let token = player.scores.observe { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change { lines.append("-\(deletions) +\(insertions) ~\(modifications)") }
+        }
+        try db.write {
+            player.scores["c"] = 3
+            player.scores["a"] = 10
+            player.scores.removeObject(for: "b")
+            player.scores.removeObject(for: "zz")
+        }
+        #expect(lines == ["-[\"b\"] +[\"c\"] ~[\"a\"]"])
+        token.invalidate()
+    }
+}
