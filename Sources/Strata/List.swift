@@ -99,35 +99,34 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     // MARK: Mutation
 
-    private func mutate(_ body: (inout [StoreValue]) -> Void) {
-        var values = stored()
-        body(&values)
-        write(values)
-    }
-
-    /// Appends an element.
-    public func append(_ element: Element) {
-        guard owner != nil else { storage.append(element); return }
-        appendStored([element._strataElement(owner!._database)])
-    }
-
-    /// Appends elements.
-    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        guard owner != nil else { storage.append(contentsOf: elements); return }
-        appendStored(elements.map { $0._strataElement(owner!._database) })
-    }
-
-    /// Appends stored values to the managed list: in place in the store where it can (a loop
-    /// of appends then costs each append its own values, not a copy of the list).
-    private func appendStored(_ values: [StoreValue]) {
+    /// Changes the managed list: in place in the store where it can (a loop of changes then
+    /// costs each change its own work, not a copy of the list), else by writing it whole.
+    /// `added` are the stored values `body` adds.
+    private func mutate(adding added: [StoreValue] = [], _ body: (inout [StoreValue]) -> Void) {
         guard let owner, owner._slot.table?.table.changesInPlace(property: column) == true else {
-            mutate { $0.append(contentsOf: values) }
+            var values = stored()
+            body(&values)
+            write(values)
             return
         }
         // The store changes its copy in place; a cache sharing it would make that a copy.
         cachedValues = []
         cachedSerial = 0
-        owner._changeStored(column) { table, key throws(StoreError) in try table.appendToList(values, for: key, property: column) }
+        owner._changeStored(column) { table, key throws(StoreError) in try table.changeList(key, property: column, adding: added, body) }
+    }
+
+    /// Appends an element.
+    public func append(_ element: Element) {
+        guard owner != nil else { storage.append(element); return }
+        let value = element._strataElement(owner!._database)
+        mutate(adding: [value]) { $0.append(value) }
+    }
+
+    /// Appends elements.
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        guard owner != nil else { storage.append(contentsOf: elements); return }
+        let values = elements.map { $0._strataElement(owner!._database) }
+        mutate(adding: values) { $0.append(contentsOf: values) }
     }
 
     /// Appends elements (RealmSwift's name).
@@ -138,7 +137,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(element, at: index); return }
         let value = element._strataElement(owner!._database)
-        mutate { $0.insert(value, at: index) }
+        mutate(adding: [value]) { $0.insert(value, at: index) }
     }
 
     /// Removes the element at `index`.
@@ -171,7 +170,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage[index] = element; return }
         let value = element._strataElement(owner!._database)
-        mutate { $0[index] = value }
+        mutate(adding: [value]) { $0[index] = value }
     }
 
     /// Moves the element at `from` to `to`.

@@ -1148,7 +1148,7 @@ package final class TableAccess {
 
     // MARK: Changing lists and maps in place
 
-    /// Whether `appendToList`, `setMapValue` and `removeMapValue` apply to property `index`:
+    /// Whether `changeList`, `setMapValue` and `removeMapValue` apply to property `index`:
     /// lists and maps whose elements are not embedded objects (those keep their one-parent
     /// bookkeeping through `setList` and `setMap`).
     package func changesInPlace(property index: Int) -> Bool {
@@ -1169,18 +1169,20 @@ package final class TableAccess {
         session.noteContentChange()
     }
 
-    /// Appends `values` to the list `index` of object `key`, in place: a loop of appends in
-    /// one transaction costs each append its own values, not a copy of the list
+    /// Changes the list `index` of object `key` in place through `change`, which may add only
+    /// `added` (checked here) and otherwise insert, remove, move or replace elements: a loop of
+    /// changes in one transaction costs each change its own work, not a copy of the list
     /// (`changesInPlace(property:)` must hold).
-    package func appendToList(_ values: [StoreValue], for key: ObjectKey, property index: Int) throws(StoreError) {
+    package func changeList(_ key: ObjectKey, property index: Int, adding added: [StoreValue],
+                            _ change: (inout [StoreValue]) -> Void) throws(StoreError) {
         try session.requireWrite()
         if isDropped { throw .objectNotFound(type: schema.name) }
-        require(changesInPlace(property: index) && !schema.properties[index].isMap, "appendToList(_:for:property:) is for lists without embedded objects")
+        require(changesInPlace(property: index) && !schema.properties[index].isMap, "changeList(_:property:adding:_:) is for lists without embedded objects")
         guard try contains(key) else { throw .objectNotFound(type: schema.name) }
-        for value in values { try checkElement(value, property: index) }
+        for value in added { try checkElement(value, property: index) }
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
-        dirtyLists[id]!.append(contentsOf: values)
+        change(&dirtyLists[id]!)
         changedInPlace(key, property: index)
     }
 

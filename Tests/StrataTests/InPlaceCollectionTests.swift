@@ -43,6 +43,56 @@ import Testing
         #expect(problems(db).isEmpty)
     }
 
+    @Test func randomListChangesMatchAnArray() throws {
+        var random = SplitMix64(seed: 0x11_57)
+        var model: [String] = []
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write { db.create(Person.self, value: ["id": 1]) }
+            let person = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
+            for round in 0..<5 {
+                try db.write {
+                    for step in 0..<300 {
+                        let tags = person.tags
+                        let value = "r\(round)s\(step)"
+                        switch random.int(0..<8) {
+                        case 0, 1:
+                            tags.append(value)
+                            model.append(value)
+                        case 2:
+                            let at = random.int(0...model.count)
+                            tags.insert(value, at: at)
+                            model.insert(value, at: at)
+                        case 3 where !model.isEmpty:
+                            let at = random.int(0..<model.count)
+                            tags.remove(at: at)
+                            model.remove(at: at)
+                        case 4 where !model.isEmpty:
+                            let at = random.int(0..<model.count)
+                            tags.replace(index: at, object: value)
+                            model[at] = value
+                        case 5 where !model.isEmpty:
+                            let (from, to) = (random.int(0..<model.count), random.int(0..<model.count))
+                            tags.move(from: from, to: to)
+                            model.insert(model.remove(at: from), at: to)
+                        case 6 where model.count > 1:
+                            let (i, j) = (random.int(0..<model.count), random.int(0..<model.count))
+                            tags.swapAt(i, j)
+                            model.swapAt(i, j)
+                        default:
+                            // A read in the middle: the cache must not keep a stale copy.
+                            #expect(tags.count == model.count && tags.last == model.last, "round \(round) step \(step)")
+                        }
+                    }
+                }
+                #expect(Array(person.tags) == model, "round \(round)")
+            }
+        }
+        let db = try Database(configuration: configuration)
+        #expect(Array(try #require(db.object(ofType: Person.self, forPrimaryKey: 1)).tags) == model)
+        #expect(problems(db).isEmpty)
+    }
+
     @Test func randomMapChangesMatchADictionary() throws {
         var random = SplitMix64(seed: 0x5EED_0A7)
         var model: [String: Int] = [:]
