@@ -103,16 +103,27 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// costs each change its own work, not a copy of the list), else by writing it whole.
     /// `added` are the stored values `body` adds.
     private func mutate(adding added: [StoreValue] = [], _ body: (inout [StoreValue]) -> Void) {
-        guard let owner, owner._slot.table?.table.changesInPlace(property: column) == true else {
+        guard changesInPlace else {
             var values = stored()
             body(&values)
             write(values)
             return
         }
-        // The store changes its copy in place; a cache sharing it would make that a copy.
+        changeStored { table, key, column throws(StoreError) in try table.changeList(key, property: column, adding: added, body) }
+    }
+
+    /// Whether the store changes this managed list in place (not a list of embedded objects).
+    var changesInPlace: Bool { owner?._slot.table?.table.changesInPlace(property: column) == true }
+
+    /// Changes the managed list in the store in place through `change` (with the checks and
+    /// messages of a property write), after dropping this list's read cache: sharing the
+    /// store's copy, the cache would make the change a copy of the whole list.
+    func changeStored(_ change: (TableAccess, ObjectKey, Int) throws(StoreError) -> Void) {
+        guard let owner else { fatalError("internal error: unmanaged list") }
         cachedValues = []
         cachedSerial = 0
-        owner._changeStored(column) { table, key throws(StoreError) in try table.changeList(key, property: column, adding: added, body) }
+        let column = self.column
+        owner._changeStored(column) { table, key throws(StoreError) in try change(table, key, column) }
     }
 
     /// Appends an element.

@@ -79,6 +79,12 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// Adds `member` unless the set holds it already. An unmanaged object added to a managed
     /// set is added to the database.
     public func insert(_ member: Element) {
+        if list.changesInPlace, let database = list.database {
+            // The store tests membership by hash: a loop of inserts in one write is linear.
+            let value = member._strataElement(database)
+            list.changeStored { table, key, column throws(StoreError) in _ = try table.insertIntoSet(value, for: key, property: column) }
+            return
+        }
         if position(of: member) == nil { list.append(member) }
     }
 

@@ -64,6 +64,10 @@ package final class TableAccess {
     @exclusivity(unchecked) private var carriedTrees: (cluster: CommittedTree?, primaryKey: CommittedTree?) = (nil, nil)
     @exclusivity(unchecked) var changes = ChangeTracker()
     var dirtyLists: [ListID: [StoreValue]] = [:]
+    /// The members of sets (`isSet` lists) that `insertIntoSet` changed in place, kept beside
+    /// their `dirtyLists` entry so that each insert tests membership by hash. Every other
+    /// change to a list drops its entry here.
+    private var setMembers: [ListID: Set<StoreValue>] = [:]
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
@@ -142,6 +146,7 @@ package final class TableAccess {
         snapshotLastCluster = nil
         changes = ChangeTracker()
         dirtyLists.removeAll()
+        setMembers.removeAll()
     }
 
     func drop() {
@@ -228,6 +233,7 @@ package final class TableAccess {
         }
         changes = tracker
         dirtyLists = state.dirtyLists
+        setMembers.removeAll()
     }
 
     var reading: any TransactionReading { session.reading }
@@ -1128,7 +1134,9 @@ package final class TableAccess {
         try session.requireWrite()
         if isDropped { throw .objectNotFound(type: schema.name) }
         for value in values { try checkElement(value, property: index) }
-        dirtyLists[ListID(property: index, key: key.rawValue)] = values
+        let id = ListID(property: index, key: key.rawValue)
+        dirtyLists[id] = values
+        setMembers[id] = nil
         if recordChange { changes.modify(key.rawValue, property: index) }
         session.noteContentChange()
     }
@@ -1183,7 +1191,27 @@ package final class TableAccess {
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
         change(&dirtyLists[id]!)
+        setMembers[id] = nil
         changedInPlace(key, property: index)
+    }
+
+    /// Appends `value` to the set (an `isSet` list) `index` of object `key` unless the set
+    /// holds an equal value already; returns whether it did. Membership is tested by hash
+    /// against the members kept beside the transaction's copy, so a loop of inserts in one
+    /// transaction is linear (`changesInPlace(property:)` must hold).
+    package func insertIntoSet(_ value: StoreValue, for key: ObjectKey, property index: Int) throws(StoreError) -> Bool {
+        try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
+        require(changesInPlace(property: index) && schema.properties[index].isSet, "insertIntoSet(_:for:property:) is for sets without embedded objects")
+        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try checkElement(value, property: index)
+        let id = ListID(property: index, key: key.rawValue)
+        try loadDirty(id)
+        if setMembers[id] == nil { setMembers[id] = Set(dirtyLists[id]!) }
+        guard setMembers[id]!.insert(value).inserted else { return false }
+        dirtyLists[id]!.append(value)
+        changedInPlace(key, property: index)
+        return true
     }
 
     /// Sets the map `index` of object `key` to hold `value` for `mapKey`, in place, keeping the

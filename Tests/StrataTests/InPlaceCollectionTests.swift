@@ -10,7 +10,9 @@ import Testing
 
 @Suite struct InPlaceCollectionTests {
     let folder = TemporaryFolder()
-    var configuration: Database.Configuration { folder.configuration(objectTypes: [Person.self, Dog.self, Player.self]) }
+    var configuration: Database.Configuration {
+        folder.configuration(objectTypes: [Person.self, Dog.self, Player.self, Recipe.self, Cook.self])
+    }
 
     @Test func appendsInALoopKeepEveryElementInOrder() throws {
         do {
@@ -90,6 +92,39 @@ import Testing
         }
         let db = try Database(configuration: configuration)
         #expect(Array(try #require(db.object(ofType: Person.self, forPrimaryKey: 1)).tags) == model)
+        #expect(problems(db).isEmpty)
+    }
+
+    @Test func randomSetChangesKeepEachMemberOnceInInsertionOrder() throws {
+        var random = SplitMix64(seed: 0x5E7)
+        var model: [String] = []
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Recipe.self, value: ["id": 1]) }
+        let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
+        for round in 0..<5 {
+            try db.write {
+                for _ in 0..<300 {
+                    let member = "m\(random.int(0..<200))"
+                    switch random.int(0..<10) {
+                    case 0..<6:
+                        recipe.tags.insert(member)
+                        if !model.contains(member) { model.append(member) }
+                    case 6..<9:
+                        recipe.tags.remove(member)
+                        model.removeAll { $0 == member }
+                    default:
+                        #expect(recipe.tags.contains(member) == model.contains(member), "round \(round)")
+                    }
+                }
+            }
+            #expect(Array(recipe.tags) == model, "round \(round)")
+        }
+        // A cancelled write's inserts are gone, and the next write's inserts still see them gone.
+        db.beginWrite()
+        recipe.tags.insert("cancelled")
+        db.cancelWrite()
+        try db.write { recipe.tags.insert("cancelled"); recipe.tags.insert("cancelled") }
+        #expect(Array(recipe.tags) == model + ["cancelled"])
         #expect(problems(db).isEmpty)
     }
 
