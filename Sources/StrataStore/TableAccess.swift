@@ -1082,8 +1082,16 @@ package final class TableAccess {
     /// nothing, while this transaction has changes to the table that are not stored yet.
     func forEachStoredList(_ index: Int, _ body: (ObjectKey, ChunkView) throws -> Void) throws(StoreError) -> Bool {
         guard dirtyLists.isEmpty, dirty.isEmpty, newClusters.isEmpty else { return false }
-        if isDropped { return true }
-        guard let tree = try session.tree(listTreeName) else { return true }
+        try forEachStoredListEntry(index, body)
+        return true
+    }
+
+    /// Calls `body` with each stored list of property `index` (its owner and its chunk) in key
+    /// order, as the file holds them, whatever this transaction changed: the caller overlays
+    /// `dirtyLists` (an owner deleted in this transaction has an empty entry there).
+    func forEachStoredListEntry(_ index: Int, _ body: (ObjectKey, ChunkView) throws -> Void) throws(StoreError) {
+        if isDropped { return }
+        guard let tree = try session.tree(listTreeName) else { return }
         let column = columnIDs[index]
         let start: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
         let end = start + [UInt8](repeating: 0xFF, count: 8)
@@ -1097,7 +1105,6 @@ package final class TableAccess {
         } catch {
             throw StoreError.wrap(error)
         }
-        return true
     }
 
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
@@ -1277,31 +1284,38 @@ package final class TableAccess {
         guard !linkProperties.isEmpty else { return }
         var clears: [(ObjectKey, Int)] = []
         var lists: [(ObjectKey, Int, [StoreValue])] = []
-        try forEachCluster { view in
-            for index in linkProperties {
-                if schema.properties[index].isList {
-                    for row in 0..<view.count {
-                        let key = view.key(at: row)
-                        let values = try list(key, property: index)
-                        if schema.properties[index].isMap {
-                            // A map keeps the key; its value becomes nil, as in RealmSwift.
-                            let cleared = values.map { value in
-                                if case .link(let k) = value, deleted.contains(k.rawValue) { StoreValue.null } else { value }
-                            }
-                            if cleared != values { lists.append((key, index, cleared)) }
-                            continue
-                        }
-                        let kept = values.filter { if case .link(let k) = $0 { !deleted.contains(k.rawValue) } else { true } }
-                        if kept.count != values.count { lists.append((key, index, kept)) }
-                    }
-                } else {
+        let columns = linkProperties.filter { !schema.properties[$0].isList }
+        if !columns.isEmpty {
+            try forEachCluster { view in
+                for index in columns {
                     let chunk = try view.column(index)
                     for row in 0..<view.count where deleted.contains(chunk.int(row)) {
                         clears.append((view.key(at: row), index))
                     }
                 }
+                return true
             }
-            return true
+        }
+        // Lists and maps: the transaction's own copies, then in one pass over the list tree
+        // the stored ones it has not replaced (not a lookup and a decoded copy per object: a
+        // loop of single deletes pays this once per delete).
+        for index in linkProperties where schema.properties[index].isList {
+            let isMap = schema.properties[index].isMap
+            func cleared(_ values: [StoreValue]) -> [StoreValue]? {
+                guard values.contains(where: { if case .link(let k) = $0 { deleted.contains(k.rawValue) } else { false } }) else { return nil }
+                // A map keeps the key; its value becomes nil, as in RealmSwift. A list drops it.
+                return isMap ? values.map { if case .link(let k) = $0, deleted.contains(k.rawValue) { .null } else { $0 } }
+                    : values.filter { if case .link(let k) = $0 { !deleted.contains(k.rawValue) } else { true } }
+            }
+            for (id, values) in dirtyLists where id.property == index && !id.isMapKeys {
+                if let kept = cleared(values) { lists.append((ObjectKey(id.key), index, kept)) }
+            }
+            let kind = schema.properties[index].kind
+            try forEachStoredListEntry(index) { owner, chunk in
+                guard dirtyLists[ListID(property: index, key: owner.rawValue)] == nil,
+                      (0..<chunk.count).contains(where: { !chunk.isNull($0) && deleted.contains(chunk.int($0)) }) else { return }
+                if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: kind) }) { lists.append((owner, index, kept)) }
+            }
         }
         for (key, index) in clears { try set(.null, for: key, property: index) }
         for (key, index, kept) in lists { try setList(kept, for: key, property: index) }

@@ -1,0 +1,102 @@
+// Deleting objects clears the links to them everywhere: to-one links become nil, lists drop
+// them, maps keep the key with nil. Seeded random link changes and deletes, in one write and
+// across writes, checked against a model of who links to whom (the store's link clearing
+// reads the transaction's own lists and the stored ones in one pass; a mistake there leaves a
+// dangling link or drops a live one).
+
+import Foundation
+import StrataTestWorkloads
+import Testing
+@testable import Strata
+
+final class Kid: Object {
+    @Persisted(primaryKey: true) var id = 0
+}
+
+final class Guardian: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var favorite: Kid?
+    @Persisted var kids: List<Kid>
+    @Persisted var byName: Map<String, Kid?>
+}
+
+@Suite struct DeleteLinksModelTests {
+    let folder = TemporaryFolder()
+
+    /// A guardian's links as ids: favorite, kids in order, byName in key order (nil as -1).
+    struct Links: Equatable {
+        var favorite: Int?
+        var kids: [Int]
+        var byName: [String: Int]
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func randomLinksAndDeletesMatchAModel(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let db = try Database(configuration: folder.configuration(objectTypes: [Kid.self, Guardian.self]))
+        var live = Set<Int>()
+        var model: [Int: Links] = [:]
+        var nextKid = 0
+        try db.write {
+            for g in 0..<40 { db.create(Guardian.self, value: ["id": g]); model[g] = Links(favorite: nil, kids: [], byName: [:]) }
+        }
+        func kid(_ id: Int) -> Kid? { db.object(ofType: Kid.self, forPrimaryKey: id) }
+        for round in 0..<8 {
+            try db.write {
+                for _ in 0..<150 {
+                    let g = random.int(0..<40)
+                    let guardian = try #require(db.object(ofType: Guardian.self, forPrimaryKey: g))
+                    switch random.int(0..<10) {
+                    case 0, 1:  // a new kid, linked somewhere
+                        let k = db.create(Kid.self, value: ["id": nextKid])
+                        live.insert(nextKid)
+                        guardian.kids.append(k)
+                        model[g]!.kids.append(nextKid)
+                        nextKid += 1
+                    case 2 where !live.isEmpty:
+                        let id = live.randomElement(using: &random)!
+                        guardian.favorite = kid(id)
+                        model[g]!.favorite = id
+                    case 3 where !live.isEmpty:
+                        let id = live.randomElement(using: &random)!
+                        guardian.kids.append(try #require(kid(id)))
+                        model[g]!.kids.append(id)
+                    case 4 where !live.isEmpty:
+                        let id = live.randomElement(using: &random)!
+                        let name = "n\(random.int(0..<5))"
+                        guardian.byName[name] = kid(id)
+                        model[g]!.byName[name] = id
+                    case 5 where !model[g]!.kids.isEmpty:
+                        let at = random.int(0..<model[g]!.kids.count)
+                        guardian.kids.remove(at: at)
+                        model[g]!.kids.remove(at: at)
+                    case 6...8 where !live.isEmpty:  // delete a kid: every link to it goes
+                        let id = live.randomElement(using: &random)!
+                        db.delete(try #require(kid(id)))
+                        live.remove(id)
+                        for key in model.keys {
+                            if model[key]!.favorite == id { model[key]!.favorite = nil }
+                            model[key]!.kids.removeAll { $0 == id }
+                            for (name, value) in model[key]!.byName where value == id { model[key]!.byName[name] = -1 }
+                        }
+                    default:
+                        break
+                    }
+                }
+                try check(db, model, "round \(round), in the write")
+            }
+            try check(db, model, "round \(round)")
+        }
+        #expect(problems(db).isEmpty)
+    }
+
+    private func check(_ db: Database, _ model: [Int: Links], _ label: String) throws {
+        for (g, expected) in model {
+            let guardian = try #require(db.object(ofType: Guardian.self, forPrimaryKey: g))
+            var byName: [String: Int] = [:]
+            for entry in guardian.byName { byName[entry.key] = entry.value?.id ?? -1 }
+            let found = Links(favorite: guardian.favorite?.id, kids: guardian.kids.map(\.id), byName: byName)
+            #expect(found == expected, "\(label): guardian \(g)")
+        }
+    }
+}
