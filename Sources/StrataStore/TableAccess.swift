@@ -1284,12 +1284,15 @@ package final class TableAccess {
         guard !linkProperties.isEmpty else { return }
         var clears: [(ObjectKey, Int)] = []
         var lists: [(ObjectKey, Int, [StoreValue])] = []
+        // One object deleted (a loop of single deletes): a comparison, not a hash, per link.
+        let only = deleted.count == 1 ? deleted.first : nil
+        @inline(__always) func isDeleted(_ key: Int64) -> Bool { only.map { $0 == key } ?? deleted.contains(key) }
         let columns = linkProperties.filter { !schema.properties[$0].isList }
         if !columns.isEmpty {
             try forEachCluster { view in
                 for index in columns {
                     let chunk = try view.column(index)
-                    for row in 0..<view.count where deleted.contains(chunk.int(row)) {
+                    for row in 0..<view.count where isDeleted(chunk.int(row)) {
                         clears.append((view.key(at: row), index))
                     }
                 }
@@ -1312,8 +1315,8 @@ package final class TableAccess {
             }
             let kind = schema.properties[index].kind
             try forEachStoredListEntry(index) { owner, chunk in
-                guard dirtyLists[ListID(property: index, key: owner.rawValue)] == nil,
-                      (0..<chunk.count).contains(where: { !chunk.isNull($0) && deleted.contains(chunk.int($0)) }) else { return }
+                guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && isDeleted(chunk.int($0)) }),
+                      dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
                 if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: kind) }) { lists.append((owner, index, kept)) }
             }
         }
