@@ -160,6 +160,8 @@ public final class MigrationObject {
                 fatalError("Invalid value '\(newValue)' for '\(table.schema.name).\(property.name)', which is a map: give it a [String: Any] dictionary")
             }
             for (mapKey, item) in dictionary {
+                require(!mapKey.contains(".") && !mapKey.hasPrefix("$"),
+                        "The Map key \"\(mapKey)\" for '\(table.schema.name).\(property.name)' contains a '.' or starts with '$'; map keys cannot.")
                 guard let value = item.map({ StoreValue.from(any: $0, kind: property.kind) }) ?? .null,
                       value.isNull ? property.isOptional : true else {
                     fatalError("Invalid value '\(item.map { "\($0)" } ?? "nil")' for the key \"\(mapKey)\" of '\(table.schema.name).\(property.name)', which is \(property.typeDescription)")

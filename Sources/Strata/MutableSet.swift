@@ -51,8 +51,8 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// The position of `member`, or nil.
     private func position(of member: Element) -> Int? {
         if list.isManaged {
-            guard let value = Self.storedForm(of: member) else { return nil }
-            return list.storedElements.firstIndex(of: value)
+            guard let value = Self.storedForm(of: member)?.identity else { return nil }
+            return list.storedElements.firstIndex { $0.identity == value }
         }
         return list.firstIndex { Self.same($0, member) }
     }
@@ -70,7 +70,7 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// Whether two members of an unmanaged set are the same member.
     private static func same(_ a: Element, _ b: Element) -> Bool {
         if let x = a as? Object, let y = b as? Object { return x === y || x.isSameObject(as: y) }
-        return a._strataElement(nil) == b._strataElement(nil)
+        return a._strataElement(nil).identity == b._strataElement(nil).identity
     }
 
     /// Whether the set holds `member`.

@@ -153,10 +153,8 @@ private func distinctValues<S: Sequence>(_ elements: S, _ database: Database?) -
     var seen: Set<StoreValue> = []
     var kept: [S.Element] = []
     for element in elements {
-        var stored = element._strataElement(database)
         // Strings are the same value when their bytes are (as queries compare them).
-        if case .string(let text) = stored { stored = .data(Data(text.utf8)) }
-        if seen.insert(stored).inserted { kept.append(element) }
+        if seen.insert(element._strataElement(database).identity).inserted { kept.append(element) }
     }
     return kept
 }

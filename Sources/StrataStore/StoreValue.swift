@@ -27,6 +27,14 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
 
     public var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The value as sets and `distinct()` tell values apart: strings by their UTF-8 bytes (as
+    /// queries compare them, and as RealmSwift does), where `==` on `.string` is Swift's
+    /// (canonically equivalent strings are equal).
+    package var identity: StoreValue {
+        if case .string(let text) = self { return .data(Data(text.utf8)) }
+        return self
+    }
+
     /// The kind of value, or nil for null.
     public var kind: PropertyKind? {
         switch self {

@@ -1203,7 +1203,8 @@ package final class TableAccess {
     }
 
     /// Appends `value` to the set (an `isSet` list) `index` of object `key` unless the set
-    /// holds an equal value already; returns whether it did. Membership is tested by hash
+    /// holds the same value already (strings by their bytes, `StoreValue.identity`); returns
+    /// whether it did. Membership is tested by hash
     /// against the members kept beside the transaction's copy, so a loop of inserts in one
     /// transaction is linear (`changesInPlace(property:)` must hold).
     package func insertIntoSet(_ value: StoreValue, for key: ObjectKey, property index: Int) throws(StoreError) -> Bool {
@@ -1214,8 +1215,8 @@ package final class TableAccess {
         try checkElement(value, property: index)
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
-        if setMembers[id] == nil { setMembers[id] = Set(dirtyLists[id]!) }
-        guard setMembers[id]!.insert(value).inserted else { return false }
+        if setMembers[id] == nil { setMembers[id] = Set(dirtyLists[id]!.lazy.map(\.identity)) }
+        guard setMembers[id]!.insert(value.identity).inserted else { return false }
         dirtyLists[id]!.append(value)
         changedInPlace(key, property: index)
         return true

@@ -128,6 +128,27 @@ import Testing
         #expect(problems(db).isEmpty)
     }
 
+    @Test func setsTellStringsApartByTheirBytes() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"  // equal to Swift, not byte for byte
+        #expect(composed == decomposed)
+        let unmanaged = Recipe()
+        unmanaged.tags.insert(composed)
+        unmanaged.tags.insert(decomposed)
+        #expect(unmanaged.tags.count == 2)
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Recipe.self, value: ["id": 1]) }
+        let recipe = try #require(db.object(ofType: Recipe.self, forPrimaryKey: 1))
+        try db.write {
+            recipe.tags.insert(composed)
+            recipe.tags.insert(decomposed)
+            recipe.tags.insert(composed)
+        }
+        #expect(recipe.tags.count == 2)
+        try db.write { recipe.tags.remove(decomposed) }
+        #expect(Array(recipe.tags).map { Array($0.utf8) } == [Array(composed.utf8)])
+        #expect(recipe.tags.contains(composed) && !recipe.tags.contains(decomposed))
+    }
+
     @Test func randomMapChangesMatchADictionary() throws {
         var random = SplitMix64(seed: 0x5EED_0A7)
         var model: [String: Int] = [:]

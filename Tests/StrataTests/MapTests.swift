@@ -13,6 +13,7 @@ final class Player: Object {
     @Persisted var scores: Map<String, Int>
     @Persisted var notes: Map<String, String?>
     @Persisted var friends: Map<String, Player?>
+    @Persisted(originProperty: "friends") var admirers: LinkingObjects<Player>
 }
 
 /// The same schema name as `Player`, with `scores` a list: a file made by one is a schema
@@ -194,6 +195,23 @@ private func dwellings(_ db: Database) -> Int { (try? db.core.session.table(name
         #expect(player.scores.keys == ["a", "b"])
         let read = try #require(player["scores"] as? Map<String, Int>)
         #expect(read.values == [1, 2] && read.isManaged)
+    }
+
+    @Test func linkingObjectsFollowAMapOfObjects() throws {
+        let db = try Database(configuration: configuration)
+        try db.write {
+            let ann = db.create(Player.self, value: ["id": 1, "name": "Ann"])
+            let bo = db.create(Player.self, value: ["id": 2, "name": "Bo"])
+            let cy = db.create(Player.self, value: ["id": 3, "name": "Cy"])
+            ann.friends["best"] = bo
+            cy.friends["old"] = bo
+            cy.friends["none"] = .some(nil)
+        }
+        let bo = try #require(db.object(ofType: Player.self, forPrimaryKey: 2))
+        #expect(bo.admirers.map(\.name).sorted() == ["Ann", "Cy"])
+        #expect(db.objects(Player.self).where { $0.admirers.name == "Cy" }.map(\.name) == ["Bo"])
+        try db.write { try #require(db.object(ofType: Player.self, forPrimaryKey: 1)).friends.removeAll() }
+        #expect(bo.admirers.map(\.name) == ["Cy"])
     }
 
     @Test func valueAggregates() throws {
