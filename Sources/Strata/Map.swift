@@ -143,13 +143,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         let serial = context.session.contentSerial
         if serial == cachedSerial { return cached }
         do {
-            let key = ObjectKey(owner._slot.key)
-            let keys = try context.table.mapKeys(key, property: column)
-            let values = try context.table.list(key, property: column)
-            guard keys.count == values.count else {
-                throw StoreError.corrupted("the map '\(context.table.schema.properties[column].name)' has \(keys.count) keys and \(values.count) values")
-            }
-            cached = (keys, values)
+            cached = try context.table.mapEntries(ObjectKey(owner._slot.key), property: column)
             cachedSerial = serial
             return cached
         } catch {
@@ -177,12 +171,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
 
     /// The position of `key` among the sorted `keys`, and whether it is there.
     private static func search(_ key: String, in keys: [String]) -> (position: Int, found: Bool) {
-        var low = 0, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle].utf8.lexicographicallyPrecedes(key.utf8) { low = middle + 1 } else { high = middle }
-        }
-        return (low, low < keys.count && keys[low].utf8.elementsEqual(key.utf8))
+        MapKeyOrder.position(of: key, in: keys)
     }
 
     /// The value for `key`, or nil when the map has no such key. Setting nil removes the key;
@@ -213,6 +202,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         zip(keys, values).map { (key: $0, value: $1) }
     }
 
+    /// The map's type and entries, for debugging: `Map<String, Int>(a: 1, b: 2)`.
     public var description: String {
         "Map<\(Key.self), \(Value.self)>(" + zip(keys, values).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
     }
@@ -227,12 +217,23 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         return text
     }
 
-    /// Applies `body` to the entries and writes them back.
-    private func mutate(_ body: (inout [String], inout [StoreValue]) -> Void) {
+    /// Changes the managed map: in place in the store where it can (`inPlace`; a loop of
+    /// changes then costs each change its own work, not a copy of the map), else by writing it
+    /// whole (`whole` changes the entries and returns whether it changed them; maps of
+    /// embedded objects, whose one-parent bookkeeping compares the old and new values).
+    private func change(inPlace: (TableAccess, ObjectKey, Int) throws(StoreError) -> Void,
+                        whole: (inout [String], inout [StoreValue]) -> Bool) {
         guard let owner else { fatalError("internal error: unmanaged map") }
-        var (keys, values) = entries()
-        body(&keys, &values)
-        owner._setStored(.map(keys: keys, values: values), column)
+        guard owner._slot.table?.table.changesInPlace(property: column) == true else {
+            var (keys, values) = entries()
+            if whole(&keys, &values) { owner._setStored(.map(keys: keys, values: values), column) }
+            return
+        }
+        // The store changes its copy in place; a cache sharing it would make that a copy.
+        cached = ([], [])
+        cachedSerial = 0
+        let column = self.column
+        owner._changeStored(column) { table, key throws(StoreError) in try inPlace(table, key, column) }
     }
 
     /// Sets the value for `key`, adding the key if the map does not have it. An unmanaged
@@ -244,21 +245,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
             return
         }
         let stored = value._strataMapStore(owner._database)
-        if changesInPlace {
-            owner._changeStored(column) { table, key throws(StoreError) in try table.setMapValue(stored, forKey: text, of: key, property: column) }
-            return
-        }
-        mutate { keys, values in Self.set(stored, forKey: text, keys: &keys, values: &values) }
-    }
-
-    /// Whether the store changes this managed map in place (not a map of embedded objects);
-    /// when it does, this map's cache is dropped first (sharing the store's copy, it would
-    /// make each change a copy of the map).
-    private var changesInPlace: Bool {
-        guard owner?._slot.table?.table.changesInPlace(property: column) == true else { return false }
-        cached = ([], [])
-        cachedSerial = 0
-        return true
+        change(inPlace: { table, key, column throws(StoreError) in try table.setMapValue(stored, forKey: text, of: key, property: column) },
+               whole: { keys, values in
+                   Self.set(stored, forKey: text, keys: &keys, values: &values)
+                   return true
+               })
     }
 
     /// Removes `key` and its value, if the map has it. (An object it held stays in the
@@ -269,12 +260,8 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
             Self.remove(text, keys: &storedKeys, values: &storedValues)
             return
         }
-        if changesInPlace, let owner {
-            owner._changeStored(column) { table, key throws(StoreError) in _ = try table.removeMapValue(forKey: text, of: key, property: column) }
-            return
-        }
-        guard Self.search(text, in: entries().keys).found else { return }
-        mutate { keys, values in Self.remove(text, keys: &keys, values: &values) }
+        change(inPlace: { table, key, column throws(StoreError) in _ = try table.removeMapValue(forKey: text, of: key, property: column) },
+               whole: { keys, values in Self.remove(text, keys: &keys, values: &values) })
     }
 
     /// Sets `key`'s value in sorted entries (an unmanaged map's, or a managed map's stored ones).
@@ -288,12 +275,14 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         }
     }
 
-    /// Removes `key` from sorted entries, if they have it.
-    private static func remove<V>(_ key: String, keys: inout [String], values: inout [V]) {
+    /// Removes `key` from sorted entries; false when they do not have it.
+    @discardableResult
+    private static func remove<V>(_ key: String, keys: inout [String], values: inout [V]) -> Bool {
         let (position, found) = search(key, in: keys)
-        guard found else { return }
+        guard found else { return false }
         keys.remove(at: position)
         values.remove(at: position)
+        return true
     }
 
     /// Removes every entry (objects the map held stay in the database).
@@ -303,10 +292,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
             storedValues.removeAll()
             return
         }
-        mutate { keys, values in
-            keys.removeAll()
-            values.removeAll()
-        }
+        owner?._setStored(.map(keys: [], values: []), column)
     }
 
     /// Adds the entries of `other`; for a key both have, `combine` gets this map's value and

@@ -25,10 +25,7 @@ final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
 
     /// The map's entries now; none when its object is gone or unreadable.
     private static func read(_ watch: ElementWatch) -> ([String], [StoreValue]) {
-        let table = watch.owner.table
-        guard let keys = try? table.mapKeys(watch.ownerKey, property: watch.column),
-              let values = try? table.list(watch.ownerKey, property: watch.column), keys.count == values.count else { return ([], []) }
-        return (keys, values)
+        (try? watch.owner.table.mapEntries(watch.ownerKey, property: watch.column)) ?? ([], [])
     }
 
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
@@ -49,10 +46,10 @@ final class MapObserver<Key: _MapKey, Value: MapValue>: ChangeObserver {
         var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
         var i = 0, j = 0
         while i < keys.count || j < newKeys.count {
-            if j == newKeys.count || (i < keys.count && keys[i].utf8.lexicographicallyPrecedes(newKeys[j].utf8)) {
+            if j == newKeys.count || (i < keys.count && MapKeyOrder.precedes(keys[i], newKeys[j])) {
                 deletions.append(Key(_strataMapKey: keys[i]))
                 i += 1
-            } else if i == keys.count || newKeys[j].utf8.lexicographicallyPrecedes(keys[i].utf8) {
+            } else if i == keys.count || MapKeyOrder.precedes(newKeys[j], keys[i]) {
                 insertions.append(Key(_strataMapKey: newKeys[j]))
                 j += 1
             } else {

@@ -112,8 +112,8 @@ public final class MigrationObject {
             }
             do {
                 if table.schema.properties[index].isMap {
-                    let values = try table.list(key, property: index)
-                    return Dictionary(uniqueKeysWithValues: zip(try table.mapKeys(key, property: index), values.map { $0.anyValue }))
+                    let (keys, values) = try table.mapEntries(key, property: index)
+                    return Dictionary(zip(keys, values.map { $0.anyValue }), uniquingKeysWith: { first, _ in first })
                 }
                 if table.schema.properties[index].isList {
                     return try table.list(key, property: index).map { $0.anyValue }
@@ -169,7 +169,7 @@ public final class MigrationObject {
                 entries.append((mapKey, value))
             }
         }
-        entries.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        entries.sort { MapKeyOrder.precedes($0.0, $1.0) }
         try table.setMap(keys: entries.map(\.0), values: entries.map(\.1), for: key, property: index)
     }
 

@@ -238,18 +238,9 @@ final class GeneralEvaluator {
     /// The value of the map `step` reads on object `key` for `mapKey`; nil when the map has no
     /// such key.
     static func mapValue(_ step: QueryStep, _ key: ObjectKey, _ mapKey: String) throws -> StoreValue {
-        let keys = try step.table.mapKeys(key, property: step.property)
-        var low = 0, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle].utf8.lexicographicallyPrecedes(mapKey.utf8) { low = middle + 1 } else { high = middle }
-        }
-        guard low < keys.count, keys[low].utf8.elementsEqual(mapKey.utf8) else { return .null }
-        let values = try step.table.list(key, property: step.property)
-        guard low < values.count else {
-            throw StoreError.corrupted("the map '\(step.name)' of object \(key.rawValue) has \(keys.count) keys and \(values.count) values")
-        }
-        return values[low]
+        let (keys, values) = try step.table.mapEntries(key, property: step.property)
+        let (position, found) = MapKeyOrder.position(of: mapKey, in: keys)
+        return found ? values[position] : .null
     }
 
     /// A non-optional property reads as its type's default where nothing was ever stored (a

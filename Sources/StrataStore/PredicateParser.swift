@@ -423,8 +423,8 @@ private struct Parser {
                     advance()
                 case .formatArgument("K"):
                     path += try keyPathArgument()
-                case .atWord(let word) where ["allkeys", "allvalues"].contains(word.lowercased()):
-                    path.append(word.lowercased() == "allkeys" ? MapPathComponent.allKeysComponent : MapPathComponent.allValuesComponent)
+                case .atWord(let word) where MapPathComponent.component(atWord: word) != nil:
+                    path.append(MapPathComponent.component(atWord: word)!)
                     advance()
                 case .atWord(let word):
                     throw Failure(kind: .unsupported,
@@ -512,9 +512,9 @@ private struct Parser {
             case .atWord(let word) where word.lowercased() == "links" && collection == nil:
                 advance()
                 new = [try linksName(at: component)]
-            case .atWord(let word) where ["allkeys", "allvalues"].contains(word.lowercased()):
+            case .atWord(let word) where MapPathComponent.component(atWord: word) != nil:
                 advance()
-                new = [word.lowercased() == "allkeys" ? MapPathComponent.allKeysComponent : MapPathComponent.allValuesComponent]
+                new = [MapPathComponent.component(atWord: word)!]
             case .atWord(let word):
                 if let collection {
                     throw syntax("'@\(word)' cannot follow '@\(collection.name)'", at: component)

@@ -196,6 +196,16 @@ package enum MapPathComponent: Equatable {
     package static let allKeysComponent = "@allKeys"
     package static let allValuesComponent = "@allValues"
 
+    /// The component an `@word` of a string predicate spells (`@allKeys`, `@allValues`, in
+    /// any case), or nil.
+    package static func component(atWord word: String) -> String? {
+        switch word.lowercased() {
+        case "allkeys": allKeysComponent
+        case "allvalues": allValuesComponent
+        default: nil
+        }
+    }
+
     /// The map access a component spells; nil for a property name.
     package init?(_ component: String) {
         if component.hasPrefix("[") {

@@ -59,8 +59,8 @@ public final class StoreMigration {
         do {
             for key in try oldTable.allKeys() where try newTable.contains(key) {
                 if new.properties[newIndex].isMap {
-                    try newTable.setMap(keys: try oldTable.mapKeys(key, property: oldIndex), values: try oldTable.list(key, property: oldIndex),
-                                        for: key, property: newIndex)
+                    let (keys, values) = try oldTable.mapEntries(key, property: oldIndex)
+                    try newTable.setMap(keys: keys, values: values, for: key, property: newIndex)
                 } else if new.properties[newIndex].isList {
                     try newTable.setList(try oldTable.list(key, property: oldIndex), for: key, property: newIndex)
                 } else {

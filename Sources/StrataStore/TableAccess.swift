@@ -1045,6 +1045,17 @@ package final class TableAccess {
         }
     }
 
+    /// A map property's keys (in order) and the value of each; throws `corrupted` when the
+    /// file's keys and values do not pair up.
+    package func mapEntries(_ key: ObjectKey, property index: Int) throws(StoreError) -> (keys: [String], values: [StoreValue]) {
+        let keys = try mapKeys(key, property: index)
+        let values = try list(key, property: index)
+        guard keys.count == values.count else {
+            throw .corrupted("the map '\(schema.properties[index].name)' of object \(key.rawValue) in '\(schema.name)' has \(keys.count) keys and \(values.count) values")
+        }
+        return (keys, values)
+    }
+
     /// Replaces the entries of a map property: `keys` in ascending order of their UTF-8 bytes,
     /// each once, and the value of each key at the same position.
     package func setMap(keys: [String], values: [StoreValue], for key: ObjectKey, property index: Int) throws(StoreError) {
@@ -1055,7 +1066,7 @@ package final class TableAccess {
         guard keys.count == values.count else {
             throw .invalidValue(type: schema.name, property: property.name, reason: "a map needs one value per key (\(keys.count) keys, \(values.count) values)")
         }
-        for position in keys.indices.dropFirst() where !keys[position - 1].utf8.lexicographicallyPrecedes(keys[position].utf8) {
+        for position in keys.indices.dropFirst() where !MapKeyOrder.precedes(keys[position - 1], keys[position]) {
             throw .invalidValue(type: schema.name, property: property.name,
                                 reason: "a map's keys must be distinct and in ascending order; \"\(keys[position - 1])\" comes before \"\(keys[position])\"")
         }
@@ -1178,6 +1189,16 @@ package final class TableAccess {
         dirtyLists[id] = id.isMapKeys ? try mapKeys(key, property: id.property).map(StoreValue.string) : try list(key, property: id.property)
     }
 
+    /// Checks that a change in place to property `index` of object `key` may go ahead: a write
+    /// transaction, a property of the shape `operation` is for (`shape`), and the object.
+    private func beginChangeInPlace(_ key: ObjectKey, property index: Int, _ operation: String,
+                                    _ shape: (PropertySchema) -> Bool) throws(StoreError) {
+        try session.requireWrite()
+        if isDropped { throw .objectNotFound(type: schema.name) }
+        require(changesInPlace(property: index) && shape(schema.properties[index]), "\(operation) does not apply to '\(schema.name).\(schema.properties[index].name)'")
+        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+    }
+
     /// Ends a change made in place.
     private func changedInPlace(_ key: ObjectKey, property index: Int) {
         changes.modify(key.rawValue, property: index)
@@ -1190,10 +1211,7 @@ package final class TableAccess {
     /// (`changesInPlace(property:)` must hold).
     package func changeList(_ key: ObjectKey, property index: Int, adding added: [StoreValue],
                             _ change: (inout [StoreValue]) -> Void) throws(StoreError) {
-        try session.requireWrite()
-        if isDropped { throw .objectNotFound(type: schema.name) }
-        require(changesInPlace(property: index) && !schema.properties[index].isMap, "changeList(_:property:adding:_:) is for lists without embedded objects")
-        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try beginChangeInPlace(key, property: index, "changeList") { !$0.isMap }
         for value in added { try checkElement(value, property: index) }
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
@@ -1208,10 +1226,7 @@ package final class TableAccess {
     /// against the members kept beside the transaction's copy, so a loop of inserts in one
     /// transaction is linear (`changesInPlace(property:)` must hold).
     package func insertIntoSet(_ value: StoreValue, for key: ObjectKey, property index: Int) throws(StoreError) -> Bool {
-        try session.requireWrite()
-        if isDropped { throw .objectNotFound(type: schema.name) }
-        require(changesInPlace(property: index) && schema.properties[index].isSet, "insertIntoSet(_:for:property:) is for sets without embedded objects")
-        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try beginChangeInPlace(key, property: index, "insertIntoSet") { $0.isSet }
         try checkElement(value, property: index)
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
@@ -1225,10 +1240,7 @@ package final class TableAccess {
     /// Sets the map `index` of object `key` to hold `value` for `mapKey`, in place, keeping the
     /// keys in order (`changesInPlace(property:)` must hold).
     package func setMapValue(_ value: StoreValue, forKey mapKey: String, of key: ObjectKey, property index: Int) throws(StoreError) {
-        try session.requireWrite()
-        if isDropped { throw .objectNotFound(type: schema.name) }
-        require(changesInPlace(property: index) && schema.properties[index].isMap, "setMapValue(_:forKey:of:property:) is for maps without embedded objects")
-        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try beginChangeInPlace(key, property: index, "setMapValue") { $0.isMap }
         try checkElement(value, property: index)
         let (keysID, valuesID) = (ListID(property: index, key: key.rawValue, isMapKeys: true), ListID(property: index, key: key.rawValue))
         try loadDirty(keysID)
@@ -1247,10 +1259,7 @@ package final class TableAccess {
     /// has no such key (`changesInPlace(property:)` must hold).
     @discardableResult
     package func removeMapValue(forKey mapKey: String, of key: ObjectKey, property index: Int) throws(StoreError) -> Bool {
-        try session.requireWrite()
-        if isDropped { throw .objectNotFound(type: schema.name) }
-        require(changesInPlace(property: index) && schema.properties[index].isMap, "removeMapValue(forKey:of:property:) is for maps without embedded objects")
-        guard try contains(key) else { throw .objectNotFound(type: schema.name) }
+        try beginChangeInPlace(key, property: index, "removeMapValue") { $0.isMap }
         let (keysID, valuesID) = (ListID(property: index, key: key.rawValue, isMapKeys: true), ListID(property: index, key: key.rawValue))
         try loadDirty(keysID)
         let (position, found) = Self.position(of: mapKey, in: dirtyLists[keysID]!)
@@ -1262,16 +1271,9 @@ package final class TableAccess {
         return true
     }
 
-    /// Where `mapKey` is among a map's stored keys (in order of their UTF-8 bytes), and
-    /// whether it is there.
+    /// Where `mapKey` is among a map's stored keys (`MapKeyOrder`), and whether it is there.
     private static func position(of mapKey: String, in keys: [StoreValue]) -> (Int, Bool) {
-        func text(_ value: StoreValue) -> String { if case .string(let s) = value { s } else { "" } }
-        var low = 0, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if text(keys[middle]).utf8.lexicographicallyPrecedes(mapKey.utf8) { low = middle + 1 } else { high = middle }
-        }
-        return (low, low < keys.count && text(keys[low]).utf8.elementsEqual(mapKey.utf8))
+        MapKeyOrder.position(of: mapKey, in: keys) { if case .string(let text) = $0 { text } else { "" } }
     }
 
     // MARK: Links to deleted objects

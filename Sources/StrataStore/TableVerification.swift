@@ -56,7 +56,7 @@ extension TableAccess {
                         let keys = try mapKeys(key, property: index)
                         if keys.count != values.count {
                             report("the map '\(schema.properties[index].name)' of object \(key.rawValue) has \(keys.count) keys and \(values.count) values")
-                        } else if zip(keys, keys.dropFirst()).contains(where: { !$0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                        } else if !MapKeyOrder.isStrictlyAscending(keys) {
                             report("the keys of the map '\(schema.properties[index].name)' of object \(key.rawValue) are not distinct and in order")
                         }
                     }

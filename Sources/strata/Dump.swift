@@ -81,7 +81,7 @@ private func dump(_ table: TableAccess, format: DumpFormat, isLast: Bool) throws
             if format == .json { fields.append("\"_key\": \(key.rawValue)") }
             for (index, property) in schema.properties.enumerated() {
                 let value = property.isMap
-                    ? format.render(mapKeys: try table.mapKeys(key, property: index), values: try table.list(key, property: index), of: property)
+                    ? format.render(map: try table.mapEntries(key, property: index), of: property)
                     : property.isList
                     ? format.render(list: try table.list(key, property: index), of: property)
                     : format.render(try cluster.column(index).value(row, kind: property.kind), of: property)

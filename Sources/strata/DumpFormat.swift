@@ -37,8 +37,8 @@ enum DumpFormat {
     }
 
     /// A map as `{"key": value, …}`, in key order (JSON and text alike).
-    func render(mapKeys keys: [String], values: [StoreValue], of property: PropertySchema) -> String {
-        "{" + zip(keys, values).map { Self.quoted($0) + ": " + render($1, of: property) }.joined(separator: ", ") + "}"
+    func render(map: (keys: [String], values: [StoreValue]), of property: PropertySchema) -> String {
+        "{" + zip(map.keys, map.values).map { Self.quoted($0) + ": " + render($1, of: property) }.joined(separator: ", ") + "}"
     }
 
     private func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {
