@@ -247,6 +247,15 @@ final class DatabaseCore {
     /// write that added a type's table drops that table from the session; a context made in
     /// that write would otherwise keep writing to the dropped table, whose changes no commit
     /// flushes (they were lost, and the file was left with index trees but no schema).
+    /// The model class for a table's name: one this instance has used, else one of
+    /// `configuration.objectTypes`, else any class of that name the process has seen (a mixed
+    /// value's link names only the table).
+    func modelClass(named name: String) -> Object.Type? {
+        if let context = contexts.values.first(where: { $0.info.schema.name == name && !$0.table.isDropped }) { return context.info.type }
+        if let type = configuration.objectTypes?.first(where: { (try? ClassInfo.of($0).schema.name) == name }) { return type }
+        return ClassInfo.type(named: name)
+    }
+
     private func cachedContext(for type: Object.Type) -> TableContext? {
         let id = ObjectIdentifier(type)
         if let last = lastContext, last.type == id {

@@ -110,15 +110,16 @@ public final class MigrationObject {
             guard let index = table.schema.propertyIndex(named: name) else {
                 fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
             }
+            let property = table.schema.properties[index]
             do {
-                if table.schema.properties[index].isMap {
+                if property.isMap {
                     let (keys, values) = try table.mapEntries(key, property: index)
-                    return Dictionary(zip(keys, values.map { $0.anyValue }), uniquingKeysWith: { first, _ in first })
+                    return Dictionary(zip(keys, values.map { migrationValue($0, property) }), uniquingKeysWith: { first, _ in first })
                 }
-                if table.schema.properties[index].isList {
-                    return try table.list(key, property: index).map { $0.anyValue }
+                if property.isList {
+                    return try table.list(key, property: index).map { migrationValue($0, property) }
                 }
-                return try table.value(key, property: index).anyValue
+                return migrationValue(try table.value(key, property: index), property)
             } catch {
                 fatalError("\(error)")
             }
@@ -149,6 +150,21 @@ public final class MigrationObject {
             } catch {
                 fatalError("\(error)")
             }
+        }
+    }
+
+    /// A stored value as the migration block sees it: links as the linked object's
+    /// `MigrationObject`, other values as plain Swift (nil for null).
+    private func migrationValue(_ value: StoreValue, _ property: PropertySchema) -> Any? {
+        switch value {
+        case .link(let target):
+            guard let name = property.objectType, let targetTable = table.sessionTable(named: name) else { return nil }
+            return MigrationObject(table: targetTable, key: target, writable: writable)
+        case .typedLink(let tableID, let target):
+            guard let targetTable = table.sessionTable(id: tableID) else { return nil }
+            return MigrationObject(table: targetTable, key: target, writable: writable)
+        default:
+            return value.anyValue
         }
     }
 
@@ -202,6 +218,7 @@ extension StoreValue {
         case .objectId(let v): v
         case .decimal128(let v): v
         case .link(let v): v
+        case .typedLink(_, let v): v
         }
     }
 
@@ -217,7 +234,7 @@ extension StoreValue {
         case .uuid: .uuid(UUID())
         case .objectId: .objectId(ObjectId.generate())
         case .decimal128: .decimal128(Decimal128())
-        case .link: .null
+        case .link, .mixed: .null
         }
     }
 
@@ -240,6 +257,25 @@ extension StoreValue {
         return value
     }
 
+    /// Input of exactly the Swift type a kind stores (for mixed properties, which take any:
+    /// an `Int` stays an int, a `Float` a float).
+    private static func from(exactly input: Any, kind: PropertyKind) -> StoreValue? {
+        switch (kind, input) {
+        case (.bool, let v as Bool): .bool(v)
+        case (.int, let v as any BinaryInteger): Int64(exactly: v).map { .int($0) }
+        case (.double, let v as Double): .double(v)
+        case (.float, let v as Float): .float(v)
+        case (.string, let v as String): .string(v)
+        case (.string, let v as Substring): .string(String(v))
+        case (.data, let v as Data): .data(v)
+        case (.date, let v as Date): .date(v)
+        case (.uuid, let v as UUID): .uuid(v)
+        case (.objectId, let v as ObjectId): .objectId(v)
+        case (.decimal128, let v as Decimal128): .decimal128(v)
+        default: nil
+        }
+    }
+
     /// Loose input converted for a property of `kind`; nil when it does not fit.
     static func from(any input: Any, kind: PropertyKind) -> StoreValue? {
         guard let input = unwrapAny(input) else { return .null }
@@ -257,6 +293,13 @@ extension StoreValue {
         case .link:
             if let key = input as? ObjectKey { return .link(key) }
             if let object = input as? MigrationObject { return .link(object.key) }
+            return nil
+        case .mixed:
+            if let object = input as? MigrationObject { return .typedLink(table: object.table.tableID, key: object.key) }
+            if let value = input as? MixedValue { return value._migrationStored }
+            for kind in [PropertyKind.bool, .int, .double, .float, .string, .data, .date, .uuid, .objectId, .decimal128] {
+                if let value = from(exactly: input, kind: kind) { return value }
+            }
             return nil
         }
     }

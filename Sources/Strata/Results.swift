@@ -478,6 +478,7 @@ enum AggregateValue {
         case (.float, .int(let v)): return T._strataLoad(.float(Float(v)), nil)
         case (.decimal128, .int(let v)): return T._strataLoad(.decimal128(Decimal128(v)), nil)
         case (.decimal128, .double(let v)): return T._strataLoad(.decimal128(Decimal128(v)), nil)
+        case (.double, .decimal128(let v)): return T._strataLoad(.double(v.doubleValue), nil)
         default: return T._strataLoad(value, nil)
         }
     }

@@ -150,7 +150,7 @@ where S.Element: CollectionValue {
 
 /// The elements with repeats (equal as stored: strings by their bytes) removed, first kept.
 private func distinctValues<S: Sequence>(_ elements: S, _ database: Database?) -> [S.Element] where S.Element: CollectionValue {
-    var seen: Set<StoreValue> = []
+    var seen: Set<StoreValueIdentity> = []
     var kept: [S.Element] = []
     for element in elements {
         // Strings are the same value when their bytes are (as queries compare them).

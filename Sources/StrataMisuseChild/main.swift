@@ -44,6 +44,11 @@ final class Scores: Object {
     @Persisted var values: Map<String, Int>
 }
 
+/// For the mixed-value misuse.
+final class Holder: Object {
+    @Persisted var value: MixedValue
+}
+
 /// For the cross-process notification test.
 final class Parcel: Object {
     @Persisted var label = ""
@@ -434,6 +439,17 @@ do {
         let scores = Scores()
         misusing()
         scores.values["$top"] = 3
+
+    case "mixed-embedded":
+        let holder = Holder()
+        holder.value = .object(Flat())
+        var mixedConfiguration = embeddedConfiguration
+        mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
+        let database = try Database(configuration: mixedConfiguration)
+        try database.write {
+            misusing()
+            database.add(holder)
+        }
 
     default:
         fail("unknown case '\(misuse)'")

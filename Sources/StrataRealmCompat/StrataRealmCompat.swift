@@ -61,6 +61,10 @@ extension Map {
 /// RealmSwift's name for the collections found by key (`Map`).
 public typealias RealmKeyedCollection = KeyedCollection
 
+/// RealmSwift's name for a value of any persistable kind (`MixedValue`). Strata has no
+/// `.list` and `.dictionary` cases (RealmSwift 10.51's nested collections).
+public typealias AnyRealmValue = MixedValue
+
 // MARK: Notifications
 
 /// RealmSwift's name for what a collection notification reports.

@@ -162,6 +162,8 @@ final class ColumnBuffer {
     let width: Int          // 0: variable
     let hasNulls: Bool
     let capacity: Int
+    /// Whether the column holds `.mixed` values (each stored as `MixedEncoding` bytes).
+    let isMixed: Bool
     // Unchecked exclusivity: a buffer belongs to one write transaction's table, used by its
     // writer alone, and no method holds an access to one of these across a call that reaches
     // the same buffer (the checks were a few percent of a bulk insert).
@@ -173,7 +175,8 @@ final class ColumnBuffer {
     @exclusivity(unchecked) private var byteCapacity = 0
     @exclusivity(unchecked) private var liveBytes = 0
 
-    init(width: Int, hasNulls: Bool, capacity: Int) {
+    init(width: Int, hasNulls: Bool, capacity: Int, isMixed: Bool = false) {
+        self.isMixed = isMixed
         self.width = width
         self.hasNulls = hasNulls && width > 0
         self.capacity = capacity
@@ -184,7 +187,7 @@ final class ColumnBuffer {
     }
 
     convenience init(kind: PropertyKind, optional: Bool, capacity: Int) {
-        self.init(width: kind.width, hasNulls: optional, capacity: capacity)
+        self.init(width: kind.width, hasNulls: optional, capacity: capacity, isMixed: kind == .mixed)
     }
 
     deinit {
@@ -195,7 +198,7 @@ final class ColumnBuffer {
 
     /// An independent copy (for a chained write's savepoint, ChainedWrites.swift).
     func copy() -> ColumnBuffer {
-        let copy = ColumnBuffer(width: width, hasNulls: hasNulls, capacity: capacity)
+        let copy = ColumnBuffer(width: width, hasNulls: hasNulls, capacity: capacity, isMixed: isMixed)
         copy.count = count
         copy.values.copyMemory(from: values, byteCount: count * (width == 0 ? 8 : width))
         if let nulls, let target = copy.nulls { target.update(from: nulls, count: count) }

@@ -262,7 +262,7 @@ final class GeneralEvaluator {
         case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         case .objectId: .objectId(ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? ObjectId.generate())
         case .decimal128: .decimal128(Decimal128(0))
-        case .link: .null
+        case .link, .mixed: .null
         }
     }
 
@@ -275,13 +275,16 @@ final class GeneralEvaluator {
             var best: StoreValue?
             for value in present {
                 guard let current = best else { best = value; continue }
-                guard let order = QueryValueComparison.order(value, current) else { continue }
+                // Values of different kinds (a mixed list) compare by kind, as they sort.
+                guard let order = QueryValueComparison.order(value, current) ?? QueryValueComparison.rankOrder(value, current) else { continue }
                 if (aggregate == .min && order < 0) || (aggregate == .max && order > 0) { best = value }
             }
             return best ?? .null
         case .sum:
             return sum(present)
         case .average:
+            // Numbers only: a mixed list's other values do not count.
+            let present = present.filter(QueryValueComparison.isNumeric)
             guard !present.isEmpty else { return .null }
             if present.contains(where: { if case .decimal128 = $0 { true } else { false } }) {
                 guard case .decimal128(let total) = sum(present) else { return .null }

@@ -28,6 +28,10 @@ enum IndexKey {
             out.append(1); appendBigEndian(orderedBits(Double(v)), to: &out)
         case .link(let v):
             out.append(1); appendBigEndian(UInt64(bitPattern: v.rawValue) ^ (1 << 63), to: &out)
+        case .typedLink(let table, let key):
+            // Mixed properties are not indexed; an ordered encoding all the same.
+            out.append(1); appendBigEndian(UInt64(table), to: &out)
+            appendBigEndian(UInt64(bitPattern: key.rawValue) ^ (1 << 63), to: &out)
         case .uuid(let v):
             out.append(1); withUnsafeBytes(of: v.uuid) { out.append(contentsOf: $0) }
         case .objectId(let v):
@@ -57,7 +61,7 @@ enum IndexKey {
     @inline(__always)
     static func withEncoded<R>(_ value: StoreValue, _ body: (UnsafeRawBufferPointer, Bool) throws -> R) rethrows -> R {
         switch value {
-        case .string, .data:
+        case .string, .data, .typedLink:
             let (bytes, cut) = encode(value)
             return try bytes.withUnsafeBytes { try body($0, cut) }
         case .int(let v):
@@ -78,7 +82,7 @@ enum IndexKey {
                 case .uuid(let v): put(1); withUnsafeBytes(of: v.uuid) { put($0) }
                 case .objectId(let v): put(1); v.withStoredBytes { put($0) }
                 case .decimal128(let v): put(1); v.withStoredBytes { put($0) }
-                case .int, .link, .string, .data: break  // handled above
+                case .int, .link, .string, .data, .typedLink: break  // handled above
                 }
                 return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]), false)
             }

@@ -85,6 +85,7 @@ package enum PredicateFormat {
         case .objectId(let v): "oid(\(v.stringValue))"
         case .decimal128(let v): "\(v)"
         case .link(let v): "link\(v)"
+        case .typedLink(let table, let key): "link(table \(table))\(key)"
         }
     }
 }

@@ -739,7 +739,7 @@ private struct Parser {
             case .uuid: "a UUID"
             case .objectId: "an ObjectId"
             case .decimal128: "a Decimal128"
-            case .link: "an object"
+            case .link, .typedLink: "an object"
             }
         }
     }

@@ -237,7 +237,7 @@ struct QueryCompiler {
             } else if !elementNames.isEmpty {
                 throw QueryError(.typeMismatch, "'\(list.text)' is a list of \(last.kind) values, which have no property '\(elementNames.joined(separator: "."))'")
             }
-            let numeric: Set<PropertyKind> = [.int, .float, .double, .decimal128]
+            let numeric: Set<PropertyKind> = [.int, .float, .double, .decimal128, .mixed]
             let ordered: Set<PropertyKind> = numeric.union([.date])
             guard (aggregate == .min || aggregate == .max ? ordered : numeric).contains(kind) else {
                 throw QueryError(.typeMismatch, "\(aggregate.rawValue) applies to numbers\(aggregate == .min || aggregate == .max ? " and dates" : ""), not to '\(list.text)' (\(kind))")
@@ -428,6 +428,18 @@ struct QueryCompiler {
         default: if let k = kind(of: rhs) { rightKinds = [k] }
         }
         guard let left else { return }
+        // A mixed value compares with anything: values of another kind than its own are
+        // simply not equal (numbers compare by value across kinds, as they do elsewhere).
+        if left == .mixed || rightKinds.contains(.mixed) {
+            if (left == .mixed && rightKinds.contains(.link)) || (left == .link && rightKinds.contains(.mixed)) {
+                throw QueryError(.typeMismatch, "cannot compare \(describe(lhs)) with \(describe(rhs)): a mixed value compares with an object given as a mixed value (MixedValue.object(…)), a link with the object itself")
+            }
+            if [.less, .lessOrEqual, .greater, .greaterOrEqual, .between].contains(op),
+               rightKinds.contains(.link) || (left == .link && rightKinds.contains(.mixed)) {
+                throw QueryError(.typeMismatch, "links cannot be ordered: \(describe(lhs)) with \(op.rawValue)")
+            }
+            return
+        }
         if [.beginsWith, .endsWith, .contains, .like].contains(op) {
             guard left == .string || (left == .data && op != .like) else {
                 throw QueryError(.typeMismatch, "\(op.rawValue) applies to strings\(op == .like ? "" : " and data"), not to \(describe(lhs))")

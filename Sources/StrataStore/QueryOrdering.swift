@@ -62,6 +62,11 @@ enum SortColumn {
         case (_, .null): return 1
         default:
             if let order = QueryValueComparison.order(x, y) { return order }
+            // Values of different kinds (a mixed property) sort by kind.
+            if let order = QueryValueComparison.rankOrder(x, y) { return order }
+            if case .typedLink(let a, let b) = x, case .typedLink(let c, let d) = y {
+                return a != c ? (a < c ? -1 : 1) : (b == d ? 0 : (b < d ? -1 : 1))
+            }
             // Unordered numbers (NaN) sort first among values.
             let xNaN = QueryValueComparison.isNumeric(x) && QueryValueComparison.order(x, x) == nil
             let yNaN = QueryValueComparison.isNumeric(y) && QueryValueComparison.order(y, y) == nil

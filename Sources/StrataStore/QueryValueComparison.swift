@@ -68,6 +68,29 @@ enum QueryValueComparison {
         }
     }
 
+    /// Where values of different kinds sort among each other (in a mixed property, which
+    /// holds values of any kind): nil first, then booleans, numbers (by value, across kinds),
+    /// strings, data, dates, object ids, UUIDs and objects.
+    static func rank(_ value: StoreValue) -> Int {
+        switch value {
+        case .null: 0
+        case .bool: 1
+        case .int, .float, .double, .decimal128: 2
+        case .string: 3
+        case .data: 4
+        case .date: 5
+        case .objectId: 6
+        case .uuid: 7
+        case .link, .typedLink: 8
+        }
+    }
+
+    /// -1 or 1 for values of kinds that `rank` puts apart; nil for kinds of the same rank.
+    static func rankOrder(_ a: StoreValue, _ b: StoreValue) -> Int? {
+        let (x, y) = (rank(a), rank(b))
+        return x == y ? nil : (x < y ? -1 : 1)
+    }
+
     static func isNumeric(_ value: StoreValue) -> Bool {
         switch value {
         case .int, .float, .double, .decimal128: true

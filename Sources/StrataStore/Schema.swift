@@ -6,6 +6,10 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
     case bool = 1, int, float, double, string, data, date, uuid, objectId, decimal128
     /// A link to an object of another (or the same) type.
     case link
+    /// A value of any of the kinds above, or nil: RealmSwift's `AnyRealmValue`. Stored with
+    /// variable width, a tag byte (the value's kind) before the value's bytes; a link names
+    /// its target's table (`StoreValue.typedLink`). Always optional: nil is `.none`.
+    case mixed
 
     /// Bytes per value in a fixed-width column; 0 for variable-width kinds.
     public var width: Int {
@@ -13,14 +17,14 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
         case .bool: 1
         case .int, .double, .date, .link: 8
         case .float: 4
-        case .string, .data: 0
+        case .string, .data, .mixed: 0
         case .uuid, .decimal128: 16
         case .objectId: 12
         }
     }
 
     /// Whether the values have a variable length (strings and data).
-    public var isVariable: Bool { self == .string || self == .data }
+    public var isVariable: Bool { self == .string || self == .data || self == .mixed }
 
     /// Kinds a primary key may have.
     public var canBePrimaryKey: Bool {
@@ -51,6 +55,7 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
         case .objectId: "objectId"
         case .decimal128: "decimal128"
         case .link: "object"
+        case .mixed: "mixed"
         }
     }
 }
@@ -86,7 +91,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
                 columnID: UInt16 = 0) {
         self.name = name
         self.kind = kind
-        self.isOptional = isOptional
+        self.isOptional = isOptional || kind == .mixed  // a mixed value may always be nil
         self.isList = isList || isSet || isMap
         self.isSet = isSet
         self.isMap = isMap
@@ -99,7 +104,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// The type as a user would write it, e.g. `string?`, `list<int>`, `object<Person>`.
     public var typeDescription: String {
         var base = kind == .link ? "object<\(objectType ?? "?")>" : kind.description
-        if isOptional && kind != .link { base += "?" }
+        if isOptional && kind != .link && kind != .mixed { base += "?" }
         if isMap {
             base = "map<string, \(base)>"
         } else if isList {

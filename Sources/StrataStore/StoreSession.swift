@@ -94,6 +94,9 @@ public final class StoreSession {
     /// The table for the object type with this name.
     package func table(named name: String) -> TableAccess? { tableIndex[name].map { tables[$0] } }
 
+    /// The table with this id (as a mixed value's link names it), or nil.
+    package func table(id: UInt32) -> TableAccess? { tables.first { $0.tableID == id } }
+
     /// The version this session reads.
     public var version: UInt64 { write?.version ?? read?.version ?? 0 }
 
@@ -461,7 +464,7 @@ public final class StoreSession {
         try table.delete(keys)
         let deleted = Set(keys.map(\.rawValue))
         do {
-            for other in tables { try other.clearLinks(to: table.schema.name, deleted: deleted) }
+            for other in tables { try other.clearLinks(to: table.schema.name, table: table.tableID, deleted: deleted) }
         } catch {
             throw StoreError.wrap(error)
         }

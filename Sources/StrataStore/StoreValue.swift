@@ -24,15 +24,18 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
     case objectId(ObjectId)
     case decimal128(Decimal128)
     case link(ObjectKey)
+    /// A link that names its target's table: what a `.mixed` property holds for an object
+    /// (a link property's type names the table, so `.link` needs only the key).
+    case typedLink(table: UInt32, key: ObjectKey)
 
     public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// The value as sets and `distinct()` tell values apart: strings by their UTF-8 bytes (as
     /// queries compare them, and as RealmSwift does), where `==` on `.string` is Swift's
     /// (canonically equivalent strings are equal).
-    package var identity: StoreValue {
-        if case .string(let text) = self { return .data(Data(text.utf8)) }
-        return self
+    package var identity: StoreValueIdentity {
+        if case .string(let text) = self { return .utf8(Data(text.utf8)) }
+        return .value(self)
     }
 
     /// The kind of value, or nil for null.
@@ -50,6 +53,7 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
         case .objectId: .objectId
         case .decimal128: .decimal128
         case .link: .link
+        case .typedLink: .mixed
         }
     }
 
@@ -67,8 +71,17 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
         case .objectId(let v): "ObjectId(\(v))"
         case .decimal128(let v): "\(v)"
         case .link(let v): "link\(v)"
+        case .typedLink(let table, let key): "link(table \(table))\(key)"
         }
     }
+}
+
+/// What sets and `distinct()` tell values apart by (`StoreValue.identity`): a string by its
+/// UTF-8 bytes (kept apart from data with the same bytes, which a mixed set may also hold),
+/// anything else as itself.
+package enum StoreValueIdentity: Hashable {
+    case utf8(Data)
+    case value(StoreValue)
 }
 
 // MARK: Reading and writing a StoreValue through a chunk
@@ -93,6 +106,8 @@ extension ChunkView {
         case .link:
             let key = int(row)
             return key < 0 ? .null : .link(ObjectKey(key))
+        case .mixed:
+            return MixedEncoding.decode(variableBytes(row)) ?? .null
         }
     }
 }
@@ -110,6 +125,7 @@ extension ColumnBuffer {
     /// this buffer became stale.
     @discardableResult
     func set(_ value: StoreValue, at row: Int) -> Bool {
+        if isMixed { return setMixed(value, at: row) }
         switch value {
         case .null:
             setNull(row)
@@ -130,8 +146,19 @@ extension ColumnBuffer {
             v.withStoredBytes { setFixedBytes($0, at: row) }
         case .decimal128(let v):
             v.withStoredBytes { setFixedBytes($0, at: row) }
+        case .typedLink:
+            preconditionFailure("a link naming its table can only be stored in a mixed column")
         }
         return false
+    }
+
+    /// Stores any value in a `.mixed` column: its tag and bytes (`MixedEncoding`), or null.
+    private func setMixed(_ value: StoreValue, at row: Int) -> Bool {
+        if value.isNull {
+            setNull(row)
+            return false
+        }
+        return MixedEncoding.withEncoded(value) { setVariable($0, at: row) }
     }
 }
 

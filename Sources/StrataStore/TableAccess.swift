@@ -67,7 +67,7 @@ package final class TableAccess {
     /// The members of sets (`isSet` lists) that `insertIntoSet` changed in place, kept beside
     /// their `dirtyLists` entry so that each insert tests membership by hash. Every other
     /// change to a list drops its entry here.
-    private var setMembers: [ListID: Set<StoreValue>] = [:]
+    private var setMembers: [ListID: Set<StoreValueIdentity>] = [:]
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
@@ -795,7 +795,7 @@ package final class TableAccess {
             }
             return
         }
-        guard value.kind == property.kind else {
+        guard value.kind == property.kind || (property.kind == .mixed && value.kind != .link) else {
             throw .invalidValue(type: schema.name, property: property.name,
                                 reason: "a \(value.kind.map(\.description) ?? "nil") value cannot be stored in a \(property.typeDescription) property")
         }
@@ -1110,13 +1110,29 @@ package final class TableAccess {
             try reading.forEach(in: tree, from: start, to: end) { key, value in
                 guard key.count == 10 else { throw StoreError.corrupted("a list entry of '\(schema.name)' has a key of \(key.count) bytes") }
                 let owner = ObjectKey(Int64(bitPattern: TreeKey.readU64(key, at: 2)))
-                try body(owner, try ChunkView(encoded: value, expectedCount: nil, expectedWidth: 8))
+                try body(owner, try ChunkView(encoded: value, expectedCount: nil, expectedWidth: schema.properties[index].kind.width))
                 return true
             }
         } catch {
             throw StoreError.wrap(error)
         }
     }
+
+    /// The first value of the mixed list `index` of object `key` whose stored bytes are not a
+    /// valid mixed value, described; nil when all are (for verification).
+    func mixedListProblem(_ key: ObjectKey, property index: Int) throws(StoreError) -> String? {
+        let chunk = try listChunk(key, property: index)
+        for row in 0..<chunk.count where !chunk.isNull(row) {
+            if let problem = MixedEncoding.problem(chunk.variableBytes(row)) { return problem }
+        }
+        return nil
+    }
+
+    /// Another table of this table's session, by name (a link's target).
+    package func sessionTable(named name: String) -> TableAccess? { session.table(named: name) }
+
+    /// Another table of this table's session, by id (a mixed value's link names it so).
+    package func sessionTable(id: UInt32) -> TableAccess? { session.table(id: id) }
 
     private func listChunk(_ key: ObjectKey, property index: Int) throws(StoreError) -> ChunkView {
         if isDropped { return .absent }
@@ -1167,7 +1183,7 @@ package final class TableAccess {
             guard property.isOptional && (property.kind != .link || property.isMap) else {
                 throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
             }
-        } else if value.kind != property.kind {
+        } else if value.kind != property.kind && !(property.kind == .mixed && value.kind != .link) {
             throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
         }
     }
@@ -1280,7 +1296,8 @@ package final class TableAccess {
 
     /// Clears links to `deleted` objects of table `target` held by this table's objects, and
     /// removes them from lists.
-    func clearLinks(to target: String, deleted: Set<Int64>) throws {
+    func clearLinks(to target: String, table targetID: UInt32, deleted: Set<Int64>) throws {
+        try clearMixedLinks(to: targetID, deleted: deleted)
         let linkProperties = schema.properties.indices.filter {
             schema.properties[$0].kind == .link && schema.properties[$0].objectType == target
         }
@@ -1321,6 +1338,52 @@ package final class TableAccess {
                 guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && isDeleted(chunk.int($0)) }),
                       dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
                 if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: kind) }) { lists.append((owner, index, kept)) }
+            }
+        }
+        for (key, index) in clears { try set(.null, for: key, property: index) }
+        for (key, index, kept) in lists { try setList(kept, for: key, property: index) }
+    }
+
+    /// Clears the mixed values that hold `deleted` objects of table `targetID`: a mixed
+    /// property becomes nil, and so does a mixed list's element or a mixed map's value (as in
+    /// RealmSwift); a mixed set drops it (a set holds nil at most once).
+    private func clearMixedLinks(to targetID: UInt32, deleted: Set<Int64>) throws {
+        let mixed = schema.properties.indices.filter { schema.properties[$0].kind == .mixed }
+        guard !mixed.isEmpty else { return }
+        @inline(__always) func holdsDeleted(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let (table, key) = MixedEncoding.link(in: bytes) else { return false }
+            return table == targetID && deleted.contains(key)
+        }
+        func isDeleted(_ value: StoreValue) -> Bool {
+            if case .typedLink(let table, let key) = value { table == targetID && deleted.contains(key.rawValue) } else { false }
+        }
+        var clears: [(ObjectKey, Int)] = []
+        var lists: [(ObjectKey, Int, [StoreValue])] = []
+        let columns = mixed.filter { !schema.properties[$0].isList }
+        if !columns.isEmpty {
+            try forEachCluster { view in
+                for index in columns {
+                    let chunk = try view.column(index)
+                    for row in 0..<chunk.count where !chunk.isNull(row) && holdsDeleted(chunk.variableBytes(row)) {
+                        clears.append((view.key(at: row), index))
+                    }
+                }
+                return true
+            }
+        }
+        for index in mixed where schema.properties[index].isList {
+            let isSet = schema.properties[index].isSet
+            func cleared(_ values: [StoreValue]) -> [StoreValue]? {
+                guard values.contains(where: isDeleted) else { return nil }
+                return isSet ? values.filter { !isDeleted($0) } : values.map { isDeleted($0) ? .null : $0 }
+            }
+            for (id, values) in dirtyLists where id.property == index && !id.isMapKeys {
+                if let kept = cleared(values) { lists.append((ObjectKey(id.key), index, kept)) }
+            }
+            try forEachStoredListEntry(index) { owner, chunk in
+                guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && holdsDeleted(chunk.variableBytes($0)) }),
+                      dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
+                if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: .mixed) }) { lists.append((owner, index, kept)) }
             }
         }
         for (key, index) in clears { try set(.null, for: key, property: index) }
@@ -1435,7 +1498,8 @@ package struct InsertRow {
     /// it does not fit the column, like a value of the wrong kind in `insert(_:)`.
     package func set(_ value: StoreValue, _ column: Int) {
         if let kind = value.kind {
-            require(kind == table.kinds[column], "a \(kind) value cannot be stored in a \(table.kinds[column]) column")
+            require(kind == table.kinds[column] || (table.kinds[column] == .mixed && kind != .link),
+                    "a \(kind) value cannot be stored in a \(table.kinds[column]) column")
         } else {
             require(table.optionals[column], "nil cannot be stored in a non-optional column")
         }

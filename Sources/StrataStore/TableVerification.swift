@@ -33,7 +33,14 @@ extension TableAccess {
                         return false
                     }
                     keys.append(key)
-                    for index in fixed { _ = try view.column(index).value(row, kind: schema.properties[index].kind) }
+                    for index in fixed {
+                        let chunk = try view.column(index)
+                        _ = chunk.value(row, kind: schema.properties[index].kind)
+                        if schema.properties[index].kind == .mixed, row < chunk.count, !chunk.isNull(row),
+                           let problem = MixedEncoding.problem(chunk.variableBytes(row)) {
+                            report("'\(schema.properties[index].name)' of object \(key.rawValue) holds \(problem)")
+                        }
+                    }
                 }
                 return true
             }
@@ -52,6 +59,9 @@ extension TableAccess {
             for index in lists {
                 do {
                     let values = try list(key, property: index)
+                    if schema.properties[index].kind == .mixed, let problem = try mixedListProblem(key, property: index) {
+                        report("the list '\(schema.properties[index].name)' of object \(key.rawValue) holds \(problem)")
+                    }
                     if schema.properties[index].isMap {
                         let keys = try mapKeys(key, property: index)
                         if keys.count != values.count {

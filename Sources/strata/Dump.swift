@@ -81,10 +81,10 @@ private func dump(_ table: TableAccess, format: DumpFormat, isLast: Bool) throws
             if format == .json { fields.append("\"_key\": \(key.rawValue)") }
             for (index, property) in schema.properties.enumerated() {
                 let value = property.isMap
-                    ? format.render(map: try table.mapEntries(key, property: index), of: property)
+                    ? format.render(map: try table.mapEntries(key, property: index), of: property, in: table)
                     : property.isList
-                    ? format.render(list: try table.list(key, property: index), of: property)
-                    : format.render(try cluster.column(index).value(row, kind: property.kind), of: property)
+                    ? format.render(list: try table.list(key, property: index), of: property, in: table)
+                    : format.render(try cluster.column(index).value(row, kind: property.kind), of: property, in: table)
                 fields.append(format == .json ? "\(DumpFormat.quoted(property.name)): \(value)" : "\(property.name): \(value)")
             }
             switch format {

@@ -8,7 +8,8 @@ enum DumpFormat {
     case text
     case json
 
-    func render(_ value: StoreValue, of property: PropertySchema) -> String {
+    /// `value` of `property` of an object of `table` (which names a mixed value's linked type).
+    func render(_ value: StoreValue, of property: PropertySchema, in table: TableAccess) -> String {
         switch (value, self) {
         case (.null, .text): "nil"
         case (.null, .json): "null"
@@ -29,16 +30,18 @@ enum DumpFormat {
         case (.decimal128(let v), .json): Self.quoted(v.description)
         case (.link(let key), .text): "\(property.objectType ?? "?")#\(key.rawValue)"
         case (.link(let key), .json): Self.quoted("\(property.objectType ?? "?")#\(key.rawValue)")
+        case (.typedLink(let id, let key), .text): "\(table.sessionTable(id: id)?.schema.name ?? "table \(id)")#\(key.rawValue)"
+        case (.typedLink(let id, let key), .json): Self.quoted("\(table.sessionTable(id: id)?.schema.name ?? "table \(id)")#\(key.rawValue)")
         }
     }
 
-    func render(list: [StoreValue], of property: PropertySchema) -> String {
-        "[" + list.map { render($0, of: property) }.joined(separator: ", ") + "]"
+    func render(list: [StoreValue], of property: PropertySchema, in table: TableAccess) -> String {
+        "[" + list.map { render($0, of: property, in: table) }.joined(separator: ", ") + "]"
     }
 
     /// A map as `{"key": value, …}`, in key order (JSON and text alike).
-    func render(map: (keys: [String], values: [StoreValue]), of property: PropertySchema) -> String {
-        "{" + zip(map.keys, map.values).map { Self.quoted($0) + ": " + render($1, of: property) }.joined(separator: ", ") + "}"
+    func render(map: (keys: [String], values: [StoreValue]), of property: PropertySchema, in table: TableAccess) -> String {
+        "{" + zip(map.keys, map.values).map { Self.quoted($0) + ": " + render($1, of: property, in: table) }.joined(separator: ", ") + "}"
     }
 
     private func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {

@@ -86,6 +86,8 @@ import Testing
         // Maps.
         Misuse(name: "map-key-with-dot", message: "The Map key \"level.1\" contains a '.'; map keys cannot contain '.'."),
         Misuse(name: "map-key-with-dollar", message: "The Map key \"$top\" starts with '$'; map keys cannot start with '$'."),
+        // Mixed values.
+        Misuse(name: "mixed-embedded", message: "A MixedValue cannot hold an embedded 'Flat' object"),
     ]
 
     @Test(arguments: misuses)

@@ -1,0 +1,223 @@
+public import Foundation
+public import StrataStore
+
+/// A value of any persistable kind, or none: a property, list element or map value whose type
+/// is decided per object. RealmSwift calls it `AnyRealmValue` (StrataRealmCompat has that
+/// name).
+///
+/// ```swift
+/// class Setting: Object {
+///     @Persisted var name = ""
+///     @Persisted var value: MixedValue      // .none until set
+///     @Persisted var history: List<MixedValue>
+/// }
+///
+/// try db.write {
+///     setting.value = .int(42)
+///     setting.value = .string("dark")
+///     setting.value = .object(profile)      // an unmanaged object is added, as with links
+/// }
+/// if case .string(let theme) = setting.value { print(theme) }
+/// let numbers = db.objects(Setting.self).where { $0.value > 10 }
+/// ```
+///
+/// - **Storage:** a tag for the kind and then the value, so a mixed property costs a variable-
+///   width column. An `.object` is stored as its type and key and is cleared to `.none` when
+///   the object is deleted (a list's element becomes `.none`, a set drops it), as in RealmSwift.
+/// - **Queries** compare values of the same kind, and numbers (`.int`, `.float`, `.double`,
+///   `.decimal128`) by value across kinds; a value of another kind is simply not equal
+///   (`$0.value == 1` does not match `.string("1")`). To compare with an object, pass
+///   `.object(obj)` (`$0.value == .object(dog)`, or `%@` with a `MixedValue`).
+/// - **Sorting** orders kinds as: none, booleans, numbers, strings, data, dates, object ids,
+///   UUIDs, objects; within a kind by value. `min`/`max` follow the same order; `sum` and
+///   `average` count the numbers only.
+/// - **Not in Strata:** nested collections (`.list` and `.dictionary`, added in RealmSwift
+///   10.51), and indexing a mixed property. Reading an `.object` needs its class to be known to
+///   the process: a class in `Configuration.objectTypes`, or one the process has used.
+///
+/// Like objects, a `MixedValue` holding an `.object` is confined to its database's thread or
+/// actor, so the type is not `Sendable`; freeze the owner to carry it across.
+public enum MixedValue: Hashable {
+    /// No value (nil). The value of a mixed property that was never set.
+    case none
+    case int(Int)
+    case bool(Bool)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    /// An object of any non-embedded model class.
+    case object(Object)
+    case objectId(ObjectId)
+    case decimal128(Decimal128)
+    case uuid(UUID)
+
+    /// The integer, or nil for any other kind.
+    public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
+    /// The Boolean, or nil for any other kind.
+    public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    /// The float, or nil for any other kind.
+    public var floatValue: Float? { if case .float(let v) = self { v } else { nil } }
+    /// The double, or nil for any other kind.
+    public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
+    /// The string, or nil for any other kind.
+    public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    /// The data, or nil for any other kind.
+    public var dataValue: Data? { if case .data(let v) = self { v } else { nil } }
+    /// The date, or nil for any other kind.
+    public var dateValue: Date? { if case .date(let v) = self { v } else { nil } }
+    /// The object id, or nil for any other kind.
+    public var objectIdValue: ObjectId? { if case .objectId(let v) = self { v } else { nil } }
+    /// The decimal, or nil for any other kind.
+    public var decimal128Value: Decimal128? { if case .decimal128(let v) = self { v } else { nil } }
+    /// The UUID, or nil for any other kind.
+    public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
+    /// The object, whatever its class, or nil for any other kind. (RealmSwift's
+    /// `dynamicObject`; Strata gives the object as its own class.)
+    public var dynamicObject: Object? { if case .object(let v) = self { v } else { nil } }
+
+    /// The object as `objectType`, or nil when the value is not an object of that class.
+    public func object<T: Object>(_ objectType: T.Type) -> T? { dynamicObject as? T }
+
+    /// The value for a loosely typed input: a `MixedValue`, nil or `NSNull` (`.none`), an
+    /// object, or a value of a persistable Swift type (`Int` and the other integer types,
+    /// `Bool`, `Float`, `Double`, `String`, `Data`, `Date`, `ObjectId`, `Decimal128`, `UUID`).
+    init?(any input: Any) {
+        guard let input = unwrapAny(input), !(input is NSNull) else {
+            self = .none
+            return
+        }
+        switch input {
+        case let v as MixedValue: self = v
+        case let v as Object: self = .object(v)
+        case let v as Bool: self = .bool(v)
+        case let v as Int: self = .int(v)
+        case let v as any BinaryInteger:
+            guard let exact = Int(exactly: v) else { return nil }
+            self = .int(exact)
+        case let v as Float: self = .float(v)
+        case let v as Double: self = .double(v)
+        case let v as String: self = .string(v)
+        case let v as Substring: self = .string(String(v))
+        case let v as Data: self = .data(v)
+        case let v as Date: self = .date(v)
+        case let v as ObjectId: self = .objectId(v)
+        case let v as Decimal128: self = .decimal128(v)
+        case let v as UUID: self = .uuid(v)
+        default: return nil
+        }
+    }
+
+    /// The stored form a migration writes (objects are written as `MigrationObject`s there).
+    var _migrationStored: StoreValue? {
+        if case .object = self { return nil }
+        return _strataStore(nil)
+    }
+}
+
+extension MixedValue: _PersistableScalar {
+    public static var _strataKind: PropertyKind { .mixed }
+    public static var _strataZero: MixedValue { .none }
+
+    public func _strataStore(_ database: Database?) -> StoreValue {
+        switch self {
+        case .none: return .null
+        case .int(let v): return .int(Int64(v))
+        case .bool(let v): return .bool(v)
+        case .float(let v): return .float(v)
+        case .double(let v): return .double(v)
+        case .string(let v): return .string(v)
+        case .data(let v): return .data(v)
+        case .date(let v): return .date(v)
+        case .objectId(let v): return .objectId(v)
+        case .decimal128(let v): return .decimal128(v)
+        case .uuid(let v): return .uuid(v)
+        case .object(let object):
+            if object is EmbeddedObject {
+                fatalError("A MixedValue cannot hold an embedded '\(type(of: object).className())' object: embedded objects belong to one parent's link or list.")
+            }
+            guard let database else {
+                // A query's argument: a managed object compares by table and key; an unmanaged
+                // one matches nothing.
+                guard let table = object._slot.table else { return .typedLink(table: .max, key: ObjectKey(.max)) }
+                return .typedLink(table: table.table.tableID, key: ObjectKey(object._slot.key))
+            }
+            let key = database.ensureManaged(object)
+            guard let table = object._slot.table else { fatalError("internal error: an added object has no table") }
+            return .typedLink(table: table.table.tableID, key: key)
+        }
+    }
+
+    public static func _strataLoad(_ value: StoreValue, _ database: Database?) -> MixedValue? {
+        switch value {
+        case .null: return MixedValue.none
+        case .int(let v): return .int(Int(truncatingIfNeeded: v))
+        case .bool(let v): return .bool(v)
+        case .float(let v): return .float(v)
+        case .double(let v): return .double(v)
+        case .string(let v): return .string(v)
+        case .data(let v): return .data(v)
+        case .date(let v): return .date(v)
+        case .objectId(let v): return .objectId(v)
+        case .decimal128(let v): return .decimal128(v)
+        case .uuid(let v): return .uuid(v)
+        case .link: return MixedValue.none
+        case .typedLink(let table, let key):
+            guard let database else { return MixedValue.none }
+            return database.mixedObject(table: table, key: key).map { .object($0) } ?? MixedValue.none
+        }
+    }
+
+    public static func _strataConvert(_ value: Any, _ database: Database?) -> MixedValue? { MixedValue(any: value) }
+
+    public static func _strataElement(any value: Any, _ database: Database?) -> MixedValue? { MixedValue(any: value) }
+    public static func _strataMapConvert(_ value: Any, _ database: Database?) -> MixedValue? { MixedValue(any: value) }
+    public static func _strataFrom(any value: Any, _ database: Database?) -> MixedValue? { MixedValue(any: value) }
+    public static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (.mixed, true, nil) }
+    public static var _strataMapValueShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (.mixed, true, nil) }
+}
+
+extension MixedValue: AddableType, SortableType {
+    /// The value of an aggregate's stored result; nil for null.
+    public static func _strataAggregateResult(_ value: StoreValue) -> MixedValue? {
+        value.isNull ? nil : _strataLoad(value, nil)
+    }
+}
+
+extension MixedValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .int(let v): "int(\(v))"
+        case .bool(let v): "bool(\(v))"
+        case .float(let v): "float(\(v))"
+        case .double(let v): "double(\(v))"
+        case .string(let v): "string(\"\(v)\")"
+        case .data(let v): "data(\(v.count) bytes)"
+        case .date(let v): "date(\(v))"
+        case .object(let v): "object(\(type(of: v).className()))"
+        case .objectId(let v): "objectId(\(v))"
+        case .decimal128(let v): "decimal128(\(v))"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        }
+    }
+}
+
+extension Database {
+    /// The object a mixed value links to: its class found by the table's name among the
+    /// classes this process knows. Nil when the object no longer exists.
+    func mixedObject(table id: UInt32, key: ObjectKey) -> Object? {
+        core.withReadLock {
+            guard let table = core.session.table(id: id) else { return nil }
+            let name = table.schema.name
+            guard let type = core.modelClass(named: name) else {
+                fatalError("""
+                    A MixedValue holds a '\(name)' object, but this process has not used the '\(name)' class: list it in \
+                    Configuration.objectTypes (or use it, e.g. objects(\(name).self), before reading the value).
+                    """)
+            }
+            return materialize(dynamic: type, key: key)
+        }
+    }
+}
