@@ -31,6 +31,11 @@ public import StrataStore
 /// - **Sorting** orders kinds as: none, booleans, numbers, strings, data, dates, object ids,
 ///   UUIDs, objects; within a kind by value. `min`/`max` follow the same order; `sum` and
 ///   `average` count the numbers only.
+/// - **Maps:** `map["k"] = .none` is Swift's `Optional.none` and removes the key; write
+///   `map["k"] = MixedValue.none` to keep the key with no value (as with RealmSwift).
+/// - **Notifications:** a change to a mixed property is reported like any other; collection
+///   observers do not watch the objects mixed values hold (they watch links, lists and maps of
+///   objects).
 /// - **Not in Strata:** nested collections (`.list` and `.dictionary`, added in RealmSwift
 ///   10.51), and indexing a mixed property. Reading an `.object` needs its class to be known to
 ///   the process: a class in `Configuration.objectTypes`, or one the process has used.

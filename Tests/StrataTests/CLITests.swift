@@ -55,6 +55,24 @@ import StrataStorage
         #expect(text.output.contains("scores: {\"a\": 1, \"b \\\"q\\\"\": 2}"), "\(text.output)")
     }
 
+    @Test func dumpWritesMixedValuesAndVerifyAcceptsThem() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Setting.self, Appliance.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write {
+                let lamp = db.create(Appliance.self, value: ["id": 4, "name": "lamp"])
+                db.create(Setting.self, value: ["id": 1, "value": MixedValue.object(lamp), "history": [1, "a", 2.5, NSNull()]])
+            }
+        }
+        let result = try runStrata("dump", config.fileURL!.path, "--type", "Setting")
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("value: Appliance#0"), "\(result.output)")
+        #expect(result.output.contains("history: [1, \"a\", 2.5, nil]"), "\(result.output)")
+        let verify = try runStrata("verify", config.fileURL!.path)
+        #expect(verify.status == 0, "\(verify.output) \(verify.errors)")
+    }
+
     @Test func inspectShowsTheObjectCountsAndTheCommitLog() throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Dog.self])
