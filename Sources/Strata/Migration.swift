@@ -257,25 +257,6 @@ extension StoreValue {
         return value
     }
 
-    /// Input of exactly the Swift type a kind stores (for mixed properties, which take any:
-    /// an `Int` stays an int, a `Float` a float).
-    private static func from(exactly input: Any, kind: PropertyKind) -> StoreValue? {
-        switch (kind, input) {
-        case (.bool, let v as Bool): .bool(v)
-        case (.int, let v as any BinaryInteger): Int64(exactly: v).map { .int($0) }
-        case (.double, let v as Double): .double(v)
-        case (.float, let v as Float): .float(v)
-        case (.string, let v as String): .string(v)
-        case (.string, let v as Substring): .string(String(v))
-        case (.data, let v as Data): .data(v)
-        case (.date, let v as Date): .date(v)
-        case (.uuid, let v as UUID): .uuid(v)
-        case (.objectId, let v as ObjectId): .objectId(v)
-        case (.decimal128, let v as Decimal128): .decimal128(v)
-        default: nil
-        }
-    }
-
     /// Loose input converted for a property of `kind`; nil when it does not fit.
     static func from(any input: Any, kind: PropertyKind) -> StoreValue? {
         guard let input = unwrapAny(input) else { return .null }
@@ -296,11 +277,7 @@ extension StoreValue {
             return nil
         case .mixed:
             if let object = input as? MigrationObject { return .typedLink(table: object.table.tableID, key: object.key) }
-            if let value = input as? MixedValue { return value._migrationStored }
-            for kind in [PropertyKind.bool, .int, .double, .float, .string, .data, .date, .uuid, .objectId, .decimal128] {
-                if let value = from(exactly: input, kind: kind) { return value }
-            }
-            return nil
+            return MixedValue(any: input)?._migrationStored
         }
     }
 }

@@ -29,8 +29,8 @@ public import StrataStore
 ///   (`$0.value == 1` does not match `.string("1")`). To compare with an object, pass
 ///   `.object(obj)` (`$0.value == .object(dog)`, or `%@` with a `MixedValue`).
 /// - **Sorting** orders kinds as: none, booleans, numbers, strings, data, dates, object ids,
-///   UUIDs, objects; within a kind by value. `min`/`max` follow the same order; `sum` and
-///   `average` count the numbers only.
+///   UUIDs, objects; within a kind by value. `min`/`max` follow the same order (objects
+///   aside); `sum` and `average` count the numbers only.
 /// - **Maps:** `map["k"] = .none` is Swift's `Optional.none` and removes the key; write
 ///   `map["k"] = MixedValue.none` to keep the key with no value (as with RealmSwift).
 /// - **Notifications:** a change to a mixed property is reported like any other; collection
@@ -114,7 +114,8 @@ public enum MixedValue: Hashable {
         }
     }
 
-    /// The stored form a migration writes (objects are written as `MigrationObject`s there).
+    /// The stored form a migration writes; nil for objects (a migration block writes
+    /// `MigrationObject`s, not objects).
     var _migrationStored: StoreValue? {
         if case .object = self { return nil }
         return _strataStore(nil)

@@ -274,6 +274,7 @@ final class GeneralEvaluator {
         case .min, .max:
             var best: StoreValue?
             for value in present {
+                if case .typedLink = value { continue }  // a mixed value's object has no order
                 guard let current = best else { best = value; continue }
                 // Values of different kinds (a mixed list) compare by kind, as they sort.
                 guard let order = QueryValueComparison.order(value, current) ?? QueryValueComparison.rankOrder(value, current) else { continue }
