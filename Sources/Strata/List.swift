@@ -101,18 +101,19 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Changes the managed list: in place in the store where it can (a loop of changes then
     /// costs each change its own work, not a copy of the list), else by writing it whole.
-    /// `added` are the stored values `body` adds.
-    private func mutate(adding added: [StoreValue] = [], _ body: (inout [StoreValue]) -> Void) {
+    /// `added` are the stored values `body` adds; `body` returns the values it removed
+    /// (replaced ones included), which a list of embedded objects deletes.
+    private func mutate(adding added: [StoreValue] = [], _ body: (inout [StoreValue]) -> [StoreValue]) {
         guard changesInPlace else {
             var values = stored()
-            body(&values)
+            _ = body(&values)
             write(values)
             return
         }
         changeStored { table, key, column throws(StoreError) in try table.changeList(key, property: column, adding: added, body) }
     }
 
-    /// Whether the store changes this managed list in place (not a list of embedded objects).
+    /// Whether the store changes this managed list in place.
     var changesInPlace: Bool { owner?._slot.table?.table.changesInPlace(property: column) == true }
 
     /// Changes the managed list in the store in place through `change` (with the checks and
@@ -130,14 +131,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     public func append(_ element: Element) {
         guard owner != nil else { storage.append(element); return }
         let value = element._strataElement(owner!._database)
-        mutate(adding: [value]) { $0.append(value) }
+        mutate(adding: [value]) { $0.append(value); return [] }
     }
 
     /// Appends elements.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         guard owner != nil else { storage.append(contentsOf: elements); return }
         let values = elements.map { $0._strataElement(owner!._database) }
-        mutate(adding: values) { $0.append(contentsOf: values) }
+        mutate(adding: values) { $0.append(contentsOf: values); return [] }
     }
 
     /// Appends elements (RealmSwift's name).
@@ -148,14 +149,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(element, at: index); return }
         let value = element._strataElement(owner!._database)
-        mutate(adding: [value]) { $0.insert(value, at: index) }
+        mutate(adding: [value]) { $0.insert(value, at: index); return [] }
     }
 
     /// Removes the element at `index`.
     public func remove(at index: Int) {
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.remove(at: index); return }
-        mutate { _ = $0.remove(at: index) }
+        mutate { [$0.remove(at: index)] }
     }
 
     /// Removes the last element.
@@ -181,21 +182,25 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage[index] = element; return }
         let value = element._strataElement(owner!._database)
-        mutate(adding: [value]) { $0[index] = value }
+        mutate(adding: [value]) { values in
+            let old = values[index]
+            values[index] = value
+            return [old]
+        }
     }
 
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
         require(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(storage.remove(at: from), at: to); return }
-        mutate { $0.insert($0.remove(at: from), at: to) }
+        mutate { $0.insert($0.remove(at: from), at: to); return [] }
     }
 
     /// Swaps two elements.
     public func swapAt(_ i: Int, _ j: Int) {
         require(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.swapAt(i, j); return }
-        mutate { $0.swapAt(i, j) }
+        mutate { $0.swapAt(i, j); return [] }
     }
 }
 

@@ -1190,11 +1190,11 @@ package final class TableAccess {
 
     // MARK: Changing lists and maps in place
 
-    /// Whether `changeList`, `setMapValue` and `removeMapValue` apply to property `index`:
-    /// lists and maps whose elements are not embedded objects (those keep their one-parent
-    /// bookkeeping through `setList` and `setMap`).
+    /// Whether `changeList`, `setMapValue`, `removeMapValue` and `insertIntoSet` apply to
+    /// property `index`: lists and maps (of embedded objects too, whose one-parent bookkeeping
+    /// the changes keep), and sets of values and top-level objects.
     package func changesInPlace(property index: Int) -> Bool {
-        schema.properties[index].isList && embeddedTarget(of: index) == nil
+        schema.properties[index].isList && !(schema.properties[index].isSet && embeddedTarget(of: index) != nil)
     }
 
     /// Makes sure the transaction's copy of a list (or a map's keys) is in `dirtyLists`, so
@@ -1225,15 +1225,36 @@ package final class TableAccess {
     /// `added` (checked here) and otherwise insert, remove, move or replace elements: a loop of
     /// changes in one transaction costs each change its own work, not a copy of the list
     /// (`changesInPlace(property:)` must hold).
+    ///
+    /// `change` returns the elements it removed (replaced ones included). In a list of
+    /// embedded objects, the objects added must be new and without a parent (they are adopted
+    /// here) and the ones removed are deleted, as `setList` does for a whole list.
     package func changeList(_ key: ObjectKey, property index: Int, adding added: [StoreValue],
-                            _ change: (inout [StoreValue]) -> Void) throws(StoreError) {
+                            _ change: (inout [StoreValue]) -> [StoreValue]) throws(StoreError) {
         try beginChangeInPlace(key, property: index, "changeList") { !$0.isMap }
         for value in added { try checkElement(value, property: index) }
         let id = ListID(property: index, key: key.rawValue)
         try loadDirty(id)
-        change(&dirtyLists[id]!)
+        let removed = change(&dirtyLists[id]!)
         setMembers[id] = nil
         changedInPlace(key, property: index)
+        if let embedded = embeddedTarget(of: index) {
+            try exchangeEmbedded(in: embedded, adding: added, removing: removed, property: index)
+        }
+    }
+
+    /// The one-parent bookkeeping of a change in place to a list or map of embedded objects:
+    /// adopts the children `added` and deletes the children `removed`, except a child that is
+    /// both (put back where it was).
+    private func exchangeEmbedded(in embedded: TableAccess, adding added: [StoreValue], removing removed: [StoreValue],
+                                  property index: Int) throws(StoreError) {
+        for case .link(let child) in added where !removed.contains(.link(child)) {
+            try session.adoptEmbedded(child, in: embedded, by: self, property: index)
+        }
+        let gone = removed.compactMap { value -> ObjectKey? in
+            if case .link(let child) = value, !added.contains(value) { child } else { nil }
+        }
+        if !gone.isEmpty { try session.delete(gone, from: embedded) }
     }
 
     /// Appends `value` to the set (an `isSet` list) `index` of object `key` unless the set
@@ -1262,13 +1283,18 @@ package final class TableAccess {
         try loadDirty(keysID)
         try loadDirty(valuesID)
         let (position, found) = Self.position(of: mapKey, in: dirtyLists[keysID]!)
+        var replaced: [StoreValue] = []
         if found {
+            replaced = [dirtyLists[valuesID]![position]]
             dirtyLists[valuesID]![position] = value
         } else {
             dirtyLists[keysID]!.insert(.string(mapKey), at: position)
             dirtyLists[valuesID]!.insert(value, at: position)
         }
         changedInPlace(key, property: index)
+        if let embedded = embeddedTarget(of: index) {
+            try exchangeEmbedded(in: embedded, adding: [value], removing: replaced, property: index)
+        }
     }
 
     /// Removes `mapKey` from the map `index` of object `key`, in place; false when the map
@@ -1282,8 +1308,11 @@ package final class TableAccess {
         guard found else { return false }
         try loadDirty(valuesID)
         dirtyLists[keysID]!.remove(at: position)
-        dirtyLists[valuesID]!.remove(at: position)
+        let removed = dirtyLists[valuesID]!.remove(at: position)
         changedInPlace(key, property: index)
+        if let embedded = embeddedTarget(of: index) {
+            try exchangeEmbedded(in: embedded, adding: [], removing: [removed], property: index)
+        }
         return true
     }
 

@@ -7,6 +7,7 @@ import Foundation
 import StrataTestWorkloads
 import Testing
 @testable import Strata
+import StrataStore
 
 @Suite struct InPlaceCollectionTests {
     let folder = TemporaryFolder()
@@ -199,5 +200,117 @@ import Testing
         }
         #expect(lines == ["-[\"b\"] +[\"c\"] ~[\"a\"]"])
         token.invalidate()
+    }
+}
+
+/// Lists and maps of embedded objects changed in place: each change adopts the objects it
+/// adds and deletes the ones it removes (with the objects they embed), so the embedded tables
+/// hold exactly what the parents hold, through cancel and reopen.
+@Suite struct EmbeddedInPlaceTests {
+    let folder = TemporaryFolder()
+    var configuration: Database.Configuration { folder.configuration(objectTypes: [Inhabitant.self, Landlord.self]) }
+
+    private func count(_ db: Database, _ type: String) -> Int { (try? db.core.session.table(named: type)?.count) ?? -1 }
+
+    private func dwelling(_ city: String, door: Bool) -> Dwelling {
+        let home = Dwelling()
+        home.city = city
+        if door {
+            let doorway = Doorway()
+            doorway.label = city
+            home.door = doorway
+        }
+        return home
+    }
+
+    @Test func randomChangesKeepOneParentPerObject() throws {
+        var random = SplitMix64(seed: 0xE3B_ED)
+        var past: [String] = []
+        var homes: [String: String?] = [:]
+        var doors: Set<String> = []  // the cities whose dwelling has a door
+        func check(_ db: Database) throws {
+            let person = try #require(db.object(ofType: Inhabitant.self, forPrimaryKey: 1))
+            let landlord = try #require(db.object(ofType: Landlord.self, forPrimaryKey: 1))
+            #expect(person.past.map(\.city) == past)
+            #expect(landlord.homes.keys == homes.keys.sorted { MapKeyOrder.precedes($0, $1) })
+            for (key, city) in homes { #expect(landlord.homes[key].map { $0?.city } == city) }
+            let held = past + homes.values.compactMap { $0 }
+            #expect(count(db, "Dwelling") == held.count)
+            #expect(count(db, "Doorway") == held.filter(doors.contains).count)
+            #expect(person.past.allSatisfy { ($0.door?.label == $0.city) == doors.contains($0.city) })
+        }
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write {
+                db.create(Inhabitant.self, value: ["id": 1])
+                db.create(Landlord.self, value: ["id": 1])
+            }
+            let person = try #require(db.object(ofType: Inhabitant.self, forPrimaryKey: 1))
+            let landlord = try #require(db.object(ofType: Landlord.self, forPrimaryKey: 1))
+            for round in 0..<4 {
+                let cancel = round == 2
+                let (savedPast, savedHomes) = (past, homes)
+                db.beginWrite()
+                for step in 0..<150 {
+                    let city = "r\(round)s\(step)"
+                    let door = random.chance(0.3)
+                    if door { doors.insert(city) }
+                    switch random.int(0..<9) {
+                    case 0, 1:
+                        person.past.append(dwelling(city, door: door))
+                        past.append(city)
+                    case 2:
+                        let at = random.int(0...past.count)
+                        person.past.insert(dwelling(city, door: door), at: at)
+                        past.insert(city, at: at)
+                    case 3 where !past.isEmpty:
+                        let at = random.int(0..<past.count)
+                        person.past.remove(at: at)
+                        past.remove(at: at)
+                    case 4 where !past.isEmpty:
+                        let at = random.int(0..<past.count)
+                        person.past.replace(index: at, object: dwelling(city, door: door))
+                        past[at] = city
+                    case 5 where past.count > 1:
+                        let (from, to) = (random.int(0..<past.count), random.int(0..<past.count))
+                        person.past.move(from: from, to: to)
+                        past.insert(past.remove(at: from), at: to)
+                    case 6, 7:
+                        let key = "k\(random.int(0..<40))"
+                        let value: Dwelling? = random.chance(0.2) ? nil : dwelling(city, door: door)
+                        landlord.homes[key] = .some(value)
+                        homes[key] = .some(value.map { _ in city })
+                    default:
+                        let key = "k\(random.int(0..<40))"
+                        landlord.homes[key] = nil
+                        homes[key] = nil
+                    }
+                }
+                if cancel {
+                    db.cancelWrite()
+                    (past, homes) = (savedPast, savedHomes)
+                } else {
+                    try db.commitWrite()
+                }
+                try check(db)
+            }
+            #expect(problems(db).isEmpty)
+        }
+        try check(try Database(configuration: configuration))
+    }
+
+    @Test func anObjectHeldAlreadyCannotBeAppendedAgain() throws {
+        let db = try Database(configuration: configuration)
+        try db.write {
+            let person = db.create(Inhabitant.self, value: ["id": 1])
+            person.past.append(dwelling("Oslo", door: false))
+            // Replacing an element by itself keeps it.
+            person.past.replace(index: 0, object: person.past[0])
+            person.past.append(dwelling("Rome", door: true))
+            person.past.swapAt(0, 1)
+        }
+        let person = try #require(db.object(ofType: Inhabitant.self, forPrimaryKey: 1))
+        #expect(person.past.map(\.city) == ["Rome", "Oslo"])
+        #expect(count(db, "Dwelling") == 2 && count(db, "Doorway") == 1)
     }
 }
