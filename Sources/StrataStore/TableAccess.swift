@@ -68,6 +68,20 @@ package final class TableAccess {
     /// their `dirtyLists` entry so that each insert tests membership by hash. Every other
     /// change to a list drops its entry here.
     private var setMembers: [ListID: Set<StoreValueIdentity>] = [:]
+    /// Moves with every change to this table's objects, lists and maps, and with every new
+    /// transaction or return to a savepoint (`noteChange`, `reset`, `restoreWriteState`).
+    private var tableSerial: UInt64 = 1
+    /// For deleting objects one at a time: per link property (to-one or list or map) whose
+    /// target is a top-level type, the objects of this table holding each target key, as of
+    /// `linkHoldersSerial`. Built by one scan at the first single delete that needs it, kept
+    /// up to date by `clearLinks` itself, and dropped by any other change to the table.
+    private var linkHolders: [Int: [Int64: [ObjectKey]]] = [:]
+    private var linkHoldersSerial: UInt64 = 0
+    /// How often this transaction built `linkHolders` and used them without building: when
+    /// the table's links change between single deletes, a build per delete would cost more
+    /// than the scan it saves, so after two builds that were not used the scan goes on.
+    private var linkHolderBuilds = 0
+    private var linkHolderUses = 0
     private var encodeScratch: [UInt8] = []
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
@@ -147,6 +161,7 @@ package final class TableAccess {
         changes = ChangeTracker()
         dirtyLists.removeAll()
         setMembers.removeAll()
+        dropLinkHolders()
     }
 
     func drop() {
@@ -234,6 +249,23 @@ package final class TableAccess {
         changes = tracker
         dirtyLists = state.dirtyLists
         setMembers.removeAll()
+        dropLinkHolders()
+    }
+
+    /// Notes a change to this table's objects and to the session's content; a change to
+    /// property `index` that holds no links (a value, or a list or map of values) leaves
+    /// `linkHolders` valid.
+    @inline(__always)
+    private func noteChange(property index: Int? = nil) {
+        if let index, schema.properties[index].kind != .link {} else { tableSerial &+= 1 }
+        session.noteContentChange()
+    }
+
+    private func dropLinkHolders() {
+        tableSerial &+= 1
+        linkHolders.removeAll()
+        linkHolderBuilds = 0
+        linkHolderUses = 0
     }
 
     var reading: any TransactionReading { session.reading }
@@ -921,7 +953,7 @@ package final class TableAccess {
         }
         storedCount += 1
         changes.insert(key)
-        session.noteContentChange()
+        noteChange()
         if schema.isEmbedded { session.noteNewEmbedded(objectKey, in: self) }
         return objectKey
     }
@@ -958,7 +990,7 @@ package final class TableAccess {
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         if cluster.columns[index]!.set(value, at: row) { session.invalidateViews() }
         changes.modify(key.rawValue, property: index)
-        session.noteContentChange()
+        noteChange(property: index)
     }
 
     /// A fixed-width column buffer to write `property` of the object at `key` in place, for
@@ -968,7 +1000,7 @@ package final class TableAccess {
         guard let (view, row) = try locate(key) else { throw .objectNotFound(type: schema.name) }
         let cluster = try dirtyCluster(view.firstKey, loading: [index])
         changes.modify(key.rawValue, property: index)
-        session.noteContentChange()
+        noteChange(property: index)
         return (ColumnBufferHandle(buffer: cluster.columns[index]!), row)
     }
 
@@ -994,7 +1026,7 @@ package final class TableAccess {
             session.invalidateViews()
             storedCount -= 1
             changes.delete(key.rawValue)
-            session.noteContentChange()
+            noteChange()
         }
     }
 
@@ -1172,7 +1204,7 @@ package final class TableAccess {
         dirtyLists[id] = values
         setMembers[id] = nil
         if recordChange { changes.modify(key.rawValue, property: index) }
-        session.noteContentChange()
+        noteChange(property: index)
     }
 
     /// Throws unless `value` can be an element of the list (or a value of the map) `index`.
@@ -1218,7 +1250,7 @@ package final class TableAccess {
     /// Ends a change made in place.
     private func changedInPlace(_ key: ObjectKey, property index: Int) {
         changes.modify(key.rawValue, property: index)
-        session.noteContentChange()
+        noteChange(property: index)
     }
 
     /// Changes the list `index` of object `key` in place through `change`, which may add only
@@ -1331,10 +1363,12 @@ package final class TableAccess {
             schema.properties[$0].kind == .link && schema.properties[$0].objectType == target
         }
         guard !linkProperties.isEmpty else { return }
+        // One object deleted (a loop of single deletes): through the holders, found by one
+        // scan for the whole loop.
+        let only = deleted.count == 1 ? deleted.first : nil
+        if let only, try clearLinksThroughHolders(to: only, linkProperties) { return }
         var clears: [(ObjectKey, Int)] = []
         var lists: [(ObjectKey, Int, [StoreValue])] = []
-        // One object deleted (a loop of single deletes): a comparison, not a hash, per link.
-        let only = deleted.count == 1 ? deleted.first : nil
         @inline(__always) func isDeleted(_ key: Int64) -> Bool { only.map { $0 == key } ?? deleted.contains(key) }
         let columns = linkProperties.filter { !schema.properties[$0].isList }
         if !columns.isEmpty {
@@ -1371,6 +1405,78 @@ package final class TableAccess {
         }
         for (key, index) in clears { try set(.null, for: key, property: index) }
         for (key, index, kept) in lists { try setList(kept, for: key, property: index) }
+    }
+
+    /// Clears the links to the one deleted object `target` held by link `properties` (to-one,
+    /// lists or maps) through `linkHolders`, scanning each property once per run of single
+    /// deletes instead of once per delete. Returns false, having done nothing, when a
+    /// property's target type is embedded: writing those links deletes objects, which the
+    /// holders would not follow.
+    private func clearLinksThroughHolders(to target: Int64, _ properties: [Int]) throws -> Bool {
+        guard properties.allSatisfy({ embeddedTarget(of: $0) == nil }) else { return false }
+        if linkHoldersSerial != tableSerial {
+            if linkHolderBuilds >= 2 && linkHolderUses < linkHolderBuilds { return false }
+            linkHolders.removeAll()
+        }
+        var built = false
+        var work: [(index: Int, holders: [ObjectKey])] = []
+        for index in properties {
+            if linkHolders[index] == nil {
+                linkHolders[index] = try scanLinkHolders(index)
+                built = true
+            }
+            if let holders = linkHolders[index]?[target] { work.append((index, holders)) }
+        }
+        let link = StoreValue.link(ObjectKey(target))
+        for (index, holders) in work {
+            let property = schema.properties[index]
+            for owner in holders {
+                if property.isList {
+                    let values = try list(owner, property: index)
+                    // A map keeps the key; its value becomes nil, as in RealmSwift. A list drops it.
+                    try setList(property.isMap ? values.map { $0 == link ? .null : $0 } : values.filter { $0 != link },
+                                for: owner, property: index)
+                } else {
+                    try set(.null, for: owner, property: index)
+                }
+            }
+            linkHolders[index]?[target] = nil
+        }
+        if built { linkHolderBuilds += 1 } else { linkHolderUses += 1 }
+        // These writes changed only what the holders now say.
+        linkHoldersSerial = tableSerial
+        return true
+    }
+
+    /// The objects holding each target key in link property `index`: its column, or its lists
+    /// (the transaction's own, then the stored ones it has not replaced), each holder once.
+    private func scanLinkHolders(_ index: Int) throws -> [Int64: [ObjectKey]] {
+        var holders: [Int64: [ObjectKey]] = [:]
+        if schema.properties[index].isList {
+            for (id, values) in dirtyLists where id.property == index && !id.isMapKeys {
+                let owner = ObjectKey(id.key)
+                for case .link(let target) in values where holders[target.rawValue]?.last != owner {
+                    holders[target.rawValue, default: []].append(owner)
+                }
+            }
+            try forEachStoredListEntry(index) { owner, chunk in
+                guard dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
+                for row in 0..<chunk.count where !chunk.isNull(row) {
+                    let target = chunk.int(row)
+                    if target >= 0, holders[target]?.last != owner { holders[target, default: []].append(owner) }
+                }
+            }
+        } else {
+            try forEachCluster { view in
+                let chunk = try view.column(index)
+                for row in 0..<min(view.count, chunk.count) where !chunk.isNull(row) {
+                    let target = chunk.int(row)
+                    if target >= 0 { holders[target, default: []].append(view.key(at: row)) }
+                }
+                return true
+            }
+        }
+        return holders
     }
 
     /// Clears the mixed values that hold `deleted` objects of table `targetID`: a mixed

@@ -18,6 +18,7 @@ final class Guardian: Object {
     @Persisted var favorite: Kid?
     @Persisted var kids: List<Kid>
     @Persisted var byName: Map<String, Kid?>
+    @Persisted var visits = 0
 }
 
 @Suite struct DeleteLinksModelTests {
@@ -81,6 +82,59 @@ final class Guardian: Object {
                         }
                     default:
                         break
+                    }
+                }
+                try check(db, model, "round \(round), in the write")
+            }
+            try check(db, model, "round \(round)")
+        }
+        #expect(problems(db).isEmpty)
+    }
+
+    /// Runs of single deletes, with value writes to the holders between them (which leave the
+    /// store's holder index valid) and link writes now and then (which make it build again).
+    @Test(arguments: [UInt64(7), 8])
+    func runsOfSingleDeletesMatchAModel(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let db = try Database(configuration: folder.configuration(objectTypes: [Kid.self, Guardian.self]))
+        var model: [Int: Links] = [:]
+        try db.write {
+            for k in 0..<600 { db.create(Kid.self, value: ["id": k]) }
+            for g in 0..<60 {
+                let guardian = db.create(Guardian.self, value: ["id": g])
+                var links = Links(favorite: nil, kids: [], byName: [:])
+                for _ in 0..<random.int(0..<12) {
+                    let k = random.int(0..<600)
+                    guardian.kids.append(try #require(db.object(ofType: Kid.self, forPrimaryKey: k)))
+                    links.kids.append(k)
+                }
+                let favorite = random.int(0..<600)
+                guardian.favorite = db.object(ofType: Kid.self, forPrimaryKey: favorite)
+                links.favorite = favorite
+                let named = random.int(0..<600)
+                guardian.byName["n"] = db.object(ofType: Kid.self, forPrimaryKey: named)
+                links.byName["n"] = named
+                model[g] = links
+            }
+        }
+        var live = Array(0..<600)
+        live.shuffle(using: &random)
+        for round in 0..<3 {
+            try db.write {
+                for step in 0..<150 {
+                    let id = live.removeLast()
+                    db.delete(try #require(db.object(ofType: Kid.self, forPrimaryKey: id)))
+                    for key in model.keys {
+                        if model[key]!.favorite == id { model[key]!.favorite = nil }
+                        model[key]!.kids.removeAll { $0 == id }
+                        for (name, value) in model[key]!.byName where value == id { model[key]!.byName[name] = -1 }
+                    }
+                    let g = random.int(0..<60)
+                    let guardian = try #require(db.object(ofType: Guardian.self, forPrimaryKey: g))
+                    guardian.visits += 1
+                    if step % 25 == 24, let k = live.last {  // a link write: the index is built again
+                        guardian.kids.append(try #require(db.object(ofType: Kid.self, forPrimaryKey: k)))
+                        model[g]!.kids.append(k)
                     }
                 }
                 try check(db, model, "round \(round), in the write")
