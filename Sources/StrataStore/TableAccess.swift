@@ -257,7 +257,7 @@ package final class TableAccess {
     /// `linkHolders` valid.
     @inline(__always)
     private func noteChange(property index: Int? = nil) {
-        if let index, schema.properties[index].kind != .link {} else { tableSerial &+= 1 }
+        if let index, kinds[index] != .link {} else { tableSerial &+= 1 }
         session.noteContentChange()
     }
 
