@@ -49,6 +49,25 @@ final class Holder: Object {
     @Persisted var value: MixedValue
 }
 
+/// For the custom-persistable misuse: an odd number stored where `EvenNumber` reads it.
+struct EvenNumber: FailableCustomPersistable {
+    let value: Int
+    init?(persistedValue: Int) {
+        guard persistedValue % 2 == 0 else { return nil }
+        value = persistedValue
+    }
+    var persistableValue: Int { value }
+}
+
+final class Parity: Object {
+    @Persisted var number: EvenNumber
+}
+
+final class RawParity: Object {
+    override class func className() -> String { "Parity" }
+    @Persisted var number = 0
+}
+
 /// For the cross-process notification test.
 final class Parcel: Object {
     @Persisted var label = ""
@@ -439,6 +458,20 @@ do {
         let scores = Scores()
         misusing()
         scores.values["$top"] = 3
+
+    case "custom-persistable-unconvertible":
+        let rawConfiguration = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("parity.strata"),
+                                                      objectTypes: [RawParity.self])
+        do {
+            let raw = try Database(configuration: rawConfiguration)
+            try raw.write { raw.create(RawParity.self, value: ["number": 3]) }
+        }
+        var parityConfiguration = rawConfiguration
+        parityConfiguration.objectTypes = [Parity.self]
+        let database = try Database(configuration: parityConfiguration)
+        guard let parity = database.objects(Parity.self).first else { fail("no Parity object") }
+        misusing()
+        _ = parity.number
 
     case "mixed-embedded":
         let holder = Holder()

@@ -86,6 +86,9 @@ import Testing
         // Maps.
         Misuse(name: "map-key-with-dot", message: "The Map key \"level.1\" contains a '.'; map keys cannot contain '.'."),
         Misuse(name: "map-key-with-dollar", message: "The Map key \"$top\" starts with '$'; map keys cannot start with '$'."),
+        // Custom-persistable types.
+        Misuse(name: "custom-persistable-unconvertible",
+               message: "The stored value 3 of 'Parity.number' cannot be converted to EvenNumber (init(persistedValue:) returned nil); declare the property optional (EvenNumber?)"),
         // Mixed values.
         Misuse(name: "mixed-embedded", message: "A MixedValue cannot hold an embedded 'Flat' object"),
     ]
