@@ -252,6 +252,7 @@ extension StoreValue {
             break
         }
         if let e = key as? any PersistableEnum { return e._strataStore(nil) }
+        if let custom = key as? any _CustomPersistable { return custom._strataStore(nil) }
         guard let value = from(any: key, kind: kind) else { return nil }
         if value.isNull && !optional { return nil }
         return value

@@ -48,6 +48,18 @@ final class RawReading: Object {
     @Persisted var byPlace: Map<String, Double>
 }
 
+/// An identifier stored as a string, as a primary key.
+struct BadgeID: CustomPersistable, Hashable {
+    var text: String
+    init(persistedValue: String) { text = persistedValue }
+    var persistableValue: String { text }
+}
+
+final class Member: Object {
+    @Persisted(primaryKey: true) var id: BadgeID
+    @Persisted(indexed: true) var mentor: BadgeID?
+}
+
 @Suite struct CustomPersistableTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: [Reading.self]) }
@@ -111,6 +123,19 @@ final class RawReading: Object {
         #expect(ids(all.filter("temperature >= %@", Celsius(20))) == [2, 3])
         #expect(ids(all.filter("ANY history == %@", Celsius(10))) == [1])
         #expect(all.sorted(byKeyPath: "temperature", ascending: false).map(\.id) == [3, 2, 1])
+    }
+
+    @Test func aCustomTypeCanBeAPrimaryKeyAndIndexed() throws {
+        let db = try Database(configuration: folder.configuration(objectTypes: [Member.self]))
+        try db.write {
+            db.create(Member.self, value: ["id": BadgeID(persistedValue: "a-1")])
+            db.create(Member.self, value: ["id": "b-2", "mentor": BadgeID(persistedValue: "a-1")])
+        }
+        #expect(db.object(ofType: Member.self, forPrimaryKey: BadgeID(persistedValue: "b-2"))?.mentor?.text == "a-1")
+        #expect(db.objects(Member.self).where { $0.mentor == BadgeID(persistedValue: "a-1") }.map(\.id.text) == ["b-2"])
+        try db.write { db.create(Member.self, value: ["id": "a-1", "mentor": "z"], update: .modified) }
+        #expect(db.objects(Member.self).count == 2)
+        #expect(db.object(ofType: Member.self, forPrimaryKey: BadgeID(persistedValue: "a-1"))?.mentor?.text == "z")
     }
 
     @Test func aStoredValueThatDoesNotConvertReadsAsNilWhereOptional() throws {
