@@ -6,6 +6,7 @@ import Foundation
 import Testing
 @testable import Strata
 import StrataStore
+import StrataTestWorkloads
 
 final class Setting: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -303,5 +304,95 @@ private var everyKind: [MixedValue] { [
         guard case .change(_, let changes) = recorder.changes.last else { Issue.record("no change: \(recorder.changes)"); return }
         #expect(changes.map(\.name) == ["value"])
         #expect(changes.first?.newValue as? MixedValue == .string("one"))
+    }
+}
+
+/// Seeded random mixed values, queried with random comparisons against every other value, each
+/// answer checked against the rules written out in Swift here (kinds apart, numbers by value
+/// across kinds, strings by their bytes, nil equal only to nil).
+@Suite struct MixedValueQueryModelTests {
+    let folder = TemporaryFolder()
+
+    /// A random value: few distinct numbers and strings, so that equal values across kinds
+    /// come up.
+    private func randomValue(_ random: inout SplitMix64) -> MixedValue {
+        switch random.int(0..<9) {
+        case 0: .none
+        case 1: .int(random.int(-3...3))
+        case 2: .double(Double(random.int(-6...6)) / 2)
+        case 3: .float(Float(random.int(-6...6)) / 2)
+        case 4: .decimal128(Decimal128(random.int(-3...3)))
+        case 5: .bool(random.chance(0.5))
+        case 6: .string(random.pick(["", "a", "b", "ab", "é", "e\u{301}"]))
+        case 7: .data(Data(random.pick([[], [97], [98], [97, 98]])))
+        default: .date(Date(timeIntervalSinceReferenceDate: Double(random.int(0...2))))
+        }
+    }
+
+    /// The number a numeric value stands for.
+    private func number(_ value: MixedValue) -> Double? {
+        switch value {
+        case .int(let v): Double(v)
+        case .double(let v): v
+        case .float(let v): Double(v)
+        case .decimal128(let v): v.doubleValue
+        default: nil
+        }
+    }
+
+    /// -1, 0 or 1 when the two values order (same kind, or both numbers); nil otherwise.
+    private func order(_ a: MixedValue, _ b: MixedValue) -> Int? {
+        func cmp<C: Comparable>(_ x: C, _ y: C) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
+        func bytes(_ x: [UInt8], _ y: [UInt8]) -> Int { x == y ? 0 : (x.lexicographicallyPrecedes(y) ? -1 : 1) }
+        if let x = number(a), let y = number(b) { return cmp(x, y) }
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): return cmp(x ? 1 : 0, y ? 1 : 0)
+        case (.string(let x), .string(let y)): return bytes(Array(x.utf8), Array(y.utf8))
+        case (.data(let x), .data(let y)): return bytes(Array(x), Array(y))
+        case (.date(let x), .date(let y)): return cmp(x, y)
+        default: return nil
+        }
+    }
+
+    private func matches(_ value: MixedValue, _ op: String, _ constant: MixedValue) -> Bool {
+        if case .none = constant {
+            let isNone = { if case .none = value { true } else { false } }()
+            return op == "==" ? isNone : op == "!=" ? !isNone : false
+        }
+        if case .none = value { return op == "!=" }
+        let o = order(value, constant)
+        switch op {
+        case "==": return o == 0
+        case "!=": return o != 0
+        case "<": return o.map { $0 < 0 } ?? false
+        case "<=": return o.map { $0 <= 0 } ?? false
+        case ">": return o.map { $0 > 0 } ?? false
+        default: return o.map { $0 >= 0 } ?? false
+        }
+    }
+
+    @Test(arguments: [UInt64(21), 22])
+    func randomComparisonsMatchTheRules(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let db = try Database(configuration: folder.configuration(objectTypes: [Setting.self, Appliance.self]))
+        var values: [MixedValue] = []
+        try db.write {
+            for id in 0..<120 {
+                let value = randomValue(&random)
+                values.append(value)
+                db.create(Setting.self, value: ["id": id, "value": value, "history": [value]])
+            }
+        }
+        let all = db.objects(Setting.self)
+        for _ in 0..<150 {
+            let constant = randomValue(&random)
+            let op = random.pick(["==", "!=", "<", "<=", ">", ">="])
+            if case .none = constant, !["==", "!="].contains(op) { continue }
+            let expected = Set(values.indices.filter { matches(values[$0], op, constant) })
+            let found = Set(all.filter("value \(op) %@", constant).map(\.id))
+            #expect(found == expected, "value \(op) \(constant)")
+            let anyFound = Set(all.filter("ANY history \(op) %@", constant).map(\.id))
+            #expect(anyFound == expected, "ANY history \(op) \(constant)")
+        }
     }
 }
