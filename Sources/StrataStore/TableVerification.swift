@@ -16,9 +16,11 @@ extension TableAccess {
 
     /// Reads every object's values as reads do, checking that the key chunks hold ascending
     /// keys, that every chunk decodes (its width, its count, at most `Cluster.capacity` objects
-    /// per cluster), that every list decodes, that the table's counter matches its objects,
-    /// that each secondary index holds each object's entry and nothing else, and that the
-    /// primary-key index leads to each object from its primary key.
+    /// per cluster), that every list decodes, that mixed values are valid encodings, that
+    /// every link (to-one, in a list or map, or in a mixed value) leads to an object that
+    /// exists, that the table's counter matches its objects, that each secondary index holds
+    /// each object's entry and nothing else, and that the primary-key index leads to each
+    /// object from its primary key.
     package func verifyObjects() -> ObjectVerification {
         var result = ObjectVerification()
         func report(_ problem: String) { if result.problems.count < Self.problemLimit { result.problems.append("'\(schema.name)': \(problem)") } }
@@ -35,10 +37,13 @@ extension TableAccess {
                     keys.append(key)
                     for index in fixed {
                         let chunk = try view.column(index)
-                        _ = chunk.value(row, kind: schema.properties[index].kind)
+                        let value = chunk.value(row, kind: schema.properties[index].kind)
                         if schema.properties[index].kind == .mixed, row < chunk.count, !chunk.isNull(row),
                            let problem = MixedEncoding.problem(chunk.variableBytes(row)) {
                             report("'\(schema.properties[index].name)' of object \(key.rawValue) holds \(problem)")
+                        }
+                        if let problem = try danglingLink(value, of: schema.properties[index]) {
+                            report("'\(schema.properties[index].name)' of object \(key.rawValue) \(problem)")
                         }
                     }
                 }
@@ -61,6 +66,11 @@ extension TableAccess {
                     let values = try list(key, property: index)
                     if schema.properties[index].kind == .mixed, let problem = try mixedListProblem(key, property: index) {
                         report("the list '\(schema.properties[index].name)' of object \(key.rawValue) holds \(problem)")
+                    }
+                    for value in values {
+                        guard let problem = try danglingLink(value, of: schema.properties[index]) else { continue }
+                        report("the list '\(schema.properties[index].name)' of object \(key.rawValue) \(problem)")
+                        break
                     }
                     if schema.properties[index].isMap {
                         let keys = try mapKeys(key, property: index)
@@ -127,5 +137,26 @@ extension TableAccess {
             stray.forEach(report)
         }
         return result
+    }
+
+    /// How `value` of `property` links to an object that does not exist (deletes clear such
+    /// links, so only damage leaves one); nil for a value that is not a link or whose object
+    /// exists.
+    private func danglingLink(_ value: StoreValue, of property: PropertySchema) throws -> String? {
+        let target: TableAccess?
+        let key: ObjectKey
+        switch value {
+        case .link(let k):
+            target = property.objectType.flatMap { session.table(named: $0) }
+            key = k
+        case .typedLink(let id, let k):
+            target = session.table(id: id)
+            key = k
+            if target == nil { return "links to object \(k.rawValue) of table \(id), which does not exist" }
+        default:
+            return nil
+        }
+        guard let target else { return nil }
+        return try target.contains(key) ? nil : "links to '\(target.schema.name)' object \(key.rawValue), which does not exist"
     }
 }

@@ -108,4 +108,37 @@ import StrataStorage
         let problems = things.verifyObjects().problems
         #expect(problems == ["'Thing': 'value' of object 3 holds a mixed value with tag 99 and 5 bytes"], "\(problems)")
     }
+
+    @Test func verifyFindsLinksToObjectsThatDoNotExist() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file()
+        var tree = "", column: UInt16 = 0
+        do {
+            let store = try Store.open(path: path, schema: Self.schema)
+            defer { store.close() }
+            let session = try store.makeSession()
+            defer { session.close() }
+            let things = try #require(session.table(named: "Thing"))
+            try session.beginWrite()
+            for i in 0..<4 { _ = try things.insert([.int(Int64(i)), .null, i == 0 ? .null : .link(ObjectKey(0))]) }
+            try things.set(.typedLink(table: things.tableID, key: ObjectKey(3)), for: ObjectKey(1), property: 1)
+            _ = try session.commit()
+            #expect(things.verifyObjects().problems.isEmpty)
+            tree = things.clusterTreeName
+            column = things.columnIDs[2]
+        }
+        // One object's link (a nullable 8-byte chunk: the header, the null flags, then 8 bytes a
+        // row) now names object 999.
+        try rewriteFirstClusterChunk(path, tree: tree, column: column) { _, chunk in
+            let row = ChunkFormat.headerSize + 8 + 2 * 8
+            withUnsafeBytes(of: Int64(999).littleEndian) { chunk.replaceSubrange(row..<row + 8, with: $0) }
+        }
+        let store = try Store.open(path: path, schema: Self.schema)
+        defer { store.close() }
+        let session = try store.makeSession()
+        defer { session.close() }
+        let things = try #require(session.table(named: "Thing"))
+        let problems = things.verifyObjects().problems
+        #expect(problems.count == 1 && problems.first?.hasSuffix("links to 'Thing' object 999, which does not exist") == true, "\(problems)")
+    }
 }
