@@ -164,6 +164,14 @@ private var everyKind: [MixedValue] { [
         #expect(ids(all.filter("history.@max == 'h0'")) == [0])  // a string is above a number
         #expect(ids(all.filter("history.@min == 5")) == [0, 1])
         #expect(ids(all.filter("value == %@", MixedValue.double(10))) == [6])
+        // Maps of mixed values, by key and over all values.
+        try db.write {
+            for setting in all { setting.extras["v"] = setting.value }
+        }
+        #expect(ids(all.where { $0.extras["v"] == .int(5) }) == [0, 1])
+        #expect(ids(all.filter("extras['v'] > 6")) == [6, 7])
+        #expect(ids(all.filter("ANY extras.@allValues == 'h1' OR extras['v'] == 2.5")) == [2])
+        #expect(ids(all.where { $0.history.contains(.string("h4")) }) == [4])
     }
 
     @Test func queriesFindObjectsHeldByMixedValues() throws {
