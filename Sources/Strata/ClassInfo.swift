@@ -214,7 +214,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 fieldOffsets.append(offset)
                 columnOffsets.append(offset + columnOffset)
                 if let target = shape.objectType {
-                    guard let targetType = linkedTypeFromValue(child.value) ?? ClassInfo.type(named: target) else {
+                    guard let targetType = linkedTypeFromValue(child.value) ?? shape.linkTarget ?? ClassInfo.type(named: target) else {
                         throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
                     }
                     linked.append(targetType)

@@ -4,8 +4,9 @@ public import StrataStore
 /// type that Strata stores natively (`PersistedType`). Conform to one of those two, not to this.
 public protocol _CustomPersistable: _PersistableScalar {
     /// The stored type: `Bool`, an integer type, `Float`, `Double`, `String`, `Data`, `Date`,
-    /// `UUID`, ``ObjectId``, ``Decimal128`` or a ``PersistableEnum``.
-    associatedtype PersistedType: _PersistableScalar
+    /// `UUID`, ``ObjectId``, ``Decimal128``, a ``PersistableEnum``, or an ``EmbeddedObject``
+    /// subclass (for a type stored as several values).
+    associatedtype PersistedType: _PersistableInsideOptional
     /// The value as stored.
     var persistableValue: PersistedType { get }
     /// The value for a stored one; nil when it cannot be converted (only
@@ -34,8 +35,25 @@ public protocol _CustomPersistable: _PersistableScalar {
 /// value of the type (`$0.temperature == Celsius(degrees: 20)`, compared as stored) or go
 /// through ``Query/persistableValue`` for the stored type's operators. A property declared
 /// without an initial value starts as `init(persistedValue:)` of the stored type's default.
-/// RealmSwift also maps to embedded objects (`PersistedType` an `EmbeddedObject`); Strata maps
-/// to values only.
+///
+/// A type made of several values maps to an ``EmbeddedObject`` subclass, as in RealmSwift:
+///
+/// ```swift
+/// final class Location: EmbeddedObject {
+///     @Persisted var latitude = 0.0
+///     @Persisted var longitude = 0.0
+/// }
+/// extension Coordinate: CustomPersistable {
+///     init(persistedValue: Location) { self.init(latitude: persistedValue.latitude, longitude: persistedValue.longitude) }
+///     var persistableValue: Location { Location(value: [latitude, longitude]) }
+/// }
+/// // db.objects(Place.self).where { $0.spot.persistableValue.latitude > 50 }
+/// ```
+///
+/// Each write stores a new embedded object (the one it replaces is deleted); a non-optional
+/// property with nothing stored reads as `init(persistedValue:)` of a new embedded object.
+/// Such values compare in queries through their properties (`persistableValue.latitude`),
+/// not as a whole.
 public protocol CustomPersistable: _CustomPersistable {
     /// The value for a stored one.
     init(persistedValue: PersistedType)
@@ -72,16 +90,30 @@ extension FailableCustomPersistable {
 
 extension _CustomPersistable {
     public static var _strataKind: PropertyKind { PersistedType._strataKind }
+    public static var _strataObjectType: String? { PersistedType._strataObjectType }
+    public static var _strataLinkType: Object.Type? { PersistedType._strataLinkType }
 
-    /// The value for the stored type's default.
+    public static var _strataShape: _PropertyShape {
+        _PropertyShape(kind: _strataKind, isOptional: _strataKind == .link, objectType: _strataObjectType, linkTarget: _strataLinkType)
+    }
+    public static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (_strataKind, false, _strataObjectType) }
+    public static var _strataMapValueShape: (kind: PropertyKind, optional: Bool, objectType: String?) { (_strataKind, false, _strataObjectType) }
+
+    /// The value for the stored type's default (for an embedded object, a new one).
     public static var _strataZero: Self {
-        guard let value = _strataConverted(PersistedType._strataZero) else {
-            fatalError("\(Self.self)(persistedValue:) returned nil for \(PersistedType.self)'s default value (\(PersistedType._strataZero)); it must not.")
+        let persisted = PersistedType._strataNewValue()
+        guard let value = _strataConverted(persisted) else {
+            fatalError("\(Self.self)(persistedValue:) returned nil for \(PersistedType.self)'s default value (\(persisted)); it must not.")
         }
         return value
     }
 
-    public func _strataStore(_ database: Database?) -> StoreValue { persistableValue._strataStore(database) }
+    public func _strataStore(_ database: Database?) -> StoreValue {
+        // Without a database (a query's argument), an embedded object has no stored form to
+        // compare with: it matches nothing (compare through persistableValue's properties).
+        if database == nil, Self._strataKind == .link { return .link(ObjectKey(.min)) }
+        return persistableValue._strataStore(database)
+    }
 
     public static func _strataLoad(_ value: StoreValue, _ database: Database?) -> Self? {
         PersistedType._strataLoad(value, database).flatMap(_strataConverted)
@@ -94,12 +126,12 @@ extension _CustomPersistable {
     }
 
     public static func _strataGet(_ object: Object, _ column: Int) -> Self {
-        let persisted = PersistedType._strataGet(object, column)
-        guard let value = _strataConverted(persisted) else {
-            let name = object._slot.table.map { "'\($0.table.schema.name).\($0.table.schema.properties[column].name)'" } ?? "a property"
-            fatalError("The stored value \(persisted) of \(name) cannot be converted to \(Self.self) (init(persistedValue:) returned nil); declare the property optional (\(Self.self)?) to read such values as nil.")
-        }
-        return value
+        let stored = object._storedValue(column)
+        if let value = _strataLoad(stored, object._database) { return value }
+        // Nothing stored (a column a migration added, or no embedded object): the default.
+        if stored.isNull { return _strataZero }
+        let name = object._slot.table.map { "'\($0.table.schema.name).\($0.table.schema.properties[column].name)'" } ?? "a property"
+        fatalError("The stored value \(stored) of \(name) cannot be converted to \(Self.self) (init(persistedValue:) returned nil); declare the property optional (\(Self.self)?) to read such values as nil.")
     }
 }
 

@@ -2,7 +2,7 @@ public import StrataStore
 
 /// A type that can be an element of a `List`: the persistable value types, their optionals,
 /// and model objects.
-public protocol CollectionValue {
+public protocol CollectionValue: _StrataLinkTyped {
     static var _strataElementShape: (kind: PropertyKind, optional: Bool, objectType: String?) { get }
     func _strataElement(_ database: Database?) -> StoreValue
     static func _strataElement(from value: StoreValue, _ database: Database?) -> Self
@@ -212,7 +212,8 @@ extension List where Element: Equatable {
 extension List: _Persistable {
     public static var _strataShape: _PropertyShape {
         let shape = Element._strataElementShape
-        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, objectType: shape.objectType)
+        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, objectType: shape.objectType,
+                              linkTarget: Element._strataLinkType)
     }
     public static func _strataDefault() -> List<Element> { List() }
     public static func _strataGet(_ object: Object, _ column: Int) -> List<Element> { List(owner: object, column: column) }

@@ -16,7 +16,7 @@ extension String: _MapKey {
 /// A value type of ``Map``: the persistable value types (`Int`, `String`, `Date`, …), their
 /// optionals, and optional model objects (`Person?`: a map's object values may be nil, as in
 /// RealmSwift).
-public protocol MapValue {
+public protocol MapValue: _StrataLinkTyped {
     /// How the values are stored.
     static var _strataMapValueShape: (kind: PropertyKind, optional: Bool, objectType: String?) { get }
     /// The stored form; objects are added to `database` if they are not managed yet.
@@ -340,7 +340,8 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
 extension Map: _Persistable {
     public static var _strataShape: _PropertyShape {
         let shape = Value._strataMapValueShape
-        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, isMap: true, objectType: shape.objectType)
+        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, isMap: true, objectType: shape.objectType,
+                              linkTarget: Value._strataLinkType)
     }
     public static func _strataDefault() -> Map<Key, Value> { Map() }
     public static func _strataGet(_ object: Object, _ column: Int) -> Map<Key, Value> { Map(owner: object, column: column) }

@@ -159,7 +159,8 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
 extension MutableSet: _Persistable {
     public static var _strataShape: _PropertyShape {
         let shape = Element._strataElementShape
-        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, isSet: true, objectType: shape.objectType)
+        return _PropertyShape(kind: shape.kind, isOptional: shape.optional, isList: true, isSet: true, objectType: shape.objectType,
+                              linkTarget: Element._strataLinkType)
     }
     public static func _strataDefault() -> MutableSet<Element> { MutableSet() }
     public static func _strataGet(_ object: Object, _ column: Int) -> MutableSet<Element> {

@@ -295,6 +295,8 @@ extension Object: Equatable, Hashable {
 
 extension Object: _PersistableInsideOptional, CollectionValue {
     public static var _strataKind: PropertyKind { .link }
+    public static var _strataLinkType: Object.Type? { self }
+    public static func _strataNewValue() -> Self { self.init() }
     public static var _strataObjectType: String? { className() }
 
     public func _strataStore(_ database: Database?) -> StoreValue {

@@ -13,16 +13,32 @@ public struct _PropertyShape: Sendable {
     public var isSet: Bool
     public var isMap: Bool
     public var objectType: String?
+    /// The class `objectType` names, when the type knows it (a custom-persistable type stored
+    /// as an embedded object), for finding the classes a model links to.
+    public var linkTarget: Object.Type?
 
     public init(kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false, isMap: Bool = false,
-                objectType: String? = nil) {
+                objectType: String? = nil, linkTarget: Object.Type? = nil) {
         self.kind = kind
         self.isOptional = isOptional
         self.isList = isList || isSet || isMap
         self.isSet = isSet
         self.isMap = isMap
         self.objectType = objectType
+        self.linkTarget = linkTarget
     }
+}
+
+/// Types that may be stored as a link: they name the class (nil for values).
+public protocol _StrataLinkTyped {
+    /// The class a value of this type is stored as a link to; nil for values.
+    static var _strataLinkType: Object.Type? { get }
+    /// A new value: the default of a value type, a new unmanaged object for a model class.
+    static func _strataNewValue() -> Self
+}
+
+extension _StrataLinkTyped {
+    public static var _strataLinkType: Object.Type? { nil }
 }
 
 /// A property's stored form: one value, a list's elements, or a map's keys (in order) and
@@ -75,7 +91,7 @@ extension _Persistable {
 }
 
 /// A type that can be wrapped in an optional property or be a list element.
-public protocol _PersistableInsideOptional {
+public protocol _PersistableInsideOptional: _StrataLinkTyped {
     /// How the value is stored.
     static var _strataKind: PropertyKind { get }
     /// For links: the target type's name.
@@ -103,6 +119,7 @@ public protocol _PersistableScalar: _Persistable, _PersistableInsideOptional, Co
 extension _PersistableScalar {
     public static var _strataShape: _PropertyShape { _PropertyShape(kind: _strataKind) }
     public static func _strataDefault() -> Self { _strataZero }
+    public static func _strataNewValue() -> Self { _strataZero }
     public static func _strataGet(_ object: Object, _ column: Int) -> Self {
         _strataLoad(object._storedValue(column), object._database) ?? _strataZero
     }
@@ -124,7 +141,7 @@ extension _PersistableScalar {
 
 extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
     public static var _strataShape: _PropertyShape {
-        _PropertyShape(kind: Wrapped._strataKind, isOptional: true, objectType: Wrapped._strataObjectType)
+        _PropertyShape(kind: Wrapped._strataKind, isOptional: true, objectType: Wrapped._strataObjectType, linkTarget: Wrapped._strataLinkType)
     }
     public static func _strataDefault() -> Self { nil }
     public static func _strataGet(_ object: Object, _ column: Int) -> Self {
@@ -142,8 +159,14 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
     public static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> Self { Wrapped._strataRecordingInside(recorder) }
 }
 
+extension Optional: _StrataLinkTyped where Wrapped: _StrataLinkTyped {
+    public static var _strataLinkType: Object.Type? { Wrapped._strataLinkType }
+    public static func _strataNewValue() -> Self { nil }
+}
+
 extension Optional: _PersistableInsideOptional where Wrapped: _PersistableScalar {
     public static var _strataKind: PropertyKind { Wrapped._strataKind }
+    public static var _strataObjectType: String? { Wrapped._strataObjectType }
     public func _strataStore(_ database: Database?) -> StoreValue { self.map { $0._strataStore(database) } ?? .null }
     public static func _strataLoad(_ value: StoreValue, _ database: Database?) -> Self? {
         value.isNull ? .some(nil) : Wrapped._strataLoad(value, database).map { .some($0) }

@@ -60,6 +60,33 @@ final class Member: Object {
     @Persisted(indexed: true) var mentor: BadgeID?
 }
 
+/// RealmSwift's documented mapping of a type to an embedded object.
+final class Location: EmbeddedObject {
+    @Persisted var latitude = 0.0
+    @Persisted var longitude = 0.0
+}
+
+struct Coordinate: CustomPersistable, Equatable {
+    var latitude: Double
+    var longitude: Double
+    init(_ latitude: Double, _ longitude: Double) { (self.latitude, self.longitude) = (latitude, longitude) }
+    init(persistedValue: Location) { self.init(persistedValue.latitude, persistedValue.longitude) }
+    var persistableValue: Location {
+        let location = Location()
+        location.latitude = latitude
+        location.longitude = longitude
+        return location
+    }
+}
+
+final class Place: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var spot: Coordinate
+    @Persisted var alternate: Coordinate?
+    @Persisted var route: List<Coordinate>
+    @Persisted var marks: Map<String, Coordinate>
+}
+
 @Suite struct CustomPersistableTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: [Reading.self]) }
@@ -136,6 +163,49 @@ final class Member: Object {
         try db.write { db.create(Member.self, value: ["id": "a-1", "mentor": "z"], update: .modified) }
         #expect(db.objects(Member.self).count == 2)
         #expect(db.object(ofType: Member.self, forPrimaryKey: BadgeID(persistedValue: "a-1"))?.mentor?.text == "z")
+    }
+
+    @Test func aTypeStoredAsAnEmbeddedObject() throws {
+        let configuration = folder.configuration(objectTypes: [Place.self])
+        func locations(_ db: Database) -> Int { (try? db.core.session.table(named: "Location")?.count) ?? -1 }
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write {
+                let place = Place()
+                place.id = 1
+                place.spot = Coordinate(59.9, 10.7)
+                place.route.append(objectsIn: [Coordinate(1, 2), Coordinate(3, 4)])
+                place.marks["home"] = Coordinate(9, 9)
+                db.add(place)
+                db.create(Place.self, value: ["id": 2, "alternate": Coordinate(5, 6)])
+            }
+            // Place 2's spot was not given: it holds the default, stored as an object too.
+            #expect(locations(db) == 6)
+            let place = try #require(db.object(ofType: Place.self, forPrimaryKey: 1))
+            try db.write {
+                place.spot = Coordinate(60, 11)  // the old embedded object goes
+                place.route.remove(at: 0)
+                place.alternate = Coordinate(7, 8)
+                place.marks["home"] = Coordinate(8, 8)
+                place.marks["work"] = Coordinate(7, 7)
+            }
+            #expect(locations(db) == 7)
+            #expect(db.core.session.table(named: "Place")?.schema.properties.map(\.typeDescription)
+                    == ["int", "object<Location>", "object<Location>", "list<object<Location>>", "map<string, object<Location>>"])
+        }
+        let db = try Database(configuration: configuration)
+        let place = try #require(db.object(ofType: Place.self, forPrimaryKey: 1))
+        #expect(place.spot == Coordinate(60, 11) && place.alternate == Coordinate(7, 8))
+        #expect(Array(place.route) == [Coordinate(3, 4)])
+        #expect(place.marks["home"] == Coordinate(8, 8) && place.marks["work"] == Coordinate(7, 7) && place.marks.count == 2)
+        let other = try #require(db.object(ofType: Place.self, forPrimaryKey: 2))
+        #expect(other.spot == Coordinate(0, 0) && other.alternate == Coordinate(5, 6))
+        #expect(db.objects(Place.self).where { $0.spot.persistableValue.latitude > 50 }.map(\.id) == [1])
+        #expect(db.objects(Place.self).filter("ANY route.latitude == 3").map(\.id) == [1])
+        #expect(db.objects(Place.self).filter("alternate.longitude == 6").map(\.id) == [2])
+        try db.write { db.delete(place) }
+        #expect(locations(db) == 2)
+        #expect(problems(db).isEmpty)
     }
 
     @Test func aStoredValueThatDoesNotConvertReadsAsNilWhereOptional() throws {
