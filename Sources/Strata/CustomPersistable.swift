@@ -74,7 +74,10 @@ public protocol CustomPersistable: _CustomPersistable {
 /// stops the program, with a message naming the property, from a non-optional one (as in
 /// RealmSwift); declare the property optional when the file may hold such values. In a list,
 /// set or map, such a value reads as the type's value for the stored type's default.
-/// `init(persistedValue:)` must not return nil for the stored type's default value.
+/// Where the type is not optional (a property, or an element of a list, set or map),
+/// `init(persistedValue:)` must not return nil for the stored type's default value, which a
+/// property declared without an initial value starts at; `URL(string: "")` is nil, so declare
+/// such a property optional (`URL?`), as in RealmSwift's example.
 public protocol FailableCustomPersistable: _CustomPersistable {
     /// The value for a stored one, or nil when it cannot be converted.
     init?(persistedValue: PersistedType)

@@ -156,7 +156,11 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
         return Wrapped._strataConvert(value, database).map { .some($0) }
     }
     public var _strataAny: Any { self as Any }
-    public static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> Self { Wrapped._strataRecordingInside(recorder) }
+    public static func _strataRecordingValue(_ recorder: KeyPathRecorder) -> Self {
+        // A link records through a probe object; a value's key path ends here, and nil needs
+        // no conversion (a failable custom type may have none for its stored default).
+        Wrapped.self is Object.Type ? Wrapped._strataRecordingInside(recorder) : nil
+    }
 }
 
 extension Optional: _StrataLinkTyped where Wrapped: _StrataLinkTyped {
