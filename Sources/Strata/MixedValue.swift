@@ -36,9 +36,12 @@ public import StrataStore
 /// - **Notifications:** a change to a mixed property is reported like any other; collection
 ///   observers do not watch the objects mixed values hold (they watch links, lists and maps of
 ///   objects).
+/// - **Indexing:** `@Persisted(indexed: true) var value: MixedValue` answers equalities with
+///   strings, Booleans, data, object ids, UUIDs and objects from the index; numbers and dates
+///   (equal across kinds, and as -0 and 0) are compared object by object.
 /// - **Not in Strata:** nested collections (`.list` and `.dictionary`, added in RealmSwift
-///   10.51), and indexing a mixed property. Reading an `.object` needs its class to be known to
-///   the process: a class in `Configuration.objectTypes`, or one the process has used.
+///   10.51). Reading an `.object` needs its class to be known to the process: a class in
+///   `Configuration.objectTypes`, or one the process has used.
 ///
 /// Like objects, a `MixedValue` holding an `.object` is confined to its database's thread or
 /// actor, so the type is not `Sendable`; freeze the owner to carry it across.

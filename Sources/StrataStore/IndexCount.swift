@@ -15,7 +15,7 @@ extension TableAccess {
         require(index != primaryKeyIndex, "the primary key is counted with find(primaryKey:)")
         guard let name = indexTreeNames[index] else { return nil }
         if isDropped { return 0 }
-        let (prefix, cut) = IndexKey.encode(value)
+        let (prefix, cut) = IndexKey.encode(indexedForm(value, property: index))
         if cut { return nil }
         guard let tree = try session.tree(name) else { return 0 }
         do {

@@ -114,6 +114,24 @@ package enum MixedEncoding {
         return nil
     }
 
+    /// The form a mixed property's value takes in its index: its tag and bytes as data, so
+    /// that values of different kinds with the same bytes (a string and data, an int and a
+    /// date) get different entries; nil stays nil.
+    package static func indexedForm(_ value: StoreValue) -> StoreValue {
+        if value.isNull { return .null }
+        return .data(withEncoded(value) { Data($0) })
+    }
+
+    /// Whether an equality with `value` on an indexed mixed property may be answered by the
+    /// index: values whose equality is their bytes' (not numbers, which equal across kinds and
+    /// as -0 and 0, nor dates, which compare as numbers too).
+    package static func isIndexLookupExact(_ value: StoreValue) -> Bool {
+        switch value {
+        case .bool, .string, .data, .objectId, .uuid, .typedLink: true
+        default: false
+        }
+    }
+
     /// The table and key of a typed link stored in `bytes`, without decoding anything else
     /// (for clearing links to deleted objects).
     @inline(__always)

@@ -37,7 +37,7 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
     /// Kinds a secondary index may cover.
     public var canBeIndexed: Bool {
         switch self {
-        case .int, .string, .bool, .date, .objectId, .uuid: true
+        case .int, .string, .bool, .date, .objectId, .uuid, .mixed: true
         default: false
         }
     }
@@ -236,7 +236,7 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
             }
             if property.isIndexed && !(property.kind.canBeIndexed && !property.isList) {
                 throw .invalidSchema(type: name, property: property.name,
-                                     reason: "only Int, String, Bool, Date, ObjectId and UUID properties can be indexed, not \(property.typeDescription)")
+                                     reason: "only Int, String, Bool, Date, ObjectId, UUID and mixed properties can be indexed, not \(property.typeDescription)")
             }
             if property.columnID >= 0x8000 {
                 throw .invalidSchema(type: name, property: property.name,

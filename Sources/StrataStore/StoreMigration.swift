@@ -130,7 +130,7 @@ public final class StoreMigration {
                     guard seen.insert(value).inserted else { throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)") }
                     primaryKeys[IndexKey.encode(value).bytes, default: []] += TreeKey.u64(UInt64(bitPattern: cluster.key(at: row).rawValue))
                 } else {
-                    entries.append(IndexKey.entry(value, cluster.key(at: row)))
+                    entries.append(IndexKey.entry(table.indexedForm(value, property: index), cluster.key(at: row)))
                 }
             }
             return true

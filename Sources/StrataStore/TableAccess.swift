@@ -621,6 +621,13 @@ package final class TableAccess {
         return nil
     }
 
+    /// The form property `index`'s `value` takes in its index (a mixed value's tag and bytes,
+    /// `MixedEncoding.indexedForm`; any other value as it is).
+    @inline(__always)
+    func indexedForm(_ value: StoreValue, property index: Int) -> StoreValue {
+        kinds[index] == .mixed ? MixedEncoding.indexedForm(value) : value
+    }
+
     /// Objects whose indexed property `index` equals `value`, in key order.
     package func find(_ value: StoreValue, inIndexOf index: Int) throws(StoreError) -> [ObjectKey] {
         if index == primaryKeyIndex { return try find(primaryKey: value).map { [$0] } ?? [] }
@@ -630,7 +637,7 @@ package final class TableAccess {
 
     private func lookup(_ value: StoreValue, treeName: String, property: Int, first: Bool) throws(StoreError) -> [ObjectKey] {
         guard let tree = try session.tree(treeName) else { return [] }
-        let (prefix, cut) = IndexKey.encode(value)
+        let (prefix, cut) = IndexKey.encode(indexedForm(value, property: property))
         var found: [ObjectKey] = []
         do {
             try reading.forEach(in: tree, from: prefix) { key, _ in
@@ -711,7 +718,7 @@ package final class TableAccess {
         }
         guard let name = indexTreeName(for: property) else { return }
         let tree = try session.createTree(name)
-        do { try session.writer().put([], forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
+        do { try session.writer().put([], forKey: IndexKey.entry(indexedForm(value, property: property), key), in: tree) } catch { throw StoreError.wrap(error) }
     }
 
     private func removeIndexEntry(_ value: StoreValue, key: ObjectKey, property: Int) throws(StoreError) {
@@ -748,7 +755,7 @@ package final class TableAccess {
             return
         }
         guard let name = indexTreeName(for: property), let tree = try session.tree(name) else { return }
-        do { _ = try session.writer().delete(forKey: IndexKey.entry(value, key), in: tree) } catch { throw StoreError.wrap(error) }
+        do { _ = try session.writer().delete(forKey: IndexKey.entry(indexedForm(value, property: property), key), in: tree) } catch { throw StoreError.wrap(error) }
     }
 
     // MARK: Writing

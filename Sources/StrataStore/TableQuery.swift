@@ -84,8 +84,8 @@ package final class TableQuery {
                   case .path(let path) = comparison.lhs, case .root = path.origin, path.steps.count == 1, !path.isCollection,
                   case .constant(let value) = comparison.rhs else { return nil }
             let property = table.schema.properties[path.steps[0].property]
-            guard property.isIndexed || property.isPrimaryKey, property.kind.canBeIndexed || property.isPrimaryKey,
-                  !value.isNull, value.kind == property.kind else { return nil }
+            guard property.isIndexed || property.isPrimaryKey, property.kind.canBeIndexed || property.isPrimaryKey, !value.isNull,
+                  value.kind == property.kind || (property.kind == .mixed && MixedEncoding.isIndexLookupExact(value)) else { return nil }
             return (path.steps[0].property, value)
         }
         if let (property, value) = equality(node) { return (property, value, .constant(true)) }

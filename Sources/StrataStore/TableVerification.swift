@@ -114,7 +114,7 @@ extension TableAccess {
                             let key = IndexKey.objectKey(fromEntry: entry)
                             if !known.contains(key) {
                                 stray.append("the index of '\(name)' has an entry for object \(key.rawValue), which does not exist")
-                            } else if let value = try? self.value(key, property: index), IndexKey.entry(value, key).elementsEqual(entry) {
+                            } else if let value = try? self.value(key, property: index), IndexKey.entry(indexedForm(value, property: index), key).elementsEqual(entry) {
                                 indexed.insert(key)
                             } else {
                                 stray.append("the index of '\(name)' files object \(key.rawValue) under a value it does not hold")

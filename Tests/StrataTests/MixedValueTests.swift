@@ -404,3 +404,105 @@ private var everyKind: [MixedValue] { [
         }
     }
 }
+
+final class Tagged: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var label: MixedValue
+}
+
+/// `Tagged` before its label was indexed.
+final class UnindexedTagged: Object {
+    override class func className() -> String { "Tagged" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var label: MixedValue
+}
+
+/// An indexed mixed property: equalities on strings, Booleans, data, ids and objects are
+/// answered by the index; numbers and dates (equal across kinds and signs of zero) scan; every
+/// answer is the same as without the index, through changes, deletes and reopen.
+@Suite struct MixedIndexTests {
+    let folder = TemporaryFolder()
+
+    @Test func theIndexAnswersExactEqualitiesAndAgreesWithAScan() throws {
+        var random = SplitMix64(seed: 0x1D_E7)
+        let configuration = folder.configuration(objectTypes: [Tagged.self, Appliance.self])
+        let labels: [MixedValue] = [.string("a"), .string("b"), .data(Data("a".utf8)), .bool(true), .int(1), .double(1),
+                                    .double(-0.0), .int(0), .none, .objectId(ObjectId(bytes: Array(0..<12))!)]
+        var model: [Int: MixedValue] = [:]
+        func check(_ db: Database, _ label: String) {
+            let all = db.objects(Tagged.self)
+            for value in labels + [.string(String(repeating: "long ", count: 60))] {
+                let query = all.filter("label == %@", value)
+                let expected = model.filter { equal($0.value, value) }.keys.sorted()
+                #expect(query.map(\.id).sorted() == expected, "\(label): label == \(value)")
+                #expect(query.count == expected.count, "\(label): count of label == \(value)")
+                let exact: Bool = switch value { case .string, .data, .bool, .objectId: true; default: false }
+                #expect((query.lastStatistics?.index == "index on 'label'") == exact, "\(label): \(value) \(String(describing: query.lastStatistics))")
+            }
+        }
+        /// Query equality: numbers by value across kinds, anything else by kind and bytes.
+        func equal(_ a: MixedValue, _ b: MixedValue) -> Bool {
+            func number(_ v: MixedValue) -> Double? {
+                switch v { case .int(let x): Double(x); case .double(let x): x; default: nil }
+            }
+            if let x = number(a), let y = number(b) { return x == y }
+            return a == b
+        }
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write {
+                for id in 0..<200 {
+                    let value = random.pick(labels)
+                    model[id] = value
+                    db.create(Tagged.self, value: ["id": id, "label": value])
+                }
+            }
+            check(db, "created")
+            try db.write {
+                for _ in 0..<80 {
+                    let id = random.int(0..<200)
+                    guard model[id] != nil, let object = db.object(ofType: Tagged.self, forPrimaryKey: id) else { continue }
+                    if random.chance(0.3) {
+                        db.delete(object)
+                        model[id] = nil
+                    } else {
+                        let value = random.pick(labels + [.string(String(repeating: "long ", count: 60))])
+                        object.label = value
+                        model[id] = value
+                    }
+                }
+            }
+            check(db, "changed")
+            // An object value: found through the index too, and its entry goes when it is deleted.
+            try db.write {
+                let lamp = db.create(Appliance.self, value: ["id": 1, "name": "lamp"])
+                db.create(Tagged.self, value: ["id": 500, "label": MixedValue.object(lamp)])
+            }
+            let lamp = try #require(db.object(ofType: Appliance.self, forPrimaryKey: 1))
+            let byObject = db.objects(Tagged.self).where { $0.label == .object(lamp) }
+            #expect(byObject.map(\.id) == [500] && byObject.lastStatistics?.index == "index on 'label'")
+            try db.write { db.delete(lamp) }
+            model[500] = MixedValue.none
+            #expect(problems(db).isEmpty)
+        }
+        let db = try Database(configuration: configuration)
+        check(db, "reopened")
+        #expect(problems(db).isEmpty)
+    }
+
+    @Test func aMigrationBuildsTheIndexOfAnExistingMixedProperty() throws {
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [UnindexedTagged.self]))
+            try db.write {
+                for id in 0..<50 { db.create(UnindexedTagged.self, value: ["id": id, "label": id % 2 == 0 ? MixedValue.string("even") : .data(Data("even".utf8))]) }
+            }
+        }
+        var configuration = folder.configuration(objectTypes: [Tagged.self])
+        configuration.schemaVersion = 1
+        let db = try Database(configuration: configuration)
+        let evens = db.objects(Tagged.self).filter("label == 'even'")
+        #expect(evens.count == 25 && evens.lastStatistics?.index == "index on 'label'")
+        #expect(evens.allSatisfy { $0.id % 2 == 0 })
+        #expect(problems(db).isEmpty)
+    }
+}
