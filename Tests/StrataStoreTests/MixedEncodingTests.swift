@@ -61,16 +61,21 @@ import StrataStorage
         ]),
     ])
 
+    /// Opens the `Thing` store at `path`, runs `body` with a session and its table, and closes
+    /// both.
+    private func withThings(_ path: String, _ body: (StoreSession, TableAccess) throws -> Void) throws {
+        let store = try Store.open(path: path, schema: Self.schema)
+        defer { store.close() }
+        let session = try store.makeSession()
+        defer { session.close() }
+        try body(session, try #require(session.table(named: "Thing")))
+    }
+
     @Test func theStoreChecksMixedValuesAndVerifyFindsDamage() throws {
         let folder = TemporaryFolder()
         let path = folder.file()
         var tree = "", column: UInt16 = 0
-        do {
-            let store = try Store.open(path: path, schema: Self.schema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let things = try #require(session.table(named: "Thing"))
+        try withThings(path) { session, things throws in
             #expect(things.schema.properties[1].isOptional)
             try session.beginWrite()
             for i in 0..<10 { _ = try things.insert([.int(Int64(i)), i == 3 ? .string("three") : .int(Int64(i)), .null]) }
@@ -99,26 +104,18 @@ import StrataStorage
             let entriesEnd = ChunkFormat.headerSize + 9 * 8
             chunk[entriesEnd + offset] = 99
         }
-        let store = try Store.open(path: path, schema: Self.schema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let things = try #require(session.table(named: "Thing"))
-        #expect(try things.value(ObjectKey(3), property: 1) == .null)
-        let problems = things.verifyObjects().problems
-        #expect(problems == ["'Thing': 'value' of object 3 holds a mixed value with tag 99 and 5 bytes"], "\(problems)")
+        try withThings(path) { _, things throws in
+            #expect(try things.value(ObjectKey(3), property: 1) == .null)
+            let problems = things.verifyObjects().problems
+            #expect(problems == ["'Thing': 'value' of object 3 holds a mixed value with tag 99 and 5 bytes"], "\(problems)")
+        }
     }
 
     @Test func verifyFindsLinksToObjectsThatDoNotExist() throws {
         let folder = TemporaryFolder()
         let path = folder.file()
         var tree = "", column: UInt16 = 0
-        do {
-            let store = try Store.open(path: path, schema: Self.schema)
-            defer { store.close() }
-            let session = try store.makeSession()
-            defer { session.close() }
-            let things = try #require(session.table(named: "Thing"))
+        try withThings(path) { session, things throws in
             try session.beginWrite()
             for i in 0..<4 { _ = try things.insert([.int(Int64(i)), .null, i == 0 ? .null : .link(ObjectKey(0))]) }
             try things.set(.typedLink(table: things.tableID, key: ObjectKey(3)), for: ObjectKey(1), property: 1)
@@ -133,12 +130,9 @@ import StrataStorage
             let row = ChunkFormat.headerSize + 8 + 2 * 8
             withUnsafeBytes(of: Int64(999).littleEndian) { chunk.replaceSubrange(row..<row + 8, with: $0) }
         }
-        let store = try Store.open(path: path, schema: Self.schema)
-        defer { store.close() }
-        let session = try store.makeSession()
-        defer { session.close() }
-        let things = try #require(session.table(named: "Thing"))
-        let problems = things.verifyObjects().problems
-        #expect(problems.count == 1 && problems.first?.hasSuffix("links to 'Thing' object 999, which does not exist") == true, "\(problems)")
+        try withThings(path) { _, things throws in
+            let problems = things.verifyObjects().problems
+            #expect(problems.count == 1 && problems.first?.hasSuffix("links to 'Thing' object 999, which does not exist") == true, "\(problems)")
+        }
     }
 }
