@@ -68,8 +68,9 @@ package final class TableAccess {
     /// their `dirtyLists` entry so that each insert tests membership by hash. Every other
     /// change to a list drops its entry here.
     private var setMembers: [ListID: Set<StoreValueIdentity>] = [:]
-    /// Moves with every change to this table's objects, lists and maps, and with every new
-    /// transaction or return to a savepoint (`noteChange`, `reset`, `restoreWriteState`).
+    /// Moves with every insert and every write to a link (`noteChange`), and with every new
+    /// transaction or return to a savepoint (`reset`, `restoreWriteState`): the changes that can
+    /// make `linkHolders` miss a holder. (Deletes only leave holders that no longer exist.)
     private var tableSerial: UInt64 = 1
     /// For deleting objects one at a time: per link property (to-one or list or map) whose
     /// target is a top-level type, the objects of this table holding each target key, as of
@@ -1033,7 +1034,8 @@ package final class TableAccess {
             session.invalidateViews()
             storedCount -= 1
             changes.delete(key.rawValue)
-            noteChange()
+            // The link holders stay valid: a deleted holder is skipped where they are used.
+            session.noteContentChange()
         }
     }
 
@@ -1210,8 +1212,12 @@ package final class TableAccess {
         let id = ListID(property: index, key: key.rawValue)
         dirtyLists[id] = values
         setMembers[id] = nil
-        if recordChange { changes.modify(key.rawValue, property: index) }
-        noteChange(property: index)
+        if recordChange {
+            changes.modify(key.rawValue, property: index)
+            noteChange(property: index)
+        } else {
+            session.noteContentChange()  // the list of an object being deleted: see `delete`
+        }
     }
 
     /// Throws unless `value` can be an element of the list (or a value of the map) `index`.
@@ -1437,7 +1443,8 @@ package final class TableAccess {
         let link = StoreValue.link(ObjectKey(target))
         for (index, holders) in work {
             let property = schema.properties[index]
-            for owner in holders {
+            // Holders deleted since the index was built (deletes leave it valid) are skipped.
+            for owner in holders where try contains(owner) {
                 if property.isList {
                     let values = try list(owner, property: index)
                     // A map keeps the key; its value becomes nil, as in RealmSwift. A list drops it.

@@ -154,3 +154,83 @@ final class Guardian: Object {
         }
     }
 }
+
+final class Knot: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var next: Knot?
+    @Persisted var ties: List<Knot>
+    @Persisted var named: Map<String, Knot?>
+}
+
+/// Links within one type (a graph of knots): deleting knots one by one clears every link to
+/// them, from knots that are themselves deleted later or were deleted before.
+@Suite struct SelfLinkDeleteTests {
+    let folder = TemporaryFolder()
+
+    struct Links: Equatable {
+        var next: Int?
+        var ties: [Int]
+        var named: [String: Int]
+    }
+
+    @Test(arguments: [UInt64(31), 32])
+    func runsOfSingleDeletesInALinkedGraphMatchAModel(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let db = try Database(configuration: folder.configuration(objectTypes: [Knot.self]))
+        var model: [Int: Links] = [:]
+        let count = 300
+        try db.write {
+            for id in 0..<count { db.create(Knot.self, value: ["id": id]) }
+            for id in 0..<count {
+                let knot = try #require(db.object(ofType: Knot.self, forPrimaryKey: id))
+                var links = Links(next: nil, ties: [], named: [:])
+                let next = random.int(0..<count)
+                knot.next = db.object(ofType: Knot.self, forPrimaryKey: next)
+                links.next = next
+                for _ in 0..<random.int(0..<5) {
+                    let tie = random.int(0..<count)
+                    knot.ties.append(try #require(db.object(ofType: Knot.self, forPrimaryKey: tie)))
+                    links.ties.append(tie)
+                }
+                let named = random.int(0..<count)
+                knot.named["n"] = db.object(ofType: Knot.self, forPrimaryKey: named)
+                links.named["n"] = named
+                model[id] = links
+            }
+        }
+        var order = Array(0..<count)
+        order.shuffle(using: &random)
+        for round in 0..<3 {
+            try db.write {
+                for step in 0..<80 {
+                    let id = order.removeLast()
+                    db.delete(try #require(db.object(ofType: Knot.self, forPrimaryKey: id)))
+                    model[id] = nil
+                    for key in model.keys {
+                        if model[key]!.next == id { model[key]!.next = nil }
+                        model[key]!.ties.removeAll { $0 == id }
+                        for (name, value) in model[key]!.named where value == id { model[key]!.named[name] = -1 }
+                    }
+                    if step % 20 == 19, let from = model.keys.randomElement(using: &random), let to = order.last {
+                        // A link write between deletes: the holders are found again.
+                        try #require(db.object(ofType: Knot.self, forPrimaryKey: from)).ties.append(try #require(db.object(ofType: Knot.self, forPrimaryKey: to)))
+                        model[from]!.ties.append(to)
+                    }
+                }
+                try check(db, model, "round \(round), in the write")
+            }
+            try check(db, model, "round \(round)")
+        }
+        #expect(problems(db).isEmpty)
+    }
+
+    private func check(_ db: Database, _ model: [Int: Links], _ label: String) throws {
+        #expect(db.objects(Knot.self).count == model.count, "\(label)")
+        for (id, expected) in model {
+            let knot = try #require(db.object(ofType: Knot.self, forPrimaryKey: id))
+            var named: [String: Int] = [:]
+            for entry in knot.named { named[entry.key] = entry.value?.id ?? -1 }
+            #expect(Links(next: knot.next?.id, ties: knot.ties.map(\.id), named: named) == expected, "\(label): knot \(id)")
+        }
+    }
+}
