@@ -8,10 +8,7 @@ extension TableQuery {
     package func aggregate(_ aggregate: QueryAggregate, _ names: [String], keys: [ObjectKey]? = nil) throws -> StoreValue {
         let name = switch aggregate { case .min: "min"; case .max: "max"; case .sum: "sum"; case .average: "average" }
         let path = try valuePath(names, purpose: "compute the \(name)")
-        // A mixed property's numbers count (and, for min and max, its other values by kind).
-        let numeric: Set<PropertyKind> = [.int, .float, .double, .decimal128, .mixed]
-        let allowed = aggregate == .min || aggregate == .max ? numeric.union([.date]) : numeric
-        guard let kind = path.kind, allowed.contains(kind) else {
+        guard let kind = path.kind, kind.isSummable || ((aggregate == .min || aggregate == .max) && kind == .date) else {
             throw QueryError(.typeMismatch, "\(name) applies to numbers\(aggregate == .min || aggregate == .max ? " and dates" : ""); '\(table.schema.name).\(path.text)' is \(path.kind.map { "a \($0)" } ?? "an object")")
         }
         if keys == nil, path.steps.count == 1, let step = path.steps.first, kind != .decimal128, kind != .mixed, !isIndexed {

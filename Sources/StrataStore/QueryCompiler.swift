@@ -237,9 +237,7 @@ struct QueryCompiler {
             } else if !elementNames.isEmpty {
                 throw QueryError(.typeMismatch, "'\(list.text)' is a list of \(last.kind) values, which have no property '\(elementNames.joined(separator: "."))'")
             }
-            let numeric: Set<PropertyKind> = [.int, .float, .double, .decimal128, .mixed]
-            let ordered: Set<PropertyKind> = numeric.union([.date])
-            guard (aggregate == .min || aggregate == .max ? ordered : numeric).contains(kind) else {
+            guard kind.isSummable || ((aggregate == .min || aggregate == .max) && kind == .date) else {
                 throw QueryError(.typeMismatch, "\(aggregate.rawValue) applies to numbers\(aggregate == .min || aggregate == .max ? " and dates" : ""), not to '\(list.text)' (\(kind))")
             }
             return .aggregate(aggregate, list: list, element: element)
@@ -433,10 +431,6 @@ struct QueryCompiler {
         if left == .mixed || rightKinds.contains(.mixed) {
             if (left == .mixed && rightKinds.contains(.link)) || (left == .link && rightKinds.contains(.mixed)) {
                 throw QueryError(.typeMismatch, "cannot compare \(describe(lhs)) with \(describe(rhs)): a mixed value compares with an object given as a mixed value (MixedValue.object(…)), a link with the object itself")
-            }
-            if [.less, .lessOrEqual, .greater, .greaterOrEqual, .between].contains(op),
-               rightKinds.contains(.link) || (left == .link && rightKinds.contains(.mixed)) {
-                throw QueryError(.typeMismatch, "links cannot be ordered: \(describe(lhs)) with \(op.rawValue)")
             }
             return
         }

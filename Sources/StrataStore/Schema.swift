@@ -34,6 +34,23 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
         }
     }
 
+    /// Whether a property of this kind stores a (non-nil) value of kind `kind`: its own kind,
+    /// or for a mixed property any kind but a plain link (a mixed value's object names its
+    /// table: `StoreValue.typedLink`, of kind `.mixed`).
+    @inline(__always)
+    public func stores(_ kind: PropertyKind) -> Bool {
+        kind == self || (self == .mixed && kind != .link)
+    }
+
+    /// Kinds whose values `@sum` and `@avg` add up (and `@min` and `@max` order, with dates):
+    /// numbers, and mixed values, of which the numbers count.
+    public var isSummable: Bool {
+        switch self {
+        case .int, .float, .double, .decimal128, .mixed: true
+        default: false
+        }
+    }
+
     /// Kinds a secondary index may cover.
     public var canBeIndexed: Bool {
         switch self {

@@ -835,7 +835,7 @@ package final class TableAccess {
             }
             return
         }
-        guard value.kind == property.kind || (property.kind == .mixed && value.kind != .link) else {
+        guard let kind = value.kind, property.kind.stores(kind) else {
             throw .invalidValue(type: schema.name, property: property.name,
                                 reason: "a \(value.kind.map(\.description) ?? "nil") value cannot be stored in a \(property.typeDescription) property")
         }
@@ -1228,7 +1228,7 @@ package final class TableAccess {
             guard property.isOptional && (property.kind != .link || property.isMap) else {
                 throw .invalidValue(type: schema.name, property: property.name, reason: "a list of \(property.kind) cannot hold nil")
             }
-        } else if value.kind != property.kind && !(property.kind == .mixed && value.kind != .link) {
+        } else if let kind = value.kind, !property.kind.stores(kind) {
             throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
         }
     }
@@ -1371,24 +1371,41 @@ package final class TableAccess {
     /// Clears links to `deleted` objects of table `target` held by this table's objects, and
     /// removes them from lists.
     func clearLinks(to target: String, table targetID: UInt32, deleted: Set<Int64>) throws {
-        try clearMixedLinks(to: targetID, deleted: deleted)
+        // One object deleted (a loop of single deletes): a comparison, not a hash, per value.
+        let only = deleted.count == 1 ? deleted.first : nil
+        @inline(__always) func isDeleted(_ key: Int64) -> Bool { only.map { $0 == key } ?? deleted.contains(key) }
+        let mixed = schema.properties.indices.filter { schema.properties[$0].kind == .mixed }
+        if !mixed.isEmpty {
+            try clearValues(of: mixed, storedHolds: { chunk, row in
+                MixedEncoding.link(in: chunk.variableBytes(row)).map { $0.table == targetID && isDeleted($0.key) } ?? false
+            }, holds: { value in
+                if case .typedLink(let table, let key) = value { table == targetID && isDeleted(key.rawValue) } else { false }
+            })
+        }
         let linkProperties = schema.properties.indices.filter {
             schema.properties[$0].kind == .link && schema.properties[$0].objectType == target
         }
         guard !linkProperties.isEmpty else { return }
-        // One object deleted (a loop of single deletes): through the holders, found by one
-        // scan for the whole loop.
-        let only = deleted.count == 1 ? deleted.first : nil
+        // Through the holders, found by one scan for the whole loop.
         if let only, try clearLinksThroughHolders(to: only, linkProperties) { return }
+        try clearValues(of: linkProperties, storedHolds: { chunk, row in isDeleted(chunk.int(row)) }, holds: { value in
+            if case .link(let key) = value { isDeleted(key.rawValue) } else { false }
+        })
+    }
+
+    /// Clears the values of `properties` (links or mixed values) that hold a deleted object:
+    /// `storedHolds` tests a stored row without decoding it, `holds` a decoded value. A to-one
+    /// link or a mixed property becomes nil; a map keeps the key with nil (as in RealmSwift); a
+    /// list of links or a set drops the element; a list of mixed values keeps it as nil.
+    private func clearValues(of properties: [Int], storedHolds: (ChunkView, Int) -> Bool, holds: (StoreValue) -> Bool) throws {
         var clears: [(ObjectKey, Int)] = []
         var lists: [(ObjectKey, Int, [StoreValue])] = []
-        @inline(__always) func isDeleted(_ key: Int64) -> Bool { only.map { $0 == key } ?? deleted.contains(key) }
-        let columns = linkProperties.filter { !schema.properties[$0].isList }
+        let columns = properties.filter { !schema.properties[$0].isList }
         if !columns.isEmpty {
             try forEachCluster { view in
                 for index in columns {
                     let chunk = try view.column(index)
-                    for row in 0..<view.count where isDeleted(chunk.int(row)) {
+                    for row in 0..<min(view.count, chunk.count) where !chunk.isNull(row) && storedHolds(chunk, row) {
                         clears.append((view.key(at: row), index))
                     }
                 }
@@ -1398,22 +1415,20 @@ package final class TableAccess {
         // Lists and maps: the transaction's own copies, then in one pass over the list tree
         // the stored ones it has not replaced (not a lookup and a decoded copy per object: a
         // loop of single deletes pays this once per delete).
-        for index in linkProperties where schema.properties[index].isList {
-            let isMap = schema.properties[index].isMap
+        for index in properties where schema.properties[index].isList {
+            let property = schema.properties[index]
+            let drops = !property.isMap && (property.isSet || property.kind == .link)
             func cleared(_ values: [StoreValue]) -> [StoreValue]? {
-                guard values.contains(where: { if case .link(let k) = $0 { deleted.contains(k.rawValue) } else { false } }) else { return nil }
-                // A map keeps the key; its value becomes nil, as in RealmSwift. A list drops it.
-                return isMap ? values.map { if case .link(let k) = $0, deleted.contains(k.rawValue) { .null } else { $0 } }
-                    : values.filter { if case .link(let k) = $0 { !deleted.contains(k.rawValue) } else { true } }
+                guard values.contains(where: holds) else { return nil }
+                return drops ? values.filter { !holds($0) } : values.map { holds($0) ? .null : $0 }
             }
             for (id, values) in dirtyLists where id.property == index && !id.isMapKeys {
                 if let kept = cleared(values) { lists.append((ObjectKey(id.key), index, kept)) }
             }
-            let kind = schema.properties[index].kind
             try forEachStoredListEntry(index) { owner, chunk in
-                guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && isDeleted(chunk.int($0)) }),
+                guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && storedHolds(chunk, $0) }),
                       dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
-                if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: kind) }) { lists.append((owner, index, kept)) }
+                if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: property.kind) }) { lists.append((owner, index, kept)) }
             }
         }
         for (key, index) in clears { try set(.null, for: key, property: index) }
@@ -1491,52 +1506,6 @@ package final class TableAccess {
             }
         }
         return holders
-    }
-
-    /// Clears the mixed values that hold `deleted` objects of table `targetID`: a mixed
-    /// property becomes nil, and so does a mixed list's element or a mixed map's value (as in
-    /// RealmSwift); a mixed set drops it (a set holds nil at most once).
-    private func clearMixedLinks(to targetID: UInt32, deleted: Set<Int64>) throws {
-        let mixed = schema.properties.indices.filter { schema.properties[$0].kind == .mixed }
-        guard !mixed.isEmpty else { return }
-        @inline(__always) func holdsDeleted(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            guard let (table, key) = MixedEncoding.link(in: bytes) else { return false }
-            return table == targetID && deleted.contains(key)
-        }
-        func isDeleted(_ value: StoreValue) -> Bool {
-            if case .typedLink(let table, let key) = value { table == targetID && deleted.contains(key.rawValue) } else { false }
-        }
-        var clears: [(ObjectKey, Int)] = []
-        var lists: [(ObjectKey, Int, [StoreValue])] = []
-        let columns = mixed.filter { !schema.properties[$0].isList }
-        if !columns.isEmpty {
-            try forEachCluster { view in
-                for index in columns {
-                    let chunk = try view.column(index)
-                    for row in 0..<chunk.count where !chunk.isNull(row) && holdsDeleted(chunk.variableBytes(row)) {
-                        clears.append((view.key(at: row), index))
-                    }
-                }
-                return true
-            }
-        }
-        for index in mixed where schema.properties[index].isList {
-            let isSet = schema.properties[index].isSet
-            func cleared(_ values: [StoreValue]) -> [StoreValue]? {
-                guard values.contains(where: isDeleted) else { return nil }
-                return isSet ? values.filter { !isDeleted($0) } : values.map { isDeleted($0) ? .null : $0 }
-            }
-            for (id, values) in dirtyLists where id.property == index && !id.isMapKeys {
-                if let kept = cleared(values) { lists.append((ObjectKey(id.key), index, kept)) }
-            }
-            try forEachStoredListEntry(index) { owner, chunk in
-                guard (0..<chunk.count).contains(where: { !chunk.isNull($0) && holdsDeleted(chunk.variableBytes($0)) }),
-                      dirtyLists[ListID(property: index, key: owner.rawValue)] == nil else { return }
-                if let kept = cleared((0..<chunk.count).map { chunk.value($0, kind: .mixed) }) { lists.append((owner, index, kept)) }
-            }
-        }
-        for (key, index) in clears { try set(.null, for: key, property: index) }
-        for (key, index, kept) in lists { try setList(kept, for: key, property: index) }
     }
 
     // MARK: Commit
@@ -1647,8 +1616,7 @@ package struct InsertRow {
     /// it does not fit the column, like a value of the wrong kind in `insert(_:)`.
     package func set(_ value: StoreValue, _ column: Int) {
         if let kind = value.kind {
-            require(kind == table.kinds[column] || (table.kinds[column] == .mixed && kind != .link),
-                    "a \(kind) value cannot be stored in a \(table.kinds[column]) column")
+            require(table.kinds[column].stores(kind), "a \(kind) value cannot be stored in a \(table.kinds[column]) column")
         } else {
             require(table.optionals[column], "nil cannot be stored in a non-optional column")
         }
