@@ -123,7 +123,6 @@ extension _CustomPersistable {
     }
 
     public static func _strataConvert(_ value: Any, _ database: Database?) -> Self? {
-        if let value = value as? Self { return value }
         if let value = unwrapAny(value) as? Self { return value }
         return PersistedType._strataConvert(value, database).flatMap(_strataConverted)
     }

@@ -22,14 +22,10 @@ extension KeyedDecodingContainer {
     /// `@Persisted` property.)
     public func decode<T: Decodable>(_ type: Persisted<T>.Type, forKey key: Key) throws -> Persisted<T> {
         guard contains(key) else { return Persisted<T>() }
-        if try decodeNil(forKey: key), T.self is any _AnyOptionalPersisted.Type { return Persisted<T>() }
+        if try decodeNil(forKey: key), T.self is any AnyOptional.Type { return Persisted<T>() }
         return Persisted<T>(wrappedValue: try decode(T.self, forKey: key))
     }
 }
-
-/// Optionals, for telling a null that means nil from a null where a value is needed.
-public protocol _AnyOptionalPersisted {}
-extension Optional: _AnyOptionalPersisted {}
 
 extension List: Decodable where Element: Decodable {
     /// Decodes the elements from an array.

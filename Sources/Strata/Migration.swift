@@ -278,7 +278,7 @@ extension StoreValue {
             return nil
         case .mixed:
             if let object = input as? MigrationObject { return .typedLink(table: object.table.tableID, key: object.key) }
-            return MixedValue(any: input)?._migrationStored
+            return MixedValue(any: input)?.storedForMigration
         }
     }
 }

@@ -119,7 +119,7 @@ public enum MixedValue: Hashable {
 
     /// The stored form a migration writes; nil for objects (a migration block writes
     /// `MigrationObject`s, not objects).
-    var _migrationStored: StoreValue? {
+    var storedForMigration: StoreValue? {
         if case .object = self { return nil }
         return _strataStore(nil)
     }

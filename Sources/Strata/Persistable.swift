@@ -193,7 +193,7 @@ extension Optional: CollectionValue where Wrapped: _PersistableScalar {
 }
 
 /// Optionals of any type, seen through `Any`.
-private protocol AnyOptional {
+protocol AnyOptional {
     var wrappedAny: Any? { get }
 }
 

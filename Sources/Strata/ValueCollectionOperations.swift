@@ -47,6 +47,15 @@ where S.Element: CollectionValue {
     aggregateValues(kind, elements.map { $0._strataElement(database) })
 }
 
+/// The sum of a collection's values as their own type: 0 for none. Integers add in 64 bits
+/// and wrap on overflow.
+private func total<S: Sequence>(_ elements: S, _ database: Database?) -> S.Element where S.Element: AddableType {
+    guard let total = S.Element._strataAggregateResult(aggregate(.sum, elements, database)) ?? S.Element._strataAggregateResult(.int(0)) else {
+        fatalError("sum() cannot be returned as \(S.Element.self)")
+    }
+    return total
+}
+
 extension List where Element: MinMaxType {
     /// The smallest element, ignoring nils; nil when the list has none. (For a list of
     /// optionals the element is itself optional: `List<Int?>.min()` is an `Int??`.)
@@ -60,13 +69,7 @@ extension List where Element: AddableType {
     /// The sum of the elements, ignoring nils; 0 for an empty list. Integers add in 64 bits and
     /// wrap on overflow (as the query aggregates do); the sum is then converted to the
     /// element type (an `Int8` list's sum is truncated to 8 bits).
-    public func sum() -> Element {
-        guard let total = Element._strataAggregateResult(aggregate(.sum, self, database))
-                ?? Element._strataAggregateResult(.int(0)) else {
-            fatalError("sum() cannot be returned as \(Element.self)")
-        }
-        return total
-    }
+    public func sum() -> Element { total(self, database) }
 
     /// The average of the elements, ignoring nils, as `T` (usually `Double`, or `Decimal128`
     /// for decimals); nil when the list has none.
@@ -103,12 +106,7 @@ extension Map where Value: MinMaxType {
 
 extension Map where Value: AddableType {
     /// The sum of the values, ignoring nils; 0 for an empty map. See ``List/sum()``.
-    public func sum() -> Value {
-        guard let total = Value._strataAggregateResult(aggregate(.sum, values, database)) ?? Value._strataAggregateResult(.int(0)) else {
-            fatalError("sum() cannot be returned as \(Value.self)")
-        }
-        return total
-    }
+    public func sum() -> Value { total(values, database) }
 
     /// The average of the values, ignoring nils, as `T` (usually `Double`); nil when the map
     /// has none.

@@ -75,7 +75,7 @@ package final class TableAccess {
     /// For deleting objects one at a time: per link property (to-one or list or map) whose
     /// target is a top-level type, the objects of this table holding each target key, as of
     /// `linkHoldersSerial`. Built by one scan at the first single delete that needs it, kept
-    /// up to date by `clearLinks` itself, and dropped by any other change to the table.
+    /// up to date by `clearLinks` itself, and valid until `tableSerial` moves.
     private var linkHolders: [Int: [Int64: [ObjectKey]]] = [:]
     private var linkHoldersSerial: UInt64 = 0
     /// How often this transaction built `linkHolders` and used them without building: when
@@ -258,7 +258,7 @@ package final class TableAccess {
     /// `linkHolders` valid.
     @inline(__always)
     private func noteChange(property index: Int? = nil) {
-        if let index, kinds[index] != .link {} else { tableSerial &+= 1 }
+        if index.map({ kinds[$0] == .link }) ?? true { tableSerial &+= 1 }
         session.noteContentChange()
     }
 
