@@ -48,17 +48,27 @@ public import StrataStore
 public enum MixedValue: Hashable {
     /// No value (nil). The value of a mixed property that was never set.
     case none
+    /// An integer (stored in 64 bits).
     case int(Int)
+    /// A Boolean.
     case bool(Bool)
+    /// A 32-bit floating-point number.
     case float(Float)
+    /// A 64-bit floating-point number.
     case double(Double)
+    /// A string (compared in queries by its UTF-8 bytes).
     case string(String)
+    /// Bytes.
     case data(Data)
+    /// A date.
     case date(Date)
     /// An object of any non-embedded model class.
     case object(Object)
+    /// An ``ObjectId``.
     case objectId(ObjectId)
+    /// A ``Decimal128``.
     case decimal128(Decimal128)
+    /// A UUID.
     case uuid(UUID)
 
     /// The integer, or nil for any other kind.
@@ -195,6 +205,7 @@ extension MixedValue: AddableType, SortableType {
 }
 
 extension MixedValue: CustomStringConvertible {
+    /// The kind and the value, e.g. `int(3)`, `string("a")`, `object(Dog)`.
     public var description: String {
         switch self {
         case .none: "none"
