@@ -31,11 +31,17 @@ import Darwin
 /// One auto-refreshing instance, as the watcher sees it.
 final class RefreshTarget: @unchecked Sendable {
     // @unchecked: `core` is only read in `fire()` and cleared in `detach()`, and both run in the
-    // instance's own context (its queue or actor), which runs one thing at a time. `pending`
-    // is behind a lock because the watcher thread sets it.
+    // instance's own context (its queue or actor), which runs one thing at a time. `requests`
+    // is behind a lock because the watcher thread and committing threads read and set it.
     private unowned(unsafe) var core: DatabaseCore?
     private let schedule: Schedule
-    private let pending = Locked(false)
+    private struct Requests {
+        /// A request is on its way to the executor.
+        var pending = false
+        /// The version the instance is committing itself (0: none), whose request is skipped.
+        var ownCommit: UInt64 = 0
+    }
+    private let requests = Locked(Requests())
     /// Unique while the target is registered (the watcher holds it).
     var id: ObjectIdentifier { ObjectIdentifier(self) }
 
@@ -52,11 +58,17 @@ final class RefreshTarget: @unchecked Sendable {
         self.schedule = schedule
     }
 
-    /// Asks the instance's executor to refresh it, unless a request is already on its way.
-    func request() {
-        let first = pending.withLock { pending -> Bool in
-            defer { pending = true }
-            return !pending
+    /// Asks the instance's executor to refresh it, unless a request is already on its way or
+    /// `committed` (the version a commit of this process published; 0 when unknown) is the
+    /// instance's own commit: that commit moves the instance and delivers its notifications
+    /// itself, so a request would only cost a task, a thread's wake-up and a hop to the
+    /// executor to find nothing newer (and, with autorefresh off, post a `.refreshRequired`
+    /// for the instance's own change).
+    func request(committed: UInt64 = 0) {
+        let first = requests.withLock { requests -> Bool in
+            if committed != 0 && requests.ownCommit == committed { return false }
+            defer { requests.pending = true }
+            return !requests.pending
         }
         guard first else { return }
         switch schedule {
@@ -79,9 +91,18 @@ final class RefreshTarget: @unchecked Sendable {
     private static func fire(_ target: RefreshTarget, on actor: isolated any Actor) { target.fire() }
 
     private func fire() {
-        pending.withLock { $0 = false }
+        requests.withLock { $0.pending = false }
         core?.autoRefresh()
     }
+
+    /// Marks the commit of `version` as the instance's own while it runs (0 when it is over),
+    /// so that its publication asks nothing of the instance's executor (see `request`).
+    func committing(_ version: UInt64) {
+        requests.withLock { $0.ownCommit = version }
+    }
+
+    /// Whether a request is on its way to the executor (for tests).
+    var hasPendingRequest: Bool { requests.withLock { $0.pending } }
 
     /// Called by the instance (in its context) when it goes away or stops auto-refreshing.
     func detach() {
@@ -128,16 +149,17 @@ final class VersionWatcher: @unchecked Sendable {
             // This process's own commits reach the targets from the committing thread: the
             // thread below waits quietly, so they do not pay for waking it (a futex wake and a
             // thread switch per commit, ~8 µs of a one-object durable commit here).
-            engine.setLocalCommitObserver { [weak self] _ in self?.requestAll() }
+            engine.setLocalCommitObserver { [weak self] version in self?.requestAll(committed: version) }
             startThread()
         }
     }
 
-    /// Asks every registered instance to refresh (each at most once until it has).
-    private func requestAll() {
+    /// Asks every registered instance to refresh (each at most once until it has), but the
+    /// one that committed `committed` itself.
+    private func requestAll(committed: UInt64) {
         let targets = state.withLock { state -> [RefreshTarget]? in state.stopping ? nil : state.list }
         guard let targets else { return }
-        for target in targets { target.request() }
+        for target in targets { target.request(committed: committed) }
     }
 
     func unregister(_ target: RefreshTarget) {

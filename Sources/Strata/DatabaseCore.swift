@@ -405,6 +405,8 @@ final class DatabaseCore {
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
         let old = session.version
+        let target = ownCommit()
+        defer { target?.committing(0) }
         do { try session.commit(reportingChanges: false) } catch { throw Database.Error.wrap(error, path: configuration.path) }
         didAdvance(from: old, to: session.version)
     }
@@ -414,6 +416,8 @@ final class DatabaseCore {
     func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         let pending: PendingCommit
         let old = session.version
+        let target = ownCommit()
+        defer { target?.committing(0) }
         do { pending = try session.prepareCommit() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         let path = configuration.path
         let outcome: Database.Error? = await withCheckedContinuation { continuation in
@@ -429,6 +433,14 @@ final class DatabaseCore {
         do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
         if !session.isInWriteTransaction { didAdvance(from: old, to: session.version) }
+    }
+
+    /// Tells the instance's auto-refresh target that the version about to be committed is the
+    /// instance's own (it moves there itself); returns the target, to be told when it is over.
+    private func ownCommit() -> RefreshTarget? {
+        guard let target = refreshTarget, let version = session.committingVersion else { return nil }
+        target.committing(version)
+        return target
     }
 
     func cancelWrite() {

@@ -100,6 +100,9 @@ public final class StoreSession {
     /// The version this session reads.
     public var version: UInt64 { write?.version ?? read?.version ?? 0 }
 
+    /// The version the open write transaction will make when it commits; nil outside one.
+    public var committingVersion: UInt64? { write?.committingVersion }
+
     /// Whether a write transaction is open for changes: false between a chained grouped
     /// commit and the next chained write (see ChainedWrites.swift), when the engine
     /// transaction stays open only to hold the committed writes.

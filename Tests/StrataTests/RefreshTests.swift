@@ -32,6 +32,13 @@ actor Follower {
         return stream
     }
 
+    /// Adds a dog through this instance; returns whether a refresh request is now on its way
+    /// to the actor (checked before the actor runs anything else).
+    func addOwnDog(_ name: String) throws -> Bool {
+        try db.write { db.add(Dog(value: ["name": name])) }
+        return db.core.refreshTarget?.hasPendingRequest ?? true
+    }
+
     func dogNames() -> [String] { db.objects(Dog.self).map(\.name).sorted() }
     func version() -> UInt64 { db.version }
     func setAutorefresh(_ on: Bool) { db.autorefresh = on }
@@ -169,6 +176,25 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, where condition: @Sendable (T)
         #expect(await follower.refreshAsync() == true)
         #expect(await follower.dogNames() == ["Rex"])
         #expect(await follower.refreshAsync() == false)
+    }
+
+    @Test func anInstancesOwnCommitsAskNothingOfItsActor() async throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [Dog.self])
+        let follower = try await Follower(config)
+        let requests = await follower.requests()
+        // Its own commits move it, with their notifications; nothing is sent to its actor.
+        #expect(try await follower.addOwnDog("Rex") == false)
+        #expect(try await follower.addOwnDog("Fido") == false)
+        // Another instance's commit still reaches it: the first request to arrive is that
+        // commit's, and it moves the instance.
+        let committed = try addDog("Bolt", config)
+        #expect(await first(requests) { _ in true } == true)
+        #expect(await follower.version() == committed)
+        #expect(await follower.dogNames() == ["Bolt", "Fido", "Rex"])
+        // With autorefresh off, its own commit is not announced to it as a refresh required.
+        await follower.setAutorefresh(false)
+        #expect(try await follower.addOwnDog("Max") == false)
     }
 
     @Test func withAutorefreshOffObserversHearThatARefreshIsRequired() async throws {
