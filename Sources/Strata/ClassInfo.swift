@@ -24,6 +24,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     /// `column` (see `Object._becomeManaged`). Allocated once; the info lives as long as the
     /// process (it is cached per class).
     let columnOffsets: UnsafeBufferPointer<Int>
+    /// In the same order as `columnOffsets`: the byte offset of each wrapper's `owner`.
+    let ownerOffsets: UnsafeBufferPointer<Int>
     /// Whether every stored property of the class (and its model superclasses) is
     /// `@Persisted`: then a managed instance holds nothing but the database's state, and an
     /// instance nobody references any more may be reused for another object of the class
@@ -57,10 +59,13 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         var linksHere = true
     }
 
-    deinit { columnOffsets.deallocate() }
+    deinit {
+        columnOffsets.deallocate()
+        ownerOffsets.deallocate()
+    }
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
-                 isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
+                 ownerOffsets: [Int], isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
                  lineage: [String]) {
         self.type = type
         self.linkingProperties = linkingProperties
@@ -72,6 +77,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         let columns = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnOffsets.count)
         _ = columns.initialize(from: columnOffsets)
         self.columnOffsets = UnsafeBufferPointer(columns)
+        let owners = UnsafeMutableBufferPointer<Int>.allocate(capacity: ownerOffsets.count)
+        _ = owners.initialize(from: ownerOffsets)
+        self.ownerOffsets = UnsafeBufferPointer(owners)
         self.primaryKeyIndex = schema.primaryKeyIndex
         self.linkedTypes = linkedTypes
         let writtenAfterAdd = schema.properties.map { $0.kind == .link || $0.isList }
@@ -169,10 +177,12 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         var fields: [any FieldAccess] = []
         var fieldOffsets: [Int] = []
         var columnOffsets: [Int] = []
+        var ownerOffsets: [Int] = []
         var linked: [Object.Type] = []
         var unpersisted: [String] = []
         var linking: [LinkingProperty] = []
         var linkingColumnOffsets: [Int] = []
+        var linkingOwnerOffsets: [Int] = []
         var linkingFields: [any FieldAccess] = []
         for current in mirrors.reversed() {
             for child in current.children {
@@ -180,7 +190,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 if let declaration = child.value as? any LinkingObjectsDeclaration, label.hasPrefix("_") {
                     let propertyName = String(label.dropFirst())
                     guard let offset = offsets[label], let wrapper = child.value as? any PersistedProtocol,
-                          let columnOffset = Swift.type(of: wrapper).columnOffset else {
+                          let columnOffset = Swift.type(of: wrapper).columnOffset, let ownerOffset = Swift.type(of: wrapper).ownerOffset else {
                         throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(propertyName)' (the Swift runtime did not report its field offset).")
                     }
                     let originType = Swift.type(of: declaration).originType
@@ -190,6 +200,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                     linking.append(LinkingProperty(name: propertyName, originType: originType, originProperty: declaration.originProperty,
                                                    declaration: Swift.type(of: declaration)))
                     linkingColumnOffsets.append(offset + columnOffset)
+                    linkingOwnerOffsets.append(offset + ownerOffset)
                     linkingFields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                     linked.append(originType)
                     continue
@@ -203,7 +214,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                     continue
                 }
                 let propertyName = String(label.dropFirst())
-                guard let offset = offsets[label], let columnOffset = Swift.type(of: wrapper).columnOffset else {
+                guard let offset = offsets[label], let columnOffset = Swift.type(of: wrapper).columnOffset,
+                      let ownerOffset = Swift.type(of: wrapper).ownerOffset else {
                     throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(propertyName)' (the Swift runtime did not report its field offset).")
                 }
                 let shape = Swift.type(of: wrapper).valueShape
@@ -213,6 +225,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                 fieldOffsets.append(offset)
                 columnOffsets.append(offset + columnOffset)
+                ownerOffsets.append(offset + ownerOffset)
                 if let target = shape.objectType {
                     guard let targetType = linkedTypeFromValue(child.value) ?? shape.linkTarget ?? ClassInfo.type(named: target) else {
                         throw Database.Error(.invalidInput, "Cannot find the model class '\(target)' that '\(name).\(propertyName)' links to.")
@@ -235,6 +248,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
             throw Database.Error(.invalidInput, "'\(name)' declares the property '\(clash.name)' twice.")
         }
         return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets + linkingColumnOffsets,
+                         ownerOffsets: ownerOffsets + linkingOwnerOffsets,
                          isRecyclable: unpersisted.isEmpty, linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
                          lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })
     }

@@ -190,19 +190,22 @@ open class Object: CustomStringConvertible {
 
     /// Makes this new or unmanaged object the managed accessor of object `key` in `context`'s
     /// table: the slot, and each wrapper's column (written through its offset, so the
-    /// accessors find their column with one load).
+    /// accessors find their column with one load) and owner (for `Persisted.encode(to:)`).
     @inline(__always)
     final func _becomeManaged(_ context: TableContext, key: Int64) {
         _slot.table = context
         _slot.core = context.core
         _slot.key = key
         // The offsets are those of this exact class's fields (`ClassInfo`), whose wrappers
-        // are Persisted values with an Int32 column at the recorded place.
+        // are Persisted values with an Int32 column and an optional raw pointer owner at the
+        // recorded places.
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         let offsets = context.columnOffsets
+        let owners = context.ownerOffsets
         var index = 0
         while index < offsets.count {
             base.storeBytes(of: Int32(truncatingIfNeeded: index), toByteOffset: offsets[index], as: Int32.self)
+            base.storeBytes(of: Optional(UnsafeRawPointer(base)), toByteOffset: owners[index], as: UnsafeRawPointer?.self)
             index &+= 1
         }
     }

@@ -30,6 +30,11 @@ public struct Persisted<Value: _Persistable> {
     /// object becomes managed (`Object._becomeManaged`), and read by the accessors, where the
     /// storage key path is a literal the compiler folds into a plain load.
     @usableFromInline var column: Int32 = -1
+    /// The managed object holding this wrapper (nil while it is unmanaged), written beside
+    /// `column` by `Object._becomeManaged`. Read only by `encode(to:)`, which the object's own
+    /// `encode(to:)` calls while the object is alive: the compiler's `Encodable` code hands
+    /// the wrapper alone to the encoder, and a managed wrapper holds no value.
+    var owner: UnsafeRawPointer?
 
     /// A property without an initial value: nil, zero, false, "", empty data, the first case
     /// of an enum, or a new `ObjectId`/`UUID`.
@@ -138,12 +143,15 @@ protocol PersistedProtocol {
     /// The byte offset of `column` inside the wrapper (nil never happens for a stored
     /// property of a struct; discovery reports it as an error rather than trusting that).
     static var columnOffset: Int? { get }
+    /// The byte offset of `owner` inside the wrapper (nil as for `columnOffset`).
+    static var ownerOffset: Int? { get }
 }
 
 extension Persisted: PersistedProtocol {
     static var valueShape: _PropertyShape { Value._strataShape }
     static func fieldAccess(offset: Int) -> any FieldAccess { TypedFieldAccess<Value>(offset: offset) }
     static var columnOffset: Int? { MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column) }
+    static var ownerOffset: Int? { MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.owner) }
 }
 
 /// Direct access to one wrapper inside an object, through the field's byte offset.

@@ -11,6 +11,8 @@ final class TableContext {
     let info: ClassInfo
     /// `info.columnOffsets`, for materialising objects.
     let columnOffsets: UnsafeBufferPointer<Int>
+    /// `info.ownerOffsets`, likewise.
+    let ownerOffsets: UnsafeBufferPointer<Int>
 
     /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
     let frozenLock: RecursiveLock?
@@ -21,6 +23,7 @@ final class TableContext {
         self.session = core.session
         self.info = info
         self.columnOffsets = info.columnOffsets
+        self.ownerOffsets = info.ownerOffsets
         self.frozenLock = core.frozenLock
     }
 
