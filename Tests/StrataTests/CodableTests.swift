@@ -121,6 +121,18 @@ final class Beagle: Object, Encodable {
     @Persisted(originProperty: "beagles") var shelters: LinkingObjects<Shelter>
 }
 
+/// Decodable too: its CodingKeys leave the linking objects out.
+final class Pup: Object, Codable {
+    @Persisted var name = ""
+    @Persisted(originProperty: "pups") var litters: LinkingObjects<Litter>
+
+    enum CodingKeys: String, CodingKey { case name }
+}
+
+final class Litter: Object {
+    @Persisted var pups: List<Pup>
+}
+
 /// A model class that is not Encodable.
 final class Pebble: Object {
     @Persisted var weight = 0
@@ -257,6 +269,14 @@ final class Pebble: Object {
         let object = try #require(try json(beagle) as? [String: Any])
         let shelters = (object["shelters"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted()
         #expect(object["name"] as? String == "Ace" && shelters == ["North", "South"])
+    }
+
+    @Test func aDecodableModelLeavesItsLinkingObjectsOut() throws {
+        let pup = try JSONDecoder().decode(Pup.self, from: Data(#"{"name": "Kit"}"#.utf8))
+        let db = try Database(configuration: folder.configuration(objectTypes: [Pup.self, Litter.self]))
+        try db.write { db.create(Litter.self).pups.append(pup) }
+        #expect(pup.litters.count == 1)
+        #expect(try text(pup) == #"{"name":"Kit"}"#)
     }
 
     @Test func aMixedValueHoldingANonEncodableObjectIsAnEncodingError() throws {
