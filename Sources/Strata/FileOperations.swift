@@ -3,8 +3,10 @@ import StrataStorage
 import StrataStore
 
 // Whole-file operations RealmSwift offers besides opening: a compacted copy of a database
-// (`writeCopy(toFile:)`), the schema version of a file (`schemaVersion(at:)`), and a seed file
-// copied into place the first time a database opens (`Configuration.seedFilePath`).
+// (`writeCopy(toFile:)`, `writeCopy(configuration:)`), the schema version of a file
+// (`schemaVersion(at:)`), a migration run without opening an instance (`performMigration`),
+// and a seed file copied into place the first time a database opens
+// (`Configuration.seedFilePath`).
 
 extension Database {
     /// Writes a compacted copy of the database to `fileURL`: the version this instance reads
@@ -32,6 +34,35 @@ extension Database {
         } catch {
             throw Error.wrap(error, path: destination)
         }
+    }
+
+    /// Writes a compacted copy of the database to `configuration`'s file, as
+    /// ``writeCopy(toFile:encryptionKey:)`` does; open the copy with that configuration. Throws
+    /// `invalidInput` for an in-memory configuration (it names no file) and `fileExists` when
+    /// the file exists.
+    public func writeCopy(configuration: Configuration) throws {
+        guard let fileURL = configuration.fileURL else {
+            throw Error(.invalidInput, "writeCopy(configuration:) writes to the configuration's fileURL; an in-memory configuration has none.", path: configuration.path)
+        }
+        try writeCopy(toFile: fileURL)
+    }
+
+    /// Runs `configuration`'s migration on its file now, without keeping an instance open:
+    /// what the first instance to open the file would otherwise do (creating the file if
+    /// there is none). Call it to choose when a long migration runs, before any instance of
+    /// the file is open in this process; while one is, this throws `alreadyOpen` (the
+    /// migration ran when that instance opened). Errors are those opening would throw, such
+    /// as `schemaMismatch` for a configuration whose `schemaVersion` is lower than the file's.
+    public static func performMigration(for configuration: Configuration = .defaultConfiguration) throws {
+        let path = configuration.path
+        guard configuration.inMemoryIdentifier == nil else {
+            throw Error(.invalidInput, "An in-memory database has no file to migrate: it starts empty with the configuration's schema.", path: path)
+        }
+        guard !StoreHandle.isOpen(configuration) else {
+            throw Error(.alreadyOpen, "Cannot migrate \(path) while it is open in this process: its migration ran when it opened. Call performMigration(for:) before opening the file.", path: path)
+        }
+        let handle = try StoreHandle.acquire(configuration)
+        StoreHandle.release(handle)
     }
 
     /// The schema version of the database file at `fileURL`, read without opening it for

@@ -38,6 +38,12 @@ extension Database.Configuration {
     }
 }
 
+/// RealmSwift's global function for the schema version of a file
+/// (``Database/schemaVersion(at:encryptionKey:)``).
+public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+    try Database.schemaVersion(at: fileURL, encryptionKey: encryptionKey)
+}
+
 extension Object {
     /// RealmSwift's name for `database`: the instance managing the object, nil if unmanaged.
     public var realm: Realm? { database }

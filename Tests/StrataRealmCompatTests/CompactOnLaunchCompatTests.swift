@@ -27,3 +27,26 @@ class CompatNote: Object {
         #expect(realm.objects(CompatNote.self).count == 100)
     }
 }
+
+// RealmSwift's file functions: a migration run on its own, and the schema version of a file.
+@Suite struct FileFunctionCompatTests {
+    @Test func performMigrationAndSchemaVersionAtURL() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-compat-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fileURL = folder.appendingPathComponent("notes.strata")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [CompatNote.self]))
+            try realm.write { realm.create(CompatNote.self, value: ["text": "a"]) }
+        }
+        #expect(try schemaVersionAtURL(fileURL) == 0)
+        let configuration = Realm.Configuration(fileURL: fileURL, schemaVersion: 1, migrationBlock: { migration, oldSchemaVersion in
+            if oldSchemaVersion < 1 {
+                migration.enumerateObjects(ofType: CompatNote.className()) { _, newObject in newObject?["text"] = "migrated" }
+            }
+        }, objectTypes: [CompatNote.self])
+        try Realm.performMigration(for: configuration)
+        #expect(try schemaVersionAtURL(fileURL) == 1)
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.objects(CompatNote.self).first?.text == "migrated")
+    }
+}

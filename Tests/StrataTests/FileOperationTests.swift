@@ -1,4 +1,5 @@
-// writeCopy(toFile:), schemaVersion(at:), Configuration.seedFilePath, and ObjectKeyIdentifiable.
+// writeCopy(toFile:), writeCopy(configuration:), schemaVersion(at:), performMigration(for:),
+// Configuration.seedFilePath, and ObjectKeyIdentifiable.
 
 import Foundation
 import Testing
@@ -100,6 +101,82 @@ final class Bookmark: Object, ObjectKeyIdentifiable {
         let frozen = a.freeze()
         #expect(frozen.id == a.id && frozen.thaw()?.id == a.id)
         #expect(Set(db.objects(Bookmark.self).map(\.id)).count == 2)
+    }
+}
+
+/// Counts a migration block's calls, across the `@Sendable` block.
+final class MigrationCalls: @unchecked Sendable {
+    // @unchecked: the block runs on the opening thread, which is the test's.
+    var oldVersions: [UInt64] = []
+}
+
+@Suite struct PerformMigrationTests {
+    let folder = TemporaryFolder()
+
+    private func configuration(_ version: UInt64, _ calls: MigrationCalls? = nil) -> Database.Configuration {
+        var configuration = folder.configuration("books.strata", objectTypes: [Bookmark.self])
+        configuration.schemaVersion = version
+        configuration.migrationBlock = { migration, old in
+            calls?.oldVersions.append(old)
+            migration.enumerateObjects(ofType: "Bookmark") { _, new in
+                new?["title"] = ((new?["title"] as? String) ?? "") + " (v\(version))"
+            }
+        }
+        return configuration
+    }
+
+    @Test func theMigrationRunsOnceWithoutAnInstanceStayingOpen() throws {
+        do {
+            let db = try Database(configuration: configuration(1))
+            try db.write { db.create(Bookmark.self, value: ["url": "https://a", "title": "A"]) }
+        }
+        let calls = MigrationCalls()
+        try Database.performMigration(for: configuration(2, calls))
+        #expect(calls.oldVersions == [1])
+        #expect(!StoreHandle.isOpen(configuration(2)), "nothing stays open")
+        #expect(try Database.schemaVersion(at: folder.url.appendingPathComponent("books.strata")) == 2)
+        // Opening afterwards finds the file migrated: the block does not run again.
+        let db = try Database(configuration: configuration(2, calls))
+        #expect(calls.oldVersions == [1])
+        #expect(db.objects(Bookmark.self).first?.title == "A (v2)")
+        // While the file is open here, migrating is refused.
+        let open = #expect(throws: Database.Error.self) { try Database.performMigration(for: configuration(3, calls)) }
+        #expect(open?.code == .alreadyOpen)
+        #expect(calls.oldVersions == [1])
+    }
+
+    @Test func aLowerVersionAndAnInMemoryConfigurationAreErrors() throws {
+        do {
+            let db = try Database(configuration: configuration(4))
+            try db.write { db.create(Bookmark.self, value: ["url": "https://a", "title": "A"]) }
+        }
+        let lower = #expect(throws: Database.Error.self) { try Database.performMigration(for: configuration(3)) }
+        #expect(lower?.code == .schemaMismatch)
+        var memory = Database.Configuration(inMemoryIdentifier: "perform-migration", objectTypes: [Bookmark.self])
+        memory.schemaVersion = 1
+        let inMemory = #expect(throws: Database.Error.self) { try Database.performMigration(for: memory) }
+        #expect(inMemory?.code == .invalidInput)
+        // A configuration for a file that does not exist yet creates it, as opening would.
+        var fresh = folder.configuration("fresh.strata", objectTypes: [Bookmark.self])
+        fresh.schemaVersion = 5
+        try Database.performMigration(for: fresh)
+        #expect(try Database.schemaVersion(at: folder.url.appendingPathComponent("fresh.strata")) == 5)
+    }
+
+    @Test func aCopyGoesToTheConfigurationsFile() throws {
+        let db = try Database(configuration: configuration(1))
+        try db.write { db.create(Bookmark.self, value: ["url": "https://a", "title": "A"]) }
+        let target = folder.configuration("copied.strata", objectTypes: [Bookmark.self])
+        try db.writeCopy(configuration: target)
+        let again = #expect(throws: Database.Error.self) { try db.writeCopy(configuration: target) }
+        #expect(again?.code == .fileExists)
+        let memory = Database.Configuration(inMemoryIdentifier: "copy-target", objectTypes: [Bookmark.self])
+        let inMemory = #expect(throws: Database.Error.self) { try db.writeCopy(configuration: memory) }
+        #expect(inMemory?.code == .invalidInput)
+        var opened = target
+        opened.schemaVersion = 1
+        let copy = try Database(configuration: opened)
+        #expect(copy.objects(Bookmark.self).map(\.title) == ["A"])
     }
 }
 
