@@ -81,6 +81,28 @@ extension Decimal128 {
         return powers
     }()
 
+    /// The value as an `Int64` when it is a whole number in `Int64`'s range (`5`, `5.00`,
+    /// `5E+2`), else nil.
+    package var exactInt64: Int64? {
+        guard case .finite(let negative, var coefficient, let exponent) = unpacked else { return nil }
+        if coefficient == 0 { return 0 }
+        if exponent < 0 {
+            // A coefficient below 10^34 is a multiple of 10^k only for k < 34.
+            guard -exponent < Decimal128.powersOfTen.count else { return nil }
+            let divisor = Decimal128.powersOfTen[-exponent]
+            guard coefficient % divisor == 0 else { return nil }
+            coefficient /= divisor
+        } else if exponent > 0 {
+            guard exponent < Decimal128.powersOfTen.count else { return nil }
+            let (product, overflow) = coefficient.multipliedReportingOverflow(by: Decimal128.powersOfTen[exponent])
+            guard !overflow else { return nil }
+            coefficient = product
+        }
+        let limit = UInt128(UInt64(Int64.max)) + (negative ? 1 : 0)
+        guard coefficient <= limit else { return nil }
+        return negative ? Int64(truncatingIfNeeded: 0 &- UInt64(coefficient)) : Int64(coefficient)
+    }
+
     /// 10^34 - 1, the largest coefficient.
     static let maximumCoefficient: UInt128 = powersOfTen[34] - 1
 

@@ -32,10 +32,34 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
 
     /// The value as sets and `distinct()` tell values apart: strings by their UTF-8 bytes (as
     /// queries compare them, and as RealmSwift does), where `==` on `.string` is Swift's
-    /// (canonically equivalent strings are equal).
+    /// (canonically equivalent strings are equal); numbers by their value, whatever their
+    /// kind (a mixed set holds `5`, `5.0` and a decimal `5` once, as Realm's sets do), where
+    /// `==` tells the kinds apart. Within one kind this is the kind's own equality, but that
+    /// every NaN is one value.
     package var identity: StoreValueIdentity {
-        if case .string(let text) = self { return .utf8(Data(text.utf8)) }
-        return .value(self)
+        switch self {
+        case .string(let text): return .utf8(Data(text.utf8))
+        case .int(let value): return .integer(value)
+        case .double(let value): return Self.numberIdentity(value)
+        case .float(let value): return Self.numberIdentity(Double(value))  // exact
+        case .decimal128(let value):
+            if value.isNaN { return Self.numberIdentity(.nan) }
+            if let whole = value.exactInt64 { return .integer(whole) }
+            // A decimal that reads as a Double the same way (`0.5`, `0.1`) is that Double's
+            // number, as a decimal made from the Double would be.
+            let double = value.doubleValue
+            if Decimal128(double) == value { return Self.numberIdentity(double) }
+            return .decimal(value)
+        default: return .value(self)
+        }
+    }
+
+    /// A binary floating-point number's identity: a whole number in `Int64`'s range as that
+    /// integer (so `-0.0` is `0`), any NaN as one value, anything else by its bits.
+    private static func numberIdentity(_ value: Double) -> StoreValueIdentity {
+        if value.isNaN { return .binary(Double.nan.bitPattern) }
+        if let whole = Int64(exactly: value) { return .integer(whole) }
+        return .binary(value.bitPattern)
     }
 
     /// The kind of value, or nil for null.
@@ -77,10 +101,14 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What sets and `distinct()` tell values apart by (`StoreValue.identity`): a string by its
-/// UTF-8 bytes (kept apart from data with the same bytes, which a mixed set may also hold),
+/// UTF-8 bytes (kept apart from data with the same bytes, which a mixed set may also hold), a
+/// number by its value (an integer, a binary fraction's bits, or a decimal that is neither),
 /// anything else as itself.
 package enum StoreValueIdentity: Hashable {
     case utf8(Data)
+    case integer(Int64)
+    case binary(UInt64)
+    case decimal(Decimal128)
     case value(StoreValue)
 }
 
