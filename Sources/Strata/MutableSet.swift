@@ -16,7 +16,9 @@ public import StrataStore
 /// An unmanaged set is an in-memory collection; once its object is managed, the set reads and
 /// writes the database (writes inside a write transaction). Objects are the same member when
 /// they are the same object (for unmanaged objects: the same instance); values when they are
-/// equal as stored (strings by their bytes). The set keeps the order members were inserted
+/// equal as stored (strings by their bytes; in a set of ``MixedValue``, numbers by value
+/// whatever their kind, so `.int(5)`, `.double(5)` and a decimal 5 are one member, as in
+/// Realm). The set keeps the order members were inserted
 /// in, and positions index that order, as in RealmSwift; sort it for another order. It is
 /// stored as a list whose elements Strata keeps distinct, so it queries (`contains`, `ANY`),
 /// observes (callbacks, other actors, the async `changes`), freezes and crosses to other
