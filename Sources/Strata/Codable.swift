@@ -106,16 +106,14 @@ extension Persisted: Encodable where Value: Encodable {
 extension List: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        try encodeElements(self, to: encoder)
     }
 }
 
 extension MutableSet: Encodable where Element: Encodable {
     /// Encodes the members as an array.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        try encodeElements(self, to: encoder)
     }
 }
 
@@ -125,6 +123,12 @@ extension Map: Encodable where Key == String, Value: Encodable {
         var container = encoder.container(keyedBy: MapCodingKey.self)
         for entry in self { try container.encode(entry.value, forKey: MapCodingKey(entry.key)) }
     }
+}
+
+/// Encodes a collection's elements as an array.
+private func encodeElements<S: Sequence>(_ elements: S, to encoder: any Encoder) throws where S.Element: Encodable {
+    var container = encoder.unkeyedContainer()
+    for element in elements { try container.encode(element) }
 }
 
 /// A map's key as a coding key.
@@ -139,16 +143,14 @@ private struct MapCodingKey: CodingKey {
 extension LinkingObjects: Encodable where Element: Encodable {
     /// Encodes the linking objects as an array.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        try encodeElements(self, to: encoder)
     }
 }
 
 extension Results: Encodable where Element: Encodable {
     /// Encodes the results as an array, in their order.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        try encodeElements(self, to: encoder)
     }
 }
 
