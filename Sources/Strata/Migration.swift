@@ -136,9 +136,9 @@ public final class MigrationObject {
                 } else if property.isList {
                     let items = (newValue as? [Any]) ?? []
                     var values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
-                    if property.isSet {  // a set holds each member once
-                        var seen: Set<StoreValue> = []
-                        values = values.filter { seen.insert($0).inserted }
+                    if property.isSet {  // a set holds each member once (as sets compare members)
+                        var seen: Set<StoreValueIdentity> = []
+                        values = values.filter { seen.insert($0.identity).inserted }
                     }
                     try table.setList(values, for: key, property: index)
                 } else {

@@ -139,9 +139,15 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// Whether two properties store values the same way (ignoring ids and indexing).
     public func hasSameStorage(as other: PropertySchema) -> Bool {
+        holdsValuesLike(other) && isPrimaryKey == other.isPrimaryKey
+    }
+
+    /// Whether two properties hold their values the same way, whether or not either is the
+    /// primary key: a migration that makes a property the primary key (or stops it being one)
+    /// keeps its values in its column, and builds the key's index from them.
+    public func holdsValuesLike(_ other: PropertySchema) -> Bool {
         kind == other.kind && isOptional == other.isOptional && isList == other.isList && isSet == other.isSet
-            && isMap == other.isMap
-            && isPrimaryKey == other.isPrimaryKey && objectType == other.objectType
+            && isMap == other.isMap && objectType == other.objectType
     }
 
     // Coded by hand so that `isSet` and `isMap` are written only when true: files without sets

@@ -296,7 +296,7 @@ public final class Store: @unchecked Sendable {
                 let propertyName = result.objectSchemas[t].properties[p].name
                 let oldName = typeRenames.first(where: { $0.value == propertyName })?.key ?? propertyName
                 if let oldProperty = old?.properties.first(where: { $0.name == oldName }),
-                   oldProperty.hasSameStorage(as: result.objectSchemas[t].properties[p]) {
+                   oldProperty.holdsValuesLike(result.objectSchemas[t].properties[p]) {
                     result.objectSchemas[t].properties[p].columnID = oldProperty.columnID
                 } else {
                     result.objectSchemas[t].properties[p].columnID = UInt16(truncatingIfNeeded: nextColumn)

@@ -52,7 +52,7 @@ public final class StoreMigration {
         guard let new = newSchema[type], let newIndex = new.propertyIndex(named: newName) else {
             throw .invalidSchema(type: type, property: newName, reason: "renameProperty: the new schema has no such property")
         }
-        guard old.properties[oldIndex].hasSameStorage(as: new.properties[newIndex]) || (!old.properties[oldIndex].isOptional && new.properties[newIndex].isOptional && old.properties[oldIndex].kind == new.properties[newIndex].kind) else {
+        guard old.properties[oldIndex].holdsValuesLike(new.properties[newIndex]) || (!old.properties[oldIndex].isOptional && new.properties[newIndex].isOptional && old.properties[oldIndex].kind == new.properties[newIndex].kind) else {
             throw .invalidSchema(type: type, property: newName, reason: "renameProperty: '\(oldName)' was \(old.properties[oldIndex].typeDescription) and '\(newName)' is \(new.properties[newIndex].typeDescription)")
         }
         guard let oldTable = oldTable(type), let newTable = newTable(type) else { return }
@@ -109,6 +109,11 @@ public final class StoreMigration {
                     _ = try write.dropTree(named: "t\(new.tableID).i\(property.columnID)")
                 }
             }
+            // A type that no longer has a primary key keeps the column that was one: drop
+            // its index.
+            if old?.primaryKeyIndex != nil && new.primaryKeyIndex == nil {
+                _ = try write.dropTree(named: "t\(new.tableID).pk")
+            }
         }
         session.invalidateViews()
     }
@@ -121,13 +126,14 @@ public final class StoreMigration {
         table.reset()
         var entries: [[UInt8]] = []
         var primaryKeys: [[UInt8]: [UInt8]] = [:]
-        var seen: Set<StoreValue> = []
+        // By identity: strings by their bytes, as the index compares keys.
+        var seen: Set<StoreValueIdentity> = []
         try table.forEachCluster { cluster in
             let chunk = try cluster.column(index)
             for row in 0..<cluster.count {
                 let value = chunk.value(row, kind: property.kind)
                 if property.isPrimaryKey {
-                    guard seen.insert(value).inserted else { throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)") }
+                    guard seen.insert(value.identity).inserted else { throw StoreError.duplicatePrimaryKey(type: schema.name, value: "\(value)") }
                     primaryKeys[IndexKey.encode(value).bytes, default: []] += TreeKey.u64(UInt64(bitPattern: cluster.key(at: row).rawValue))
                 } else {
                     entries.append(IndexKey.entry(table.indexedForm(value, property: index), cluster.key(at: row)))

@@ -1,0 +1,112 @@
+// Migrations compare values as the rest of Strata does: a set written by a migration holds each
+// member once by the set's rules (numbers of a mixed set by value, strings by their bytes), and
+// a primary key made in a migration refuses only keys that are the same bytes. A property that
+// becomes the primary key, or stops being it, keeps its values.
+
+import Foundation
+import Testing
+@testable import Strata
+import StrataStorage
+
+final class BadgeV0: Object {
+    override class func className() -> String { "Badge" }
+    @Persisted var code = ""
+    @Persisted var marks: MutableSet<MixedValue>
+    @Persisted var words: MutableSet<String>
+}
+
+final class BadgeV1: Object {
+    override class func className() -> String { "Badge" }
+    @Persisted(primaryKey: true) var code = ""
+    @Persisted var marks: MutableSet<MixedValue>
+    @Persisted var words: MutableSet<String>
+}
+
+final class BadgeV2: Object {
+    override class func className() -> String { "Badge" }
+    @Persisted var code = ""
+    @Persisted var marks: MutableSet<MixedValue>
+    @Persisted var words: MutableSet<String>
+}
+
+@Suite struct MigrationIdentityTests {
+    /// The names of the file's trees.
+    func treeNames(_ config: Database.Configuration) throws -> [String] {
+        let engine = try StorageEngine.open(path: config.path, options: StorageOptions())
+        defer { engine.close() }
+        return try engine.read { try $0.treeNames() }
+    }
+
+    @Test func aPrimaryKeyAddedOrRemovedKeepsTheValues() throws {
+        let folder = TemporaryFolder()
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [BadgeV0.self]))
+            try db.write { for code in ["a", "b", "c"] { db.create(BadgeV0.self, value: ["code": code]) } }
+        }
+        // No block: the values stay in their column and the key's index is built from them.
+        var keyed = folder.configuration(objectTypes: [BadgeV1.self])
+        keyed.schemaVersion = 1
+        do {
+            let db = try Database(configuration: keyed)
+            #expect(db.objects(BadgeV1.self).map(\.code).sorted() == ["a", "b", "c"])
+            #expect(db.object(ofType: BadgeV1.self, forPrimaryKey: "b")?.code == "b")
+            #expect(db.core.session.tables.flatMap { $0.verifyObjects().problems }.isEmpty)
+        }
+        #expect(try treeNames(keyed).contains { $0.hasSuffix(".pk") })
+        // And back: the values stay, the index goes.
+        var plain = folder.configuration(objectTypes: [BadgeV2.self])
+        plain.schemaVersion = 2
+        do {
+            let db = try Database(configuration: plain)
+            #expect(db.objects(BadgeV2.self).map(\.code).sorted() == ["a", "b", "c"])
+            #expect(db.core.session.tables.flatMap { $0.verifyObjects().problems }.isEmpty)
+        }
+        #expect(try !treeNames(plain).contains { $0.hasSuffix(".pk") })
+    }
+
+    @Test func repeatedValuesCannotBecomeThePrimaryKey() throws {
+        let folder = TemporaryFolder()
+        let config = folder.configuration(objectTypes: [BadgeV0.self])
+        do {
+            let db = try Database(configuration: config)
+            try db.write { for code in ["a", "b", "a"] { db.create(BadgeV0.self, value: ["code": code]) } }
+        }
+        var keyed = folder.configuration(objectTypes: [BadgeV1.self])
+        keyed.schemaVersion = 1
+        let error = #expect(throws: Database.Error.self) { try Database(configuration: keyed) }
+        #expect(error?.message.contains("primary key") == true, "\(String(describing: error))")
+        // The file is as it was.
+        let db = try Database(configuration: config)
+        #expect(db.objects(BadgeV0.self).map(\.code).sorted() == ["a", "a", "b"])
+        #expect(try Database.schemaVersion(at: URL(fileURLWithPath: config.path)) == 0)
+    }
+
+    @Test func setsAndPrimaryKeysMadeInAMigration() throws {
+        let folder = TemporaryFolder()
+        // Two codes that are canonically equivalent Swift strings but different bytes.
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [BadgeV0.self]))
+            try db.write {
+                db.create(BadgeV0.self, value: ["code": composed])
+                db.create(BadgeV0.self, value: ["code": decomposed])
+            }
+        }
+        var config = folder.configuration(objectTypes: [BadgeV1.self])
+        config.schemaVersion = 1
+        config.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "Badge") { _, new in
+                new?["marks"] = [MixedValue.int(5), MixedValue.double(5), MixedValue.string("5"), MixedValue.decimal128(5)]
+                new?["words"] = [composed, decomposed, composed]
+            }
+        }
+        // `code` becomes the primary key: the two codes are different keys.
+        let db = try Database(configuration: config)
+        #expect(db.objects(BadgeV1.self).count == 2)
+        let badge = try #require(db.object(ofType: BadgeV1.self, forPrimaryKey: decomposed))
+        #expect(badge.code.utf8.elementsEqual(decomposed.utf8))
+        #expect(Array(badge.marks) == [.int(5), .string("5")])
+        #expect(badge.words.count == 2)
+    }
+}
