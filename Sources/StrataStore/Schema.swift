@@ -139,14 +139,16 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// Whether two properties store values the same way (ignoring ids and indexing).
     public func hasSameStorage(as other: PropertySchema) -> Bool {
-        holdsValuesLike(other) && isPrimaryKey == other.isPrimaryKey
+        holdsValuesLike(other) && isOptional == other.isOptional && isPrimaryKey == other.isPrimaryKey
     }
 
-    /// Whether two properties hold their values the same way, whether or not either is the
-    /// primary key: a migration that makes a property the primary key (or stops it being one)
-    /// keeps its values in its column, and builds the key's index from them.
+    /// Whether two properties hold their values the same way, whether or not either is
+    /// optional or the primary key (column chunks record their own nulls): a migration that
+    /// makes a property optional, required or the primary key keeps its values in its column,
+    /// turns the nulls of one made required into its type's default, and builds the key's
+    /// index from the values.
     public func holdsValuesLike(_ other: PropertySchema) -> Bool {
-        kind == other.kind && isOptional == other.isOptional && isList == other.isList && isSet == other.isSet
+        kind == other.kind && isList == other.isList && isSet == other.isSet
             && isMap == other.isMap && objectType == other.objectType
     }
 

@@ -52,7 +52,8 @@ public final class StoreMigration {
         guard let new = newSchema[type], let newIndex = new.propertyIndex(named: newName) else {
             throw .invalidSchema(type: type, property: newName, reason: "renameProperty: the new schema has no such property")
         }
-        guard old.properties[oldIndex].holdsValuesLike(new.properties[newIndex]) || (!old.properties[oldIndex].isOptional && new.properties[newIndex].isOptional && old.properties[oldIndex].kind == new.properties[newIndex].kind) else {
+        let sameOptionality = old.properties[oldIndex].isOptional == new.properties[newIndex].isOptional
+        guard (old.properties[oldIndex].holdsValuesLike(new.properties[newIndex]) && sameOptionality) || (!old.properties[oldIndex].isOptional && new.properties[newIndex].isOptional && old.properties[oldIndex].kind == new.properties[newIndex].kind) else {
             throw .invalidSchema(type: type, property: newName, reason: "renameProperty: '\(oldName)' was \(old.properties[oldIndex].typeDescription) and '\(newName)' is \(new.properties[newIndex].typeDescription)")
         }
         guard let oldTable = oldTable(type), let newTable = newTable(type) else { return }
@@ -85,6 +86,7 @@ public final class StoreMigration {
     /// indexes the new schema no longer has, and builds the indexes it adds.
     func finish() throws {
         try embedConvertedTypes()
+        try defaultNullsOfRequiredProperties()
         try session.flushTables()
         let write = try session.writer()
         for old in oldSchema.objectSchemas {
@@ -116,6 +118,39 @@ public final class StoreMigration {
             }
         }
         session.invalidateViews()
+    }
+
+    /// Gives the properties the migration made required (optional before, in the same column)
+    /// their type's default where they hold null, as Realm does: values, list elements and
+    /// map values.
+    private func defaultNullsOfRequiredProperties() throws {
+        for new in newSchema.objectSchemas {
+            guard let old = oldSchema[new.name], let table = session.table(named: new.name) else { continue }
+            for (index, property) in new.properties.enumerated() where !property.isOptional {
+                guard old.properties.contains(where: { $0.columnID == property.columnID && $0.isOptional }) else { continue }
+                let zero = GeneralEvaluator.defaultValue(property.kind)
+                for key in try table.allKeys() {
+                    if property.isMap {
+                        let (keys, values) = try table.mapEntries(key, property: index)
+                        if values.contains(where: \.isNull) {
+                            try table.setMap(keys: keys, values: values.map { $0.isNull ? zero : $0 }, for: key, property: index)
+                        }
+                    } else if property.isList {
+                        let values = try table.list(key, property: index)
+                        if values.contains(where: \.isNull) {
+                            var defaulted = values.map { $0.isNull ? zero : $0 }
+                            if property.isSet {  // the default may be a member already
+                                var seen: Set<StoreValueIdentity> = []
+                                defaulted = defaulted.filter { seen.insert($0.identity).inserted }
+                            }
+                            try table.setList(defaulted, for: key, property: index)
+                        }
+                    } else if try table.value(key, property: index).isNull {
+                        try table.set(zero, for: key, property: index)
+                    }
+                }
+            }
+        }
     }
 
     private func rebuildIndex(of schema: ObjectSchema, property index: Int, in write: WriteTransaction) throws {

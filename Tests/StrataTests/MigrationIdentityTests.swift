@@ -1,7 +1,8 @@
 // Migrations compare values as the rest of Strata does: a set written by a migration holds each
 // member once by the set's rules (numbers of a mixed set by value, strings by their bytes), and
 // a primary key made in a migration refuses only keys that are the same bytes. A property that
-// becomes the primary key, or stops being it, keeps its values.
+// becomes the primary key, or stops being it, keeps its values; so does one made optional or
+// required (its nulls then become its type's default), as in Realm.
 
 import Foundation
 import Testing
@@ -29,7 +30,53 @@ final class BadgeV2: Object {
     @Persisted var words: MutableSet<String>
 }
 
+final class NoteV0: Object {
+    override class func className() -> String { "Note" }
+    @Persisted var title = ""
+    @Persisted var rank: Int?
+    @Persisted var tags: List<String>
+    @Persisted var levels: MutableSet<Int?>
+    @Persisted var scores: Map<String, Double?>
+}
+
+final class NoteV1: Object {
+    override class func className() -> String { "Note" }
+    @Persisted var title: String?
+    @Persisted var rank: Int
+    @Persisted var tags: List<String?>
+    @Persisted var levels: MutableSet<Int>
+    @Persisted var scores: Map<String, Double>
+}
+
 @Suite struct MigrationIdentityTests {
+    @Test func propertiesMadeOptionalOrRequiredKeepTheirValues() throws {
+        let folder = TemporaryFolder()
+        do {
+            let db = try Database(configuration: folder.configuration(objectTypes: [NoteV0.self]))
+            try db.write {
+                db.create(NoteV0.self, value: ["title": "a", "rank": 3, "tags": ["x"], "levels": [1, 2], "scores": ["s": 1.5]])
+                db.create(NoteV0.self, value: ["title": "b", "rank": NSNull(), "tags": ["y", "z"], "levels": [NSNull(), 0, 4],
+                                               "scores": ["s": NSNull(), "t": 2.0]])
+            }
+        }
+        // No block: every value stays; the nulls of the properties made required read as
+        // their type's default, and a set holds the default once.
+        var config = folder.configuration(objectTypes: [NoteV1.self])
+        config.schemaVersion = 1
+        let db = try Database(configuration: config)
+        let notes = db.objects(NoteV1.self).sorted(byKeyPath: "title")
+        #expect(notes.map(\.title) == ["a", "b"])
+        #expect(notes.map(\.rank) == [3, 0])
+        #expect(notes.map { Array($0.tags) } == [["x"], ["y", "z"]])
+        #expect(notes.map { Array($0.levels) } == [[1, 2], [0, 4]])
+        #expect(notes[1].scores["s"] == 0 && notes[1].scores["t"] == 2 && notes[0].scores["s"] == 1.5)
+        #expect(db.objects(NoteV1.self).where { $0.rank == 0 }.count == 1)
+        // Stored as the default, not as null read as one.
+        #expect(notes[1]["rank"] as? Int == 0 && db.objects(NoteV1.self).filter("rank == 0 AND ANY levels == 0").count == 1)
+        #expect(db.core.session.tables.flatMap { $0.verifyObjects().problems }.isEmpty)
+    }
+
+
     /// The names of the file's trees.
     func treeNames(_ config: Database.Configuration) throws -> [String] {
         let engine = try StorageEngine.open(path: config.path, options: StorageOptions())
