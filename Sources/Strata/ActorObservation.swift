@@ -45,14 +45,16 @@ extension Object {
         let configuration = context.core.configuration
         let key = ObjectKey(_slot.key)
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(T.self, dynamicType: type(of: self), key: key, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        return await Self.register(T.self, dynamicType: type(of: self), typeName: context.info.schema.name, key: key,
+                                   configuration: configuration, keyPaths: keyPaths, on: actor, block)
     }
 
-    private static func register<A: Actor, T: Object>(_ type: T.Type, dynamicType: Object.Type, key: ObjectKey, configuration: Database.Configuration,
+    private static func register<A: Actor, T: Object>(_ type: T.Type, dynamicType: Object.Type, typeName: String, key: ObjectKey,
+                                                      configuration: Database.Configuration,
                                                       keyPaths: [[String]]?, on actor: isolated A,
                                                       _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let object = database.materialize(dynamic: dynamicType, key: key) as? T else {
+              let object = database.materialize(dynamicType, typeName: typeName, key: key) as? T else {
             return NotificationToken()
         }
         return object.observeObject(keyPaths: keyPaths, queue: nil) { [weak actor] (change: ObjectChange<T>) in
@@ -90,7 +92,7 @@ extension Results {
                                           _ block: @Sendable @escaping (isolated A, CollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
         database.core.verifyObservable("Results.observe(keyPaths:on:_:)")
         let configuration = database.configuration
-        let query = HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin)
+        let query = HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin, typeName: context?.info.schema.name)
         guard !Task.isCancelled else { return NotificationToken() }
         return await Self.register(query: query, configuration: configuration, keyPaths: keyPaths,
                                    on: actor, block)

@@ -88,6 +88,17 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         self.insertPlan = InsertPlan(fields: fields, offsets: fieldOffsets, writtenAfterAdd: writtenAfterAdd, primaryKeyIndex: schema.primaryKeyIndex)
     }
 
+    /// The info of `DynamicObject`s of a stored type: its schema as the file has it, a
+    /// field access per property reading and writing the store by value, and no offsets (the
+    /// instance has no wrappers). Not cached per class: one per type name and instance
+    /// (`DatabaseCore.dynamicContext(named:)`).
+    static func dynamic(_ schema: ObjectSchema) -> ClassInfo {
+        let fields: [any FieldAccess] = schema.properties.map { DynamicFieldAccess(property: $0) }
+        return ClassInfo(type: DynamicObject.self, schema: schema, fields: fields, offsets: fields.map { _ in 0 }, columnOffsets: [],
+                         ownerOffsets: [], isRecyclable: false, linkedTypes: [], linkingProperties: [], linkingFields: [],
+                         lineage: [schema.name])
+    }
+
     private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])
     private static let byName = Locked<[String: TypeList]>([:])
 

@@ -28,6 +28,8 @@ final class DatabaseCore {
     /// Contexts replaced in `contexts` or dropped by `invalidate()`: kept until the instance
     /// goes away, because objects refer to their context without retaining it (`_ObjectSlot`).
     private var retiredContexts: [TableContext] = []
+    /// `DynamicObject` contexts, by type name (`dynamicContext(named:)`).
+    private var dynamicContexts: [String: TableContext] = [:]
     private(set) var isInvalidated = false
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
@@ -243,10 +245,27 @@ final class DatabaseCore {
         return try context(for: type)
     }
 
-    /// The cached context of a class, if its table is still the session's. Rolling back the
-    /// write that added a type's table drops that table from the session; a context made in
-    /// that write would otherwise keep writing to the dropped table, whose changes no commit
-    /// flushes (they were lost, and the file was left with index trees but no schema).
+    /// The context of `DynamicObject`s of the stored type `name` (made on first use, kept
+    /// while the session has the table). Throws `invalidInput` when the file has no such type.
+    func dynamicContext(named name: String) throws(Database.Error) -> TableContext {
+        if let context = dynamicContexts[name], !context.table.isDropped { return context }
+        guard let table = session.table(named: name) else {
+            throw Database.Error(.invalidInput, "The database has no type named '\(name)'.", path: configuration.path)
+        }
+        let context = TableContext(core: self, table: table, info: ClassInfo.dynamic(table.schema))
+        if let replaced = dynamicContexts.updateValue(context, forKey: name) { retiredContexts.append(replaced) }
+        return context
+    }
+
+    /// The context here for objects of `type` stored as `typeName`: for `DynamicObject`, the
+    /// dynamic context of that name; for a model class, its context (nil while the file has no
+    /// table for it). For the paths that carry objects and results between instances (freeze,
+    /// thaw, hand-over), where a `DynamicObject`'s class does not say its type.
+    func existingContext(for type: Object.Type, typeName: String?) -> TableContext? {
+        if type == DynamicObject.self { return typeName.flatMap { try? dynamicContext(named: $0) } }
+        return (try? existingContext(for: type)) ?? nil
+    }
+
     /// The model class for a table's name: one this instance has used, else one of
     /// `configuration.objectTypes`, else any class of that name the process has seen (a mixed
     /// value's link names only the table).
@@ -256,6 +275,10 @@ final class DatabaseCore {
         return ClassInfo.type(named: name)
     }
 
+    /// The cached context of a class, if its table is still the session's. Rolling back the
+    /// write that added a type's table drops that table from the session; a context made in
+    /// that write would otherwise keep writing to the dropped table, whose changes no commit
+    /// flushes (they were lost, and the file was left with index trees but no schema).
     private func cachedContext(for type: Object.Type) -> TableContext? {
         let id = ObjectIdentifier(type)
         if let last = lastContext, last.type == id {
@@ -455,6 +478,8 @@ final class DatabaseCore {
         if session.isInWriteTransaction { session.rollback() }
         isInvalidated = true
         retiredContexts += contexts.values
+        retiredContexts += dynamicContexts.values
+        dynamicContexts.removeAll()
         contexts.removeAll()
         refreshTarget?.detach()
         refreshTarget = nil

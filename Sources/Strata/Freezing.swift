@@ -54,7 +54,7 @@ extension Object {
         if table.core.isFrozen { return self }
         require(!isInvalidated, "Cannot freeze an object that has been deleted or invalidated; check isInvalidated first.")
         let frozen = Database(core: table.core).freeze()
-        guard let copy = frozen.materialize(type(of: self), key: ObjectKey(_slot.key)) else {
+        guard let copy = frozen.materialize(type(of: self), typeName: table.info.schema.name, key: ObjectKey(_slot.key)) as? Self else {
             fatalError("internal error: a live object is missing from its frozen version")
         }
         return copy
@@ -115,7 +115,8 @@ extension Database {
             fatalError("Cannot thaw an unmanaged object; only managed objects can be frozen and thawed.")
         }
         core.verify("thaw(_:)")
-        return materialize(type(of: object), key: ObjectKey(object._slot.key))
+        guard let table = object._slot.table else { return nil }
+        return materialize(type(of: object), typeName: table.info.schema.name, key: ObjectKey(object._slot.key)) as? T
     }
 
     /// A frozen copy of `results`.
@@ -148,7 +149,8 @@ extension Results {
         // it holds now (the snapshot is of the current version).
         database.core.verify("freeze()")
         let keys = listKeys()
-        let context = frozen.core.withReadLock { (try? frozen.core.existingContext(for: Element.self)) ?? nil }
+        let typeName = context?.info.schema.name
+        let context = frozen.core.withReadLock { frozen.core.existingContext(for: Element.self, typeName: typeName) }
         return Results(database: frozen, context: context, predicate: predicate, orderings: orderings, listKeys: { keys },
                        listOrigin: listOrigin)
     }
@@ -166,7 +168,8 @@ extension Results {
 
     /// The same query on another instance of the same file.
     func rebased(on target: Database) -> Results<Element> {
-        let context = target.core.withReadLock { (try? target.core.existingContext(for: Element.self)) ?? nil }
+        let typeName = context?.info.schema.name
+        let context = target.core.withReadLock { target.core.existingContext(for: Element.self, typeName: typeName) }
         return Results(database: target, context: context, predicate: predicate, orderings: orderings, listKeys: listKeys,
                        listOrigin: listOrigin)
     }

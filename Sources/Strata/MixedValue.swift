@@ -226,16 +226,15 @@ extension MixedValue: CustomStringConvertible {
 
 extension Database {
     /// The object a mixed value links to: its class found by the table's name among the
-    /// classes this process knows. Nil when the object no longer exists.
+    /// classes this process knows, or a `DynamicObject` when it knows none. Nil when the
+    /// object no longer exists.
     func mixedObject(table id: UInt32, key: ObjectKey) -> Object? {
         core.withReadLock {
             guard let table = core.session.table(id: id) else { return nil }
             let name = table.schema.name
             guard let type = core.modelClass(named: name) else {
-                fatalError("""
-                    A MixedValue holds a '\(name)' object, but this process has not used the '\(name)' class: list it in \
-                    Configuration.objectTypes (or use it, e.g. objects(\(name).self), before reading the value).
-                    """)
+                guard let context = try? core.dynamicContext(named: name), (try? context.table.contains(key)) == true else { return nil }
+                return context.materialize(dynamicKey: key)
             }
             return materialize(dynamic: type, key: key)
         }

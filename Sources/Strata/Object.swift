@@ -122,14 +122,13 @@ open class Object: CustomStringConvertible {
     }
 
     open var description: String {
-        let info = try? ClassInfo.of(type(of: self))
-        guard let info else { return "\(Self.className()) {}" }
+        guard let info = _info else { return "\(Self.className()) {}" }
         if isInvalidated { return "[invalid object]" }
         var lines: [String] = []
         for (index, property) in info.schema.properties.enumerated() {
             lines.append("\t\(property.name) = \(describe(value(forPropertyAt: index, info: info)))")
         }
-        return "\(Self.className()) {\n" + lines.joined(separator: ";\n") + ";\n}"
+        return "\(info.schema.name) {\n" + lines.joined(separator: ";\n") + ";\n}"
     }
 
     private func describe(_ value: Any) -> String {
@@ -144,13 +143,13 @@ open class Object: CustomStringConvertible {
     /// reads as its `LinkingObjects` value. Stops with a message for a name the class does not
     /// have.
     public final func value(forKey key: String) -> Any? {
-        guard let info = try? ClassInfo.of(type(of: self)) else { return nil }
+        guard let info = _info else { return nil }
         if info.schema.propertyIndex(named: key) == nil, let linking = info.linkingProperties.first(where: { $0.name == key }) {
             // (Unmanaged: empty, as the property reads.)
             return linking.declaration.linkingObjects(of: self, through: linking.originProperty, linksHere: linking.linksHere)
         }
         guard let index = info.schema.propertyIndex(named: key) else {
-            fatalError("'\(Self.className())' has no property named '\(key)'")
+            fatalError("'\(info.schema.name)' has no property named '\(key)'")
         }
         return unwrapAny(value(forPropertyAt: index, info: info))
     }
@@ -158,9 +157,13 @@ open class Object: CustomStringConvertible {
     /// Sets the property with this name. The value must fit the property's type.
     public final func setValue(_ value: Any?, forKey key: String) {
         let info: ClassInfo
-        do { info = try ClassInfo.of(type(of: self)) } catch { fatalError("\(error)") }
+        if let table = _slot.table {
+            info = table.info
+        } else {
+            do { info = try ClassInfo.of(type(of: self)) } catch { fatalError("\(error)") }
+        }
         guard let index = info.schema.propertyIndex(named: key) else {
-            fatalError("'\(Self.className())' has no property named '\(key)'")
+            fatalError("'\(info.schema.name)' has no property named '\(key)'")
         }
         let input: Any = value ?? (nil as Any?) as Any
         let ok: Bool
@@ -169,8 +172,12 @@ open class Object: CustomStringConvertible {
         } else {
             ok = info.fields[index].setUnmanaged(self, any: input, nil)
         }
-        require(ok, "Invalid value '\(value.map { "\($0)" } ?? "nil")' for property '\(Self.className()).\(key)' of type \(info.schema.properties[index].typeDescription)")
+        require(ok, "Invalid value '\(value.map { "\($0)" } ?? "nil")' for property '\(info.schema.name).\(key)' of type \(info.schema.properties[index].typeDescription)")
     }
+
+    /// The class info key-value access goes through: a managed object's context's (for a
+    /// `DynamicObject`, made from the file's schema), else the class's own.
+    private var _info: ClassInfo? { _slot.table?.info ?? (try? ClassInfo.of(type(of: self))) }
 
     /// Key-value access by property name: `object["name"]`.
     public final subscript(key: String) -> Any? {

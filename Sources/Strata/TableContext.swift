@@ -209,3 +209,28 @@ extension Database {
     func verify(_ operation: @autoclosure () -> String) { core.verify(operation()) }
     func verifyWrite(_ operation: @autoclosure () -> String) { core.verifyWrite(operation()) }
 }
+
+extension TableContext {
+    /// The object whose primary key is `key` (loose input: an `Int`, a `String`, an `ObjectId`,
+    /// …), or nil. Stops with a message when the type has no primary key or `key` does not fit
+    /// it.
+    func primaryKeyLookup(_ key: Any) -> ObjectKey? {
+        guard let pk = info.primaryKeyIndex else {
+            fatalError("'\(table.schema.name)' has no primary key; a lookup by primary key needs one.")
+        }
+        let property = table.schema.properties[pk]
+        guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
+            fatalError("\(type(of: key)) is not the type of '\(table.schema.name)'s primary key (\(property.typeDescription)).")
+        }
+        return primaryKeyLookup(storeValue: value)
+    }
+
+    /// The object whose primary key is `value`, or nil.
+    func primaryKeyLookup(storeValue value: StoreValue) -> ObjectKey? {
+        do {
+            return try table.locate(primaryKey: value)?.0
+        } catch {
+            fail(error)
+        }
+    }
+}

@@ -27,7 +27,7 @@ public struct Handover: Sendable {
     enum Target: @unchecked Sendable {
         // @unchecked: the metatypes are immutable and the query is an immutable value (the
         // Results' own predicate, kept opaque so that this type need not know its shape).
-        case object(type: Object.Type, key: Int64)
+        case object(type: Object.Type, typeName: String, key: Int64)
         case list(ownerType: Object.Type, ownerKey: Int64, column: Int)
         case linkingObjects(targetType: Object.Type, targetKey: Int64, property: String)
         case results(query: Any?)
@@ -54,13 +54,14 @@ extension Object: ThreadConfined {
         require(!isInvalidated, "Cannot make a ThreadSafeReference to a deleted or invalidated object; check isInvalidated first.")
         let database = table.database
         return Handover(fileIdentity: database.configuration.identity, version: database.version,
-                        target: .object(type: type(of: self), key: _slot.key), summary: "a '\(table.table.schema.name)' object")
+                        target: .object(type: type(of: self), typeName: table.info.schema.name, key: _slot.key),
+                        summary: "a '\(table.table.schema.name)' object")
     }
 
     /// The object with the hand-over's key in `database`, or nil if it was deleted.
     public static func _resolve(_ handover: Handover, in database: Database) -> Self? {
-        guard case .object(let type, let key) = handover.target else { return nil }
-        return database.materialize(dynamic: type, key: ObjectKey(key)) as? Self
+        guard case .object(let type, let typeName, let key) = handover.target else { return nil }
+        return database.materialize(type, typeName: typeName, key: ObjectKey(key)) as? Self
     }
 }
 
@@ -71,7 +72,8 @@ extension Results: ThreadConfined {
     /// The results' hand-over: their query (and, for results made from a list, which list).
     public var _handover: Handover {
         Handover(fileIdentity: database.configuration.identity, version: database.version,
-                 target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin)),
+                 target: .results(query: HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin,
+                                                         typeName: context?.info.schema.name)),
                  summary: listOrigin == nil ? "results of '\(Element.className())'" : "results of a list of '\(Element.className())'")
     }
 
@@ -119,13 +121,15 @@ struct HandedOverQuery: Sendable {
     let predicate: QueryPredicate?
     let orderings: [QueryOrdering]
     let listOrigin: ListOrigin?
+    /// The stored type's name (what `Results<DynamicObject>` needs to find its table again).
+    let typeName: String?
 }
 
 extension Results {
     /// Rebuilds results from a hand-over's query (the value `_handover` stored opaquely).
     init(database: Database, handingOver query: Any?) {
-        let context = (try? database.core.existingContext(for: Element.self)) ?? nil
         let query = query as? HandedOverQuery
+        let context = database.core.existingContext(for: Element.self, typeName: query?.typeName)
         self.init(database: database, context: context, predicate: query?.predicate, orderings: query?.orderings ?? [],
                   listOrigin: query?.listOrigin)
     }
@@ -136,6 +140,15 @@ extension Database {
     func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
         guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
         return context.materialize(dynamicKey: key)
+    }
+
+    /// The managed object for `key` of class `type` stored as `typeName` (a `DynamicObject`
+    /// needs the name), or nil.
+    func materialize(_ type: Object.Type, typeName: String, key: ObjectKey) -> Object? {
+        core.withReadLock {
+            guard let context = core.existingContext(for: type, typeName: typeName), (try? context.table.contains(key)) == true else { return nil }
+            return context.materialize(dynamicKey: key)
+        }
     }
 }
 

@@ -250,7 +250,14 @@ final class GeneralEvaluator {
         return defaultValue(step.kind)
     }
 
-    static func defaultValue(_ kind: PropertyKind) -> StoreValue {
+    static func defaultValue(_ kind: PropertyKind) -> StoreValue { StoreValue.defaultValue(of: kind) }
+}
+
+extension StoreValue {
+    /// What a non-optional property of `kind` reads as where nothing was stored: zero, false,
+    /// "", empty data, the reference date, the all-zero UUID and ObjectId (null for links and
+    /// mixed values, which are always optional).
+    package static func defaultValue(of kind: PropertyKind) -> StoreValue {
         switch kind {
         case .bool: .bool(false)
         case .int: .int(0)
@@ -265,7 +272,9 @@ final class GeneralEvaluator {
         case .link, .mixed: .null
         }
     }
+}
 
+extension GeneralEvaluator {
     /// `@min`, `@max`, `@sum` and `@avg` of some values, ignoring nulls: the sum of nothing is
     /// 0, the others of nothing are nil.
     static func aggregate(_ aggregate: QueryAggregate, _ values: [StoreValue]) -> StoreValue {
