@@ -50,3 +50,17 @@ class CompatNote: Object {
         #expect(realm.objects(CompatNote.self).first?.text == "migrated")
     }
 }
+
+// RealmSwift's dynamic API, as its documentation uses it.
+@Suite struct DynamicCompatTests {
+    @Test func dynamicObjectsByName() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-compat-\(UUID().uuidString)", objectTypes: [CompatNote.self]))
+        try realm.write {
+            realm.create(CompatNote.self, value: ["text": "typed"])
+            realm.dynamicCreate("CompatNote", value: ["text": "dynamic"])
+        }
+        let notes = realm.dynamicObjects("CompatNote").sorted(byKeyPath: "text")
+        #expect(notes.map { $0["text"] as? String } == ["dynamic", "typed"])
+        #expect(notes.filter("text == 'typed'").first?.text as? String == "typed")
+    }
+}
