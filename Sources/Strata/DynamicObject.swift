@@ -27,7 +27,10 @@ import StrataStore
 ///
 /// Where RealmSwift's dynamic lists are live `List<DynamicObject>`s, a list or set property
 /// reads here as an array of what it holds now (`dynamicList(_:)` is not provided); assign an
-/// array to change it.
+/// array to change it. Embedded objects read like linked ones, but are changed through their
+/// typed class: a dynamic write cannot give an embedded object a parent. A property whose
+/// name is also a member of `Object` (`value`, `description`) reads through the subscript,
+/// `object["value"]`.
 @dynamicMemberLookup
 public final class DynamicObject: Object {
     /// A property's value as a member: `dog.name`, `dog.owner`.
@@ -73,6 +76,7 @@ extension Database {
         core.verifyWrite("dynamicCreate(_:value:update:)")
         let context = dynamicContext(typeName)
         let schema = context.info.schema
+        require(!schema.isEmbedded, "dynamicCreate: '\(typeName)' is an embedded type; its objects are made with their parent (create the parent with the embedded object's values).")
         let given: [String: Any?]
         if let dictionary = value as? [String: Any?] {
             given = dictionary
@@ -227,8 +231,9 @@ struct DynamicFieldAccess: FieldAccess {
         guard let input = input.flatMap(unwrapAny) else { return property.isOptional ? .null : nil }
         switch property.kind {
         case .link:
+            // An embedded object has one parent: a dynamic write cannot give it another.
             guard let object = input as? Object, let table = object._slot.table, table.core === context.core,
-                  table.info.schema.name == property.objectType else { return nil }
+                  table.info.schema.name == property.objectType, !table.info.schema.isEmbedded else { return nil }
             return .link(ObjectKey(object._slot.key))
         case .mixed:
             guard let mixed = MixedValue(any: input) else { return nil }

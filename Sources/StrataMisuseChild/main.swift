@@ -484,6 +484,18 @@ do {
             database.add(holder)
         }
 
+    case "dynamic-unknown-type":
+        let database = try Database(configuration: configuration)
+        misusing()
+        _ = database.dynamicObjects("Nope")
+
+    case "dynamic-create-embedded":
+        let database = try Database(configuration: embeddedConfiguration)
+        try database.write {
+            misusing()
+            database.dynamicCreate("Flat", value: [:])
+        }
+
     default:
         fail("unknown case '\(misuse)'")
     }

@@ -87,6 +87,23 @@ import Testing
         #expect(typed.value == .string("now a string") && typed.extras["a"] == .int(1) && typed.extras["b"] == MixedValue.none)
     }
 
+    @Test func aDynamicObjectIsObservedLikeAnyObject() throws {
+        let db = try seeded()
+        let ann = try #require(db.dynamicObject(ofType: "Person", forPrimaryKey: 1))
+        var changes: [ObjectChange<DynamicObject>] = []
+        let token = ann.observe { changes.append($0) }
+        try db.write { db.object(ofType: Person.self, forPrimaryKey: 1)!.city = "Bergen" }
+        guard case .change(let object, let properties) = changes.first else {
+            Issue.record("expected a change, got \(changes)")
+            return
+        }
+        #expect(object.city as? String == "Bergen")
+        #expect(properties.map(\.name) == ["city"] && properties.first?.newValue as? String == "Bergen")
+        try db.write { db.delete(db.object(ofType: Person.self, forPrimaryKey: 1)!) }
+        if case .deleted = changes.last {} else { Issue.record("expected a deletion, got \(String(describing: changes.last))") }
+        withExtendedLifetime(token) {}
+    }
+
     @Test func dynamicCreateInsertsAndUpdates() throws {
         let db = try seeded()
         let made = try db.write { db.dynamicCreate("Person", value: ["id": 7, "name": "Dee", "tags": ["q"]]) }

@@ -91,6 +91,9 @@ import Testing
                message: "The stored value 3 of 'Parity.number' cannot be converted to EvenNumber (init(persistedValue:) returned nil); declare the property optional (EvenNumber?)"),
         // Mixed values.
         Misuse(name: "mixed-embedded", message: "A MixedValue cannot hold an embedded 'Flat' object"),
+        // The dynamic API.
+        Misuse(name: "dynamic-unknown-type", message: "The database has no type named 'Nope'."),
+        Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),
     ]
 
     @Test(arguments: misuses)
