@@ -117,7 +117,13 @@ extension Database {
         }
         let object = unsafeDowncast(context.materialize(dynamicKey: key), to: DynamicObject.self)
         for (index, property) in schema.properties.enumerated() where index != schema.primaryKeyIndex {
-            guard let entry = given[property.name] else { continue }
+            guard let entry = given[property.name] else {
+                // A new object's date not given is the epoch, as a model class's default.
+                if existing == nil && property.kind == .date && !property.isOptional && !property.isList {
+                    object.setValue(StoreValue.initialValue(of: .date).anyValue, forKey: property.name)
+                }
+                continue
+            }
             if existing != nil && update == .modified, valuesEqual(object.value(forKey: property.name), entry) { continue }
             object.setValue(entry, forKey: property.name)
         }

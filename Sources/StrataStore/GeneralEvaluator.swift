@@ -254,6 +254,13 @@ final class GeneralEvaluator {
 }
 
 extension StoreValue {
+    /// The value a non-optional property is given where a write gives none (a property a
+    /// migration made required, holding null): `defaultValue(of:)`, but for a date the Unix
+    /// epoch, as the object layer's `Date` default and Realm's zero date are.
+    package static func initialValue(of kind: PropertyKind) -> StoreValue {
+        kind == .date ? .date(Date(timeIntervalSince1970: 0)) : defaultValue(of: kind)
+    }
+
     /// What a non-optional property of `kind` reads as where nothing was stored: zero, false,
     /// "", empty data, the reference date, the all-zero UUID and ObjectId (null for links and
     /// mixed values, which are always optional).

@@ -128,7 +128,7 @@ public final class StoreMigration {
             guard let old = oldSchema[new.name], let table = session.table(named: new.name) else { continue }
             for (index, property) in new.properties.enumerated() where !property.isOptional {
                 guard old.properties.contains(where: { $0.columnID == property.columnID && $0.isOptional }) else { continue }
-                let zero = StoreValue.defaultValue(of: property.kind)
+                let zero = StoreValue.initialValue(of: property.kind)
                 for key in try table.allKeys() {
                     if property.isMap {
                         let (keys, values) = try table.mapEntries(key, property: index)

@@ -7,6 +7,11 @@ import Testing
 @testable import Strata
 @testable import StrataStore
 
+final class Stamp: Object {
+    @Persisted var label = ""
+    @Persisted var at: Date
+}
+
 @Suite struct DynamicObjectTests {
     let folder = TemporaryFolder()
 
@@ -118,6 +123,10 @@ import Testing
         #expect(db.object(ofType: Person.self, forPrimaryKey: 7)?.city == "Nice")
         #expect(db.object(ofType: Person.self, forPrimaryKey: 7)?.name == "Dee", "unnamed properties are kept by an update")
         #expect(db.object(ofType: Person.self, forPrimaryKey: 2)?.dog?.name == "Fido")
+        // A date not given is the model class's default.
+        let stampDB = try Database(configuration: folder.configuration("stamps.strata", objectTypes: [Stamp.self]))
+        let stamp = try stampDB.write { stampDB.dynamicCreate("Stamp", value: ["label": "x"]) }
+        #expect(stamp.at as? Date == Stamp().at && stampDB.objects(Stamp.self).first?.at == Stamp().at)
         try db.write { db.delete(made) }
         #expect(made.isInvalidated && db.object(ofType: Person.self, forPrimaryKey: 7) == nil)
     }

@@ -37,6 +37,7 @@ final class NoteV0: Object {
     @Persisted var tags: List<String>
     @Persisted var levels: MutableSet<Int?>
     @Persisted var scores: Map<String, Double?>
+    @Persisted var due: Date?
 }
 
 final class NoteV1: Object {
@@ -46,6 +47,7 @@ final class NoteV1: Object {
     @Persisted var tags: List<String?>
     @Persisted var levels: MutableSet<Int>
     @Persisted var scores: Map<String, Double>
+    @Persisted var due: Date
 }
 
 @Suite struct MigrationIdentityTests {
@@ -54,7 +56,8 @@ final class NoteV1: Object {
         do {
             let db = try Database(configuration: folder.configuration(objectTypes: [NoteV0.self]))
             try db.write {
-                db.create(NoteV0.self, value: ["title": "a", "rank": 3, "tags": ["x"], "levels": [1, 2], "scores": ["s": 1.5]])
+                db.create(NoteV0.self, value: ["title": "a", "rank": 3, "tags": ["x"], "levels": [1, 2], "scores": ["s": 1.5],
+                                               "due": Date(timeIntervalSince1970: 86_400)])
                 db.create(NoteV0.self, value: ["title": "b", "rank": NSNull(), "tags": ["y", "z"], "levels": [NSNull(), 0, 4],
                                                "scores": ["s": NSNull(), "t": 2.0]])
             }
@@ -70,6 +73,8 @@ final class NoteV1: Object {
         #expect(notes.map { Array($0.tags) } == [["x"], ["y", "z"]])
         #expect(notes.map { Array($0.levels) } == [[1, 2], [0, 4]])
         #expect(notes[1].scores["s"] == 0 && notes[1].scores["t"] == 2 && notes[0].scores["s"] == 1.5)
+        // A date's default is the epoch, as a new object's is.
+        #expect(notes.map(\.due) == [Date(timeIntervalSince1970: 86_400), NoteV1().due])
         #expect(db.objects(NoteV1.self).where { $0.rank == 0 }.count == 1)
         // Stored as the default, not as null read as one.
         #expect(notes[1]["rank"] as? Int == 0 && db.objects(NoteV1.self).filter("rank == 0 AND ANY levels == 0").count == 1)
