@@ -137,6 +137,7 @@ public final class Store: @unchecked Sendable {
             session.resetTables()
             if let upgrade {
                 let context = StoreMigration(session: session, oldSchema: upgrade.oldSchema, newSchema: final, oldVersion: upgrade.oldVersion)
+                try context.prepare()
                 try migration?(context)
                 try context.finish()
                 migrationContext = context

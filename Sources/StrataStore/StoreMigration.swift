@@ -86,7 +86,6 @@ public final class StoreMigration {
     /// indexes the new schema no longer has, and builds the indexes it adds.
     func finish() throws {
         try embedConvertedTypes()
-        try defaultNullsOfRequiredProperties()
         try session.flushTables()
         let write = try session.writer()
         for old in oldSchema.objectSchemas {
@@ -120,22 +119,32 @@ public final class StoreMigration {
         session.invalidateViews()
     }
 
-    /// Gives the properties the migration made required (optional before, in the same column)
-    /// their type's default where they hold null, as Realm does: values, list elements and
-    /// map values.
-    private func defaultNullsOfRequiredProperties() throws {
+    /// Before the migration's block: gives the properties the migration made required
+    /// (optional before, in the same column) their type's default where they hold null, as
+    /// Realm does (values, list elements and map values), and a required date it adds the
+    /// epoch (an added column reads as zero, which for a date is the reference date), so the
+    /// block sees the values the properties will have unless it writes others.
+    func prepare() throws {
         for new in newSchema.objectSchemas {
             guard let old = oldSchema[new.name], let table = session.table(named: new.name) else { continue }
             for (index, property) in new.properties.enumerated() where !property.isOptional {
-                guard old.properties.contains(where: { $0.columnID == property.columnID && $0.isOptional }) else { continue }
+                let previous = old.properties.first { $0.columnID == property.columnID }
+                guard previous?.isOptional == true || (previous == nil && property.kind == .date) else { continue }
                 let zero = StoreValue.initialValue(of: property.kind)
+                if !property.isList {
+                    // The nulls first: a write to one object's row makes the others in its
+                    // cluster read as zero, no longer as null.
+                    let nulls = try table.allKeys().filter { try table.value($0, property: index).isNull }
+                    for key in nulls { try table.set(zero, for: key, property: index) }
+                    continue
+                }
                 for key in try table.allKeys() {
                     if property.isMap {
                         let (keys, values) = try table.mapEntries(key, property: index)
                         if values.contains(where: \.isNull) {
                             try table.setMap(keys: keys, values: values.map { $0.isNull ? zero : $0 }, for: key, property: index)
                         }
-                    } else if property.isList {
+                    } else {
                         let values = try table.list(key, property: index)
                         if values.contains(where: \.isNull) {
                             var defaulted = values.map { $0.isNull ? zero : $0 }
@@ -145,8 +154,6 @@ public final class StoreMigration {
                             }
                             try table.setList(defaulted, for: key, property: index)
                         }
-                    } else if try table.value(key, property: index).isNull {
-                        try table.set(zero, for: key, property: index)
                     }
                 }
             }

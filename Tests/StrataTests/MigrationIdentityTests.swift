@@ -48,6 +48,7 @@ final class NoteV1: Object {
     @Persisted var levels: MutableSet<Int>
     @Persisted var scores: Map<String, Double>
     @Persisted var due: Date
+    @Persisted var created: Date
 }
 
 @Suite struct MigrationIdentityTests {
@@ -62,10 +63,17 @@ final class NoteV1: Object {
                                                "scores": ["s": NSNull(), "t": 2.0]])
             }
         }
-        // No block: every value stays; the nulls of the properties made required read as
-        // their type's default, and a set holds the default once.
+        // Every value stays; the nulls of the properties made required read as their type's
+        // default, and a set holds the default once.
         var config = folder.configuration(objectTypes: [NoteV1.self])
         config.schemaVersion = 1
+        // The block sets one added date; the other object's starts at the epoch.
+        config.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "Note") { old, new in
+                if old?["title"] as? String == "a" { new?["created"] = Date(timeIntervalSince1970: 7) }
+                #expect(new?["rank"] is Int, "the block sees the default of a property made required")
+            }
+        }
         let db = try Database(configuration: config)
         let notes = db.objects(NoteV1.self).sorted(byKeyPath: "title")
         #expect(notes.map(\.title) == ["a", "b"])
@@ -75,6 +83,7 @@ final class NoteV1: Object {
         #expect(notes[1].scores["s"] == 0 && notes[1].scores["t"] == 2 && notes[0].scores["s"] == 1.5)
         // A date's default is the epoch, as a new object's is.
         #expect(notes.map(\.due) == [Date(timeIntervalSince1970: 86_400), NoteV1().due])
+        #expect(notes.map(\.created) == [Date(timeIntervalSince1970: 7), NoteV1().created], "an added date starts at the epoch")
         #expect(db.objects(NoteV1.self).where { $0.rank == 0 }.count == 1)
         // Stored as the default, not as null read as one.
         #expect(notes[1]["rank"] as? Int == 0 && db.objects(NoteV1.self).filter("rank == 0 AND ANY levels == 0").count == 1)
