@@ -105,6 +105,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     /// The class's info, discovered on first use.
     static func of(_ type: Object.Type) throws(Database.Error) -> ClassInfo {
         if let info = cache.withLock({ $0[ObjectIdentifier(type)] }) { return info }
+        if type == DynamicObject.self {
+            throw Database.Error(.invalidInput, "DynamicObject names no type: use dynamicObjects(_:), dynamicObject(ofType:forPrimaryKey:) or dynamicCreate(_:value:update:) with the type's name.")
+        }
         let info = try discover(type)
         // Before the info is cached: a class that fails never becomes part of the schema of
         // databases opened later without explicit object types.

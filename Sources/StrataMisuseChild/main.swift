@@ -489,6 +489,11 @@ do {
         misusing()
         _ = database.dynamicObjects("Nope")
 
+    case "objects-of-dynamic-object":
+        let database = try Database(configuration: configuration)
+        misusing()
+        _ = database.objects(DynamicObject.self).count
+
     case "dynamic-create-embedded":
         let database = try Database(configuration: embeddedConfiguration)
         try database.write {

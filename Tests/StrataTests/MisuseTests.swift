@@ -94,6 +94,7 @@ import Testing
         // The dynamic API.
         Misuse(name: "dynamic-unknown-type", message: "The database has no type named 'Nope'."),
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),
+        Misuse(name: "objects-of-dynamic-object", message: "DynamicObject names no type: use dynamicObjects(_:)"),
     ]
 
     @Test(arguments: misuses)
