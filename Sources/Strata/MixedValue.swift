@@ -226,17 +226,16 @@ extension MixedValue: CustomStringConvertible {
 
 extension Database {
     /// The object a mixed value links to: its class found by the table's name among the
-    /// classes this process knows, or a `DynamicObject` when it knows none. Nil when the
-    /// object no longer exists.
+    /// classes this process knows, or a `DynamicObject` when it knows none that fits the file
+    /// (none of that name, or one whose properties differ). Nil when the object no longer
+    /// exists.
     func mixedObject(table id: UInt32, key: ObjectKey) -> Object? {
         core.withReadLock {
             guard let table = core.session.table(id: id) else { return nil }
             let name = table.schema.name
-            guard let type = core.modelClass(named: name) else {
-                guard let context = try? core.dynamicContext(named: name), (try? context.table.contains(key)) == true else { return nil }
-                return context.materialize(dynamicKey: key)
-            }
-            return materialize(dynamic: type, key: key)
+            let context = core.modelClass(named: name).flatMap { try? core.context(for: $0) } ?? (try? core.dynamicContext(named: name))
+            guard let context, (try? context.table.contains(key)) == true else { return nil }
+            return context.materialize(dynamicKey: key)
         }
     }
 }

@@ -153,8 +153,9 @@ final class Stamp: Object {
         #expect(names == ["Anna", "Bob"])
     }
 
-    /// A type no class of this process declares, made through the store.
-    func fileWithAnUndeclaredType() throws -> Database.Configuration {
+    /// A type named `name` with one property, `label`, made through the store, and a setting
+    /// whose mixed value holds one of its objects.
+    func fileWithAStoreMadeType(_ name: String) throws -> Database.Configuration {
         let configuration = folder.configuration(objectTypes: [Setting.self, Appliance.self])
         do {
             let db = try Database(configuration: configuration)
@@ -165,22 +166,31 @@ final class Stamp: Object {
         let session = try store.makeSession()
         defer { session.close() }
         try session.beginWrite()
-        try session.addTables([ObjectSchema(name: "Gadget", properties: [PropertySchema(name: "label", kind: .string)])])
-        let gadgets = try #require(session.table(named: "Gadget"))
-        let gadget = try gadgets.insert([.string("gizmo")])
+        try session.addTables([ObjectSchema(name: name, properties: [PropertySchema(name: "label", kind: .string)])])
+        let doohickeys = try #require(session.table(named: name))
+        let doohickey = try doohickeys.insert([.string("gizmo")])
         let settings = try #require(session.table(named: "Setting"))
         let key = try #require(try settings.allKeys().first)
         let index = try #require(settings.schema.propertyIndex(named: "value"))
-        try settings.set(.typedLink(table: gadgets.tableID, key: gadget), for: key, property: index)
+        try settings.set(.typedLink(table: doohickeys.tableID, key: doohickey), for: key, property: index)
         try session.commit()
         return configuration
     }
 
     @Test func aMixedValuesObjectOfAnUndeclaredClassIsADynamicObject() throws {
-        let db = try Database(configuration: try fileWithAnUndeclaredType())
+        let db = try Database(configuration: try fileWithAStoreMadeType("Doohickey"))
+        let setting = try #require(db.object(ofType: Setting.self, forPrimaryKey: 1))
+        let doohickey = try #require(setting.value.object(DynamicObject.self))
+        #expect(doohickey.typeName == "Doohickey" && doohickey.label as? String == "gizmo")
+        #expect(db.dynamicObjects("Doohickey").count == 1)
+    }
+
+    @Test func aMixedValuesObjectOfAClassThatDoesNotFitTheFileIsADynamicObject() throws {
+        // This process knows a class named Gadget (SectionedResultsTests), with other properties.
+        #expect(try ClassInfo.of(Gadget.self).schema.properties.map(\.name) != ["label"])
+        let db = try Database(configuration: try fileWithAStoreMadeType("Gadget"))
         let setting = try #require(db.object(ofType: Setting.self, forPrimaryKey: 1))
         let gadget = try #require(setting.value.object(DynamicObject.self))
         #expect(gadget.typeName == "Gadget" && gadget.label as? String == "gizmo")
-        #expect(db.dynamicObjects("Gadget").count == 1)
     }
 }
