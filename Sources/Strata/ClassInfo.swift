@@ -360,6 +360,7 @@ public final class KeyPathRecorder {
 
     /// The property names a partial key path passes through.
     static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
+        require(Root.self != DynamicObject.self, "Key paths cannot name a DynamicObject's properties, which are known only at run time: query dynamic objects with filter(_:) and a predicate string, sort them with sorted(byKeyPath:), and read them with the subscript.")
         let recorder = KeyPathRecorder()
         // The probes and the recorder refer to each other: break the cycle when done.
         defer {

@@ -489,6 +489,12 @@ do {
         misusing()
         _ = database.dynamicObjects("Nope")
 
+    case "typed-query-on-dynamic-objects":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Dog(value: ["name": "Rex"])) }
+        misusing()
+        _ = database.dynamicObjects("Dog").sorted(by: \.isInvalidated).count
+
     case "objects-of-dynamic-object":
         let database = try Database(configuration: configuration)
         misusing()

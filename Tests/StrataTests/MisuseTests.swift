@@ -95,6 +95,7 @@ import Testing
         Misuse(name: "dynamic-unknown-type", message: "The database has no type named 'Nope'."),
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),
         Misuse(name: "objects-of-dynamic-object", message: "DynamicObject names no type: use dynamicObjects(_:)"),
+        Misuse(name: "typed-query-on-dynamic-objects", message: "Key paths cannot name a DynamicObject's properties"),
     ]
 
     @Test(arguments: misuses)
