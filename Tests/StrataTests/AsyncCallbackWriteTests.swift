@@ -108,6 +108,30 @@ actor CallbackWriter {
         try Database(configuration: config, queue: nil).objects(Person.self).count
     }
 
+    @Test func theInstancesObserversHearItsAsyncWrites() async throws {
+        let instance = try QueueDatabase(configuration)
+        let done = Signal()
+        let seen = Shared([String]())
+        let token = Shared<NotificationToken?>(nil)
+        instance.sync { db in
+            token.value = db.objects(Person.self).observe { change in
+                switch change {
+                case .initial(let results): seen.value.append("initial \(results.count)")
+                case .update(let results, _, let insertions, _): seen.value.append("update \(results.count) \(insertions)")
+                case .error(let error): seen.value.append("error \(error)")
+                }
+            }
+        }
+        instance.async { db in
+            db.writeAsync({ db.create(Person.self, value: ["id": 1, "name": "Ann"]) }, onComplete: { _ in done.signal() })
+        }
+        await done.wait()
+        // Settled on the queue once the completion has run.
+        instance.sync { _ in }
+        #expect(seen.value == ["initial 0", "update 1 [0]"])
+        instance.sync { _ in if let observation = token.value { observation.invalidate() } }
+    }
+
     @Test func writeAsyncCommitsAndCallsBackOnTheQueue() async throws {
         let config = configuration
         let instance = try QueueDatabase(config)
