@@ -305,33 +305,11 @@ public struct Database {
         let context: TableContext?
         do { context = try core.existingContext(for: type) } catch { fatalError("\(error)") }
         guard let context else { return nil }
-        guard let pk = context.info.primaryKeyIndex else {
-            fatalError("'\(type.className())' has no primary key; object(ofType:forPrimaryKey:) needs one.")
-        }
-        // One reference to the table for the whole lookup (each `context.table` at a call
-        // was retained and released around it).
-        let table = context.table
-        let value: StoreValue
-        if Key.self == Int.self, table.primaryKeyKind == .int {
-            // The common case without a dynamic cast (this generic function is not specialised
-            // for the caller's key type): the metadata comparison proves the cast.
-            value = .int(Int64(unsafeBitCast(key, to: Int.self)))
-        } else {
-            let property = table.schema.properties[pk]
-            guard let converted = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
-                fatalError("\(Key.self) is not the type of '\(type.className())'s primary key (\(property.typeDescription)).")
-            }
-            value = converted
-        }
-        do {
-            // The object's cluster is found now (the first read needs it anyway), so the object
-            // starts with its position and its reads skip `_relocate`.
-            guard let (objectKey, cluster, row) = try table.locate(primaryKey: value) else { return nil }
-            cluster.prefetch(row: row)
-            return context.materialize(type, key: objectKey, cluster: cluster, row: row)
-        } catch {
-            context.fail(error)
-        }
+        // The object's cluster is found now (the first read needs it anyway), so the object
+        // starts with its position and its reads skip `_relocate`.
+        guard let found = context.locate(primaryKey: context.primaryKeyValue(key, "object(ofType:forPrimaryKey:)")) else { return nil }
+        found.cluster.prefetch(row: found.row)
+        return context.materialize(type, key: found.key, cluster: found.cluster, row: found.row)
     }
 
     // MARK: Versions

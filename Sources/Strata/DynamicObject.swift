@@ -61,8 +61,8 @@ extension Database {
         core.verify("dynamicObject(ofType:forPrimaryKey:)")
         return core.withReadLock {
             let context = dynamicContext(typeName)
-            guard let objectKey = context.primaryKeyLookup(key) else { return nil }
-            return unsafeDowncast(context.materialize(dynamicKey: objectKey), to: DynamicObject.self)
+            guard let found = context.locate(primaryKey: context.primaryKeyValue(key, "dynamicObject(ofType:forPrimaryKey:)")) else { return nil }
+            return unsafeDowncast(context.materialize(dynamicKey: found.key, cluster: found.cluster, row: found.row), to: DynamicObject.self)
         }
     }
 
@@ -100,7 +100,7 @@ extension Database {
                 fatalError("dynamicCreate: '\(given[property.name].flatMap { $0 }.map { "\($0)" } ?? "nil")' is not a primary key of '\(typeName)', which is \(property.typeDescription).")
             }
             primaryKey = value
-            existing = context.primaryKeyLookup(storeValue: value)
+            existing = context.locate(primaryKey: value)?.key
             if existing != nil && update == .error {
                 fatalError("An object of type '\(typeName)' with primary key \(value) already exists. Use update: .modified or .all to update it.")
             }
@@ -187,7 +187,7 @@ struct DynamicFieldAccess: FieldAccess {
             guard let dictionary = input.map({ $0 as? [String: Any?] ?? ($0 as? [String: Any])?.mapValues { Optional($0) } }) ?? [:] else { return false }
             var entries: [(String, StoreValue)] = []
             for (entry, item) in dictionary {
-                guard !entry.contains("."), !entry.hasPrefix("$"), let value = storable(item, context) else { return false }
+                guard MapKeyRule.problem(entry) == nil, let value = storable(item, context) else { return false }
                 entries.append((entry, value))
             }
             entries.sort { MapKeyOrder.precedes($0.0, $1.0) }
@@ -199,11 +199,7 @@ struct DynamicFieldAccess: FieldAccess {
                 guard let value = storable(item, context) else { return false }
                 values.append(value)
             }
-            if property.isSet {  // a set holds each member once
-                var seen: Set<StoreValueIdentity> = []
-                values = values.filter { seen.insert($0.identity).inserted }
-            }
-            stored = .list(values)
+            stored = .list(property.isSet ? values.distinctMembers() : values)
         } else {
             guard let value = storable(input, context) else { return false }
             stored = .value(value)

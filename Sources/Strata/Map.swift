@@ -212,8 +212,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     /// Stops on a key RealmSwift refuses too: they would be ambiguous in queries.
     private static func checked(_ key: Key) -> String {
         let text = key._strataMapKey
-        require(!text.contains("."), "The Map key \"\(text)\" contains a '.'; map keys cannot contain '.'.")
-        require(!text.hasPrefix("$"), "The Map key \"\(text)\" starts with '$'; map keys cannot start with '$'.")
+        if let problem = MapKeyRule.problem(text) { fatalError(problem) }
         return text
     }
 
@@ -483,4 +482,15 @@ extension Database {
 
 extension Map: _LinkTarget where Value: OptionalObjectValue {
     public static var _strataLinkTarget: Object.Type { Value.Wrapped.self }
+}
+
+/// The keys a map refuses, as RealmSwift does (they would be ambiguous in queries): one with a
+/// '.' or a leading '$'. Maps, migrations and dynamic objects check them here.
+enum MapKeyRule {
+    /// What is wrong with `key`, or nil when a map can hold it.
+    static func problem(_ key: String) -> String? {
+        if key.contains(".") { return "The Map key \"\(key)\" contains a '.'; map keys cannot contain '.'." }
+        if key.hasPrefix("$") { return "The Map key \"\(key)\" starts with '$'; map keys cannot start with '$'." }
+        return nil
+    }
 }

@@ -135,12 +135,8 @@ public final class MigrationObject {
                     try setMap(newValue, property: property, index: index)
                 } else if property.isList {
                     let items = (newValue as? [Any]) ?? []
-                    var values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
-                    if property.isSet {  // a set holds each member once (as sets compare members)
-                        var seen: Set<StoreValueIdentity> = []
-                        values = values.filter { seen.insert($0.identity).inserted }
-                    }
-                    try table.setList(values, for: key, property: index)
+                    let values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
+                    try table.setList(property.isSet ? values.distinctMembers() : values, for: key, property: index)
                 } else {
                     guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
                         fatalError("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
@@ -176,8 +172,7 @@ public final class MigrationObject {
                 fatalError("Invalid value '\(newValue)' for '\(table.schema.name).\(property.name)', which is a map: give it a [String: Any] dictionary")
             }
             for (mapKey, item) in dictionary {
-                require(!mapKey.contains(".") && !mapKey.hasPrefix("$"),
-                        "The Map key \"\(mapKey)\" for '\(table.schema.name).\(property.name)' contains a '.' or starts with '$'; map keys cannot.")
+                if let problem = MapKeyRule.problem(mapKey) { fatalError("\(problem) ('\(table.schema.name).\(property.name)')") }
                 guard let value = item.map({ StoreValue.from(any: $0, kind: property.kind) }) ?? .null,
                       value.isNull ? property.isOptional : true else {
                     fatalError("Invalid value '\(item.map { "\($0)" } ?? "nil")' for the key \"\(mapKey)\" of '\(table.schema.name).\(property.name)', which is \(property.typeDescription)")

@@ -211,24 +211,33 @@ extension Database {
 }
 
 extension TableContext {
-    /// The object whose primary key is `key` (loose input: an `Int`, a `String`, an `ObjectId`,
-    /// …), or nil. Stops with a message when the type has no primary key or `key` does not fit
-    /// it.
-    func primaryKeyLookup(_ key: Any) -> ObjectKey? {
+    /// The stored form of a primary-key argument (an `Int`, a `String`, an `ObjectId`, an
+    /// enum's raw value, nil for an optional key, …). Stops with a message when the type has no
+    /// primary key or `key` does not fit it.
+    func primaryKeyValue<Key>(_ key: Key, _ operation: @autoclosure () -> String) -> StoreValue {
         guard let pk = info.primaryKeyIndex else {
-            fatalError("'\(table.schema.name)' has no primary key; a lookup by primary key needs one.")
+            fatalError("'\(table.schema.name)' has no primary key; \(operation()) needs one.")
+        }
+        // One reference to the table for the whole conversion (each `self.table` at a call
+        // was retained and released around it).
+        let table = self.table
+        if Key.self == Int.self, table.primaryKeyKind == .int {
+            // The common case without a dynamic cast (the caller's generic function is not
+            // specialised for its key type): the metadata comparison proves the cast.
+            return .int(Int64(unsafeBitCast(key, to: Int.self)))
         }
         let property = table.schema.properties[pk]
-        guard let value = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
+        guard let converted = StoreValue.primaryKey(key, kind: property.kind, optional: property.isOptional) else {
             fatalError("\(type(of: key)) is not the type of '\(table.schema.name)'s primary key (\(property.typeDescription)).")
         }
-        return primaryKeyLookup(storeValue: value)
+        return converted
     }
 
-    /// The object whose primary key is `value`, or nil.
-    func primaryKeyLookup(storeValue value: StoreValue) -> ObjectKey? {
+    /// The object whose primary key is `value`, and where it is, or nil.
+    func locate(primaryKey value: StoreValue) -> (key: ObjectKey, cluster: ClusterView, row: Int)? {
         do {
-            return try table.locate(primaryKey: value)?.0
+            guard let (key, cluster, row) = try table.locate(primaryKey: value) else { return nil }
+            return (key, cluster, row)
         } catch {
             fail(error)
         }

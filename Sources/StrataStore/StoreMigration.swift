@@ -147,12 +147,9 @@ public final class StoreMigration {
                     } else {
                         let values = try table.list(key, property: index)
                         if values.contains(where: \.isNull) {
-                            var defaulted = values.map { $0.isNull ? zero : $0 }
-                            if property.isSet {  // the default may be a member already
-                                var seen: Set<StoreValueIdentity> = []
-                                defaulted = defaulted.filter { seen.insert($0.identity).inserted }
-                            }
-                            try table.setList(defaulted, for: key, property: index)
+                            let defaulted = values.map { $0.isNull ? zero : $0 }
+                            // (The default may be a member of a set already.)
+                            try table.setList(property.isSet ? defaulted.distinctMembers() : defaulted, for: key, property: index)
                         }
                     }
                 }

@@ -100,6 +100,15 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension Array where Element == StoreValue {
+    /// The values with repeats removed, first kept, as a set holds its members (by
+    /// `identity`).
+    package func distinctMembers() -> [StoreValue] {
+        var seen: Set<StoreValueIdentity> = []
+        return filter { seen.insert($0.identity).inserted }
+    }
+}
+
 /// What sets and `distinct()` tell values apart by (`StoreValue.identity`): a string by its
 /// UTF-8 bytes (kept apart from data with the same bytes, which a mixed set may also hold), a
 /// number by its value (an integer, a binary fraction's bits, or a decimal that is neither),
