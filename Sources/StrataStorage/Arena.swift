@@ -36,6 +36,113 @@ final class Arena {
         }
     }
 
+    /// Nodes the last commit wrote whole, each to one page, that mirror those pages exactly
+    /// (their keys and values re-pointed into the mapping, `keepWritten`): the next write
+    /// transaction that starts from the version that commit made takes them instead of reading
+    /// the pages again (`WriteTransaction.materialize`). A one-object commit rewrites the same
+    /// paths as the one before it (the tail of the object tree, the primary-key index, the
+    /// change log, the catalog), so it finds most of its nodes here. `keptVersion` is the
+    /// version whose pages they mirror; a transaction starting from any other version drops
+    /// them. At most `keptNodeLimit`.
+    private var kept: [(page: PageNumber, node: Node)] = []
+    private(set) var keptVersion: UInt64 = 0
+    /// The committing transaction's candidates for `kept`, with their page images.
+    private var staged: [(page: PageNumber, node: Node, image: UnsafeRawPointer)] = []
+    /// Where the next staged node goes once `staged` is full (the oldest is replaced: the last
+    /// nodes a commit writes are the tops of its trees and the catalog).
+    private var stagedNext = 0
+    /// Whether `repointStaged` ran after the last node was staged: only then may they be kept.
+    private var stagedRepointed = false
+    static let keptNodeLimit = 32
+    /// How many kept nodes transactions took (for tests).
+    private(set) var keptTaken = 0
+
+    /// The node that mirrors page `page` of version `version`, taken out of the kept ones; nil
+    /// when none does. Kept nodes of another version are dropped.
+    @inline(__always)
+    func takeKept(_ page: PageNumber, version: UInt64) -> Node? {
+        guard !kept.isEmpty else { return nil }
+        guard keptVersion == version else {
+            dropKept()
+            return nil
+        }
+        for i in kept.indices where kept[i].page == page {
+            keptTaken &+= 1
+            return kept.remove(at: i).node
+        }
+        return nil
+    }
+
+    /// Offers a node the committing transaction just wrote whole to page `page` (image
+    /// `image`) for the next transaction.
+    func stageWritten(_ node: Node, page: PageNumber, image: UnsafeRawPointer) {
+        stagedRepointed = false
+        if staged.count < Self.keptNodeLimit {
+            staged.append((page, node, image))
+        } else {
+            recycle(staged[stagedNext].node)
+            staged[stagedNext] = (page, node, image)
+            stagedNext = (stagedNext + 1) % Self.keptNodeLimit
+        }
+    }
+
+    /// Points every staged node's keys and values at its page in the mapping (`mapping`, the
+    /// file's first byte), where they stay valid once the commit's pages are written: the
+    /// arena's bytes the node pointed to are reused after the commit. Call once the images
+    /// are final; the nodes are not read again by their transaction.
+    func repointStaged(mapping: UnsafeRawPointer, pageSize: Int) {
+        for (page, node, image) in staged {
+            let target = mapping + Int(page) * pageSize
+            for i in 0..<node.count {
+                let offset = Int(image.loadUnaligned(fromByteOffset: PageLayout.headerSize + 2 * i, as: UInt16.self))
+                let cell = target + offset
+                let keyLength = node.keys[i].count
+                if node.isLeaf {
+                    node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: cell + PageLayout.leafCellHeader, count: keyLength))
+                    var value = node.values[i]
+                    let field = image.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)
+                    let start = field & PageLayout.overflowFlag != 0
+                        ? mapping + Int(value.overflowPage) * pageSize + PageLayout.headerSize
+                        : cell + PageLayout.leafCellHeader + keyLength
+                    value.bytes = UnsafeRawBufferPointer(start: start, count: value.bytes.count)
+                    value.inOverflowImage = false
+                    node.values[i] = value
+                } else {
+                    node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: cell + PageLayout.branchCellHeader, count: keyLength))
+                }
+            }
+        }
+        stagedRepointed = true
+    }
+
+    /// The committing transaction made version `version`: its staged nodes become the kept
+    /// ones if they were re-pointed (otherwise they point into this arena and are recycled).
+    func keepStaged(version: UInt64) {
+        dropKept()
+        guard stagedRepointed else { return dropStaged() }
+        for entry in staged { kept.append((entry.page, entry.node)) }
+        keptVersion = version
+        staged.removeAll(keepingCapacity: true)
+        stagedNext = 0
+        stagedRepointed = false
+    }
+
+    /// The transaction ends without making a version: its staged nodes are recycled; the kept
+    /// ones stay (they still mirror the version it started from).
+    func dropStaged() {
+        for entry in staged { recycle(entry.node) }
+        staged.removeAll(keepingCapacity: true)
+        stagedNext = 0
+        stagedRepointed = false
+    }
+
+    /// Forgets the kept nodes.
+    func dropKept() {
+        for entry in kept { recycle(entry.node) }
+        kept.removeAll(keepingCapacity: true)
+        keptVersion = 0
+    }
+
     /// An empty node, recycled when one is spare.
     @inline(__always)
     func node(isLeaf: Bool, epoch: UInt64) -> Node {

@@ -285,6 +285,7 @@ extension WriteTransaction {
         let groups = max(1, (node.size + capacity - 1) / capacity)
         let target = node.size / groups
         var start = 0
+        var image: UnsafeRawPointer?
         while start < node.count {
             var end = start
             var bytes = 0
@@ -295,17 +296,23 @@ extension WriteTransaction {
                 end += 1
             }
             let page = try freeSpace.allocate(1, limitPages: engine.maximumPages, reserved: !(node.isLeaf && leavesApart))
-            if node.isLeaf { try writeLeaf(node, start..<end, page: page) } else { writeBranch(node, start..<end, page: page) }
+            image = node.isLeaf ? try writeLeaf(node, start..<end, page: page) : writeBranch(node, start..<end, page: page)
             produced.append(key: node.keys[start], page: page)
             start = end
         }
-        // Written: the node is not read again (its keys' bytes, which `produced` holds, live in
-        // the mapping or the arena, not in the node).
-        arena.recycle(node)
+        // Written: the node is not read again by this transaction (its keys' bytes, which
+        // `produced` holds, live in the mapping or the arena, not in the node). A node written
+        // whole to one page is offered to the next transaction (`Arena.stageWritten`).
+        if produced.count == 1, let image {
+            arena.stageWritten(node, page: produced[0].page, image: image)
+        } else {
+            arena.recycle(node)
+        }
         return produced
     }
 
-    private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber) throws {
+    @discardableResult
+    private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber) throws -> UnsafeRawPointer {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .leaf, count: range.count, number: page, txid: txid, aux: 0)
         var cellEnd = pageSize
@@ -335,9 +342,11 @@ extension WriteTransaction {
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+        return UnsafeRawPointer(image)
     }
 
-    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber) {
+    @discardableResult
+    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber) -> UnsafeRawPointer {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .branch, count: range.count, number: page, txid: txid, aux: 0)
         var cellEnd = pageSize
@@ -354,6 +363,7 @@ extension WriteTransaction {
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+        return UnsafeRawPointer(image)
     }
 
     private func writeOverflow(_ value: LeafValue) throws -> PageNumber {

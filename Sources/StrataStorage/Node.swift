@@ -50,6 +50,10 @@ struct KeyList: ExpressibleByArrayLiteral {
         prefixes[index] = Self.prefix(key)
     }
 
+    /// Points the key at `index` at other bytes equal to its own (its prefix stays).
+    @inline(__always)
+    mutating func rebase(at index: Int, to key: UnsafeRawBufferPointer) { bytes[index] = key }
+
     mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
     // Inlined: `materialize` appends every key of a page (a call per key was ~17 % of it).
     @inline(__always)

@@ -684,6 +684,10 @@ public final class StorageEngine: @unchecked Sendable {
         state.withLock { $0.spareArena = arena }
     }
 
+    /// How many nodes kept from a commit later transactions took instead of reading their
+    /// pages (`Arena.takeKept`; for tests). Zero while a write transaction holds the arena.
+    var keptNodesTaken: Int { state.withLock { $0.spareArena?.keptTaken ?? 0 } }
+
     /// A random, nonzero token for the next commit record (see MetaPage.swift). Tokens only
     /// need to be unpredictable to stale pages, so a seeded generator is enough, and it spares
     /// a system call per commit.
@@ -792,6 +796,7 @@ public final class StorageEngine: @unchecked Sendable {
         try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: durable)
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
         try writePages(transaction.dirty)
+        transaction.arena.repointStaged(mapping: self.base, pageSize: pageSize)
         try failpoint?(.afterDataWrite)
         if durable && !oneSync && !meta.isRecord {
             try failpoint?(.beforeDataSync)

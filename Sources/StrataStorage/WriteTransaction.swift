@@ -152,7 +152,12 @@ public final class WriteTransaction: TransactionReading {
         isOpen = false
         generation.bump()
         dirty.removeAll()
-        if committedAs != nil { swap(&committedStates, &states) }
+        if committedAs != nil {
+            swap(&committedStates, &states)
+            arena.keepStaged(version: txid)
+        } else {
+            arena.dropStaged()
+        }
         states.removeAll()
         arena.reset()
         engine.returnArena(arena)
@@ -487,6 +492,13 @@ public final class WriteTransaction: TransactionReading {
 
     /// Reads a page into a node and frees the page (the node replaces it at commit).
     func materialize(_ number: PageNumber) throws -> Node {
+        // The node the commit that made the base version wrote to this page, when this process
+        // made that commit: no page to read.
+        if let node = arena.takeKept(number, version: snapshot.txid) {
+            node.epoch = epoch
+            freeSpace.free(start: number, count: 1, birth: snapshot.txid, death: txid)
+            return node
+        }
         let view = try snapshot.treePage(number)
         let node = arena.node(isLeaf: view.isLeaf, epoch: epoch)
         let count = view.count
