@@ -155,6 +155,49 @@ struct ProcessTests {
         try expectHealthy(engine, "after alternating with children")
     }
 
+    /// This engine's commits keep the nodes they wrote for its next transaction
+    /// (`Arena.takeKept`); children's commits in between rewrite the same leaves and reuse the
+    /// pages those nodes mirrored. The next transaction here starts from a child's version, so
+    /// it must read the pages, never take the kept nodes.
+    @Test func nodesKeptFromAnOlderVersionAreNotTakenAfterAnotherProcessCommits() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("kept.strata")
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        var expected: [[UInt8]: [UInt8]] = [:]
+        func key(_ i: Int) -> String { "k\(1_000 + i)" }
+        try engine.write { txn in
+            let tree = try txn.createTree(named: "kv")
+            for i in 0..<400 {
+                try txn.put([UInt8]("initial-\(i)"), forKey: [UInt8](key(i)), in: tree)
+                expected[[UInt8](key(i))] = [UInt8]("initial-\(i)")
+            }
+        }
+        for round in 0..<12 {
+            // Two commits here: the second takes what the first kept.
+            for step in 0..<2 {
+                let i = (round * 37 + step) % 400
+                try engine.write { txn in try txn.put([UInt8]("parent-\(round)"), forKey: [UInt8](key(i)), in: txn.createTree(named: "kv")) }
+                expected[[UInt8](key(i))] = [UInt8]("parent-\(round)")
+            }
+            // Two children's commits into the same leaves: the second may reuse the pages the
+            // first freed, among them those the nodes kept here mirror.
+            for step in 0..<2 {
+                let i = (round * 37 + step + 1) % 400
+                let child = try Child("commit-once", path, key(i), "child-\(round)")
+                #expect(try child.readLine() != nil, "\(child.errorOutput())")
+                #expect(child.waitForExit() == .exited(0))
+                expected[[UInt8](key(i))] = [UInt8]("child-\(round)")
+            }
+            let i = (round * 37 + 2) % 400
+            try engine.write { txn in try txn.put([UInt8]("after-\(round)"), forKey: [UInt8](key(i)), in: txn.createTree(named: "kv")) }
+            expected[[UInt8](key(i))] = [UInt8]("after-\(round)")
+            try expectContents(engine, equal: expected, "round \(round)")
+        }
+        #expect(engine.keptNodesTaken > 0)
+        try expectHealthy(engine, "after the children's commits")
+    }
+
     /// A child that starts waiting while this engine is inside a write transaction gets the
     /// lock when that transaction ends: the end of the transaction sees the waiter and drops
     /// the OFD lock instead of keeping it.
