@@ -27,6 +27,9 @@ extension WriteTransaction {
         var estimate = freeSpace.encodedSize + 64 + 16 <= freeListInMetaCapacity
             ? 2 : 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
         for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root, leaves: !logged) } }
+        // One allocation for the list of written pages, not one per doubling (a one-object
+        // commit writes ~12; a logged commit's estimate leaves its leaves out).
+        dirty.reserveCapacity(max(16, estimate + 8))
         // A logged commit's stretch holds only the pages every such commit rewrites (its
         // meta, the branches above its leaves, the catalog, the free list); its leaves go to
         // single free pages. The next commits free the whole stretch again (a leaf usually
