@@ -37,22 +37,22 @@ final class Arena {
     }
 
     /// Nodes the last commit wrote whole, each to one page, that mirror those pages exactly
-    /// (their keys and values re-pointed into the mapping, `keepWritten`): the next write
-    /// transaction that starts from the version that commit made takes them instead of reading
-    /// the pages again (`WriteTransaction.materialize`). A one-object commit rewrites the same
-    /// paths as the one before it (the tail of the object tree, the primary-key index, the
-    /// change log, the catalog), so it finds most of its nodes here. `keptVersion` is the
-    /// version whose pages they mirror; a transaction starting from any other version drops
-    /// them. At most `keptNodeLimit`.
+    /// (the commit pointed their keys and values at the pages' cells in the mapping as it
+    /// wrote them: `WriteTransaction.writeLeaf`): the next write transaction that starts from
+    /// the version that commit made takes them instead of reading the pages again
+    /// (`WriteTransaction.materialize`). A one-object commit rewrites the same paths as the one
+    /// before it (the tail of the object tree, the primary-key index, the change log, the
+    /// catalog), so it finds most of its nodes here. `keptVersion` is the version whose pages
+    /// they mirror; a transaction starting from any other version drops them. At most
+    /// `keptNodeLimit`.
     private var kept: [(page: PageNumber, node: Node)] = []
     private(set) var keptVersion: UInt64 = 0
-    /// The committing transaction's candidates for `kept`, with their page images.
-    private var staged: [(page: PageNumber, node: Node, image: UnsafeRawPointer)] = []
+    /// The committing transaction's candidates for `kept`: they become the kept nodes only if
+    /// its commit makes a version (`keepStaged`).
+    private var staged: [(page: PageNumber, node: Node)] = []
     /// Where the next staged node goes once `staged` is full (the oldest is replaced: the last
     /// nodes a commit writes are the tops of its trees and the catalog).
     private var stagedNext = 0
-    /// Whether `repointStaged` ran after the last node was staged: only then may they be kept.
-    private var stagedRepointed = false
     static let keptNodeLimit = 32
     /// How many kept nodes transactions took (for tests).
     private(set) var keptTaken = 0
@@ -73,58 +73,26 @@ final class Arena {
         return nil
     }
 
-    /// Offers a node the committing transaction just wrote whole to page `page` (image
-    /// `image`) for the next transaction.
-    func stageWritten(_ node: Node, page: PageNumber, image: UnsafeRawPointer) {
-        stagedRepointed = false
+    /// Offers a node the committing transaction wrote whole to page `page`, its keys and
+    /// values already pointing at that page's cells in the mapping, for the next transaction.
+    func stageWritten(_ node: Node, page: PageNumber) {
+        guard StorageEngine.experimentSwitch else { recycle(node); return }
         if staged.count < Self.keptNodeLimit {
-            staged.append((page, node, image))
+            staged.append((page, node))
         } else {
             recycle(staged[stagedNext].node)
-            staged[stagedNext] = (page, node, image)
+            staged[stagedNext] = (page, node)
             stagedNext = (stagedNext + 1) % Self.keptNodeLimit
         }
     }
 
-    /// Points every staged node's keys and values at its page in the mapping (`mapping`, the
-    /// file's first byte), where they stay valid once the commit's pages are written: the
-    /// arena's bytes the node pointed to are reused after the commit. Call once the images
-    /// are final; the nodes are not read again by their transaction.
-    func repointStaged(mapping: UnsafeRawPointer, pageSize: Int) {
-        for (page, node, image) in staged {
-            let target = mapping + Int(page) * pageSize
-            for i in 0..<node.count {
-                let offset = Int(image.loadUnaligned(fromByteOffset: PageLayout.headerSize + 2 * i, as: UInt16.self))
-                let cell = target + offset
-                let keyLength = node.keys[i].count
-                if node.isLeaf {
-                    node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: cell + PageLayout.leafCellHeader, count: keyLength))
-                    var value = node.values[i]
-                    let field = image.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)
-                    let start = field & PageLayout.overflowFlag != 0
-                        ? mapping + Int(value.overflowPage) * pageSize + PageLayout.headerSize
-                        : cell + PageLayout.leafCellHeader + keyLength
-                    value.bytes = UnsafeRawBufferPointer(start: start, count: value.bytes.count)
-                    value.inOverflowImage = false
-                    node.values[i] = value
-                } else {
-                    node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: cell + PageLayout.branchCellHeader, count: keyLength))
-                }
-            }
-        }
-        stagedRepointed = true
-    }
-
-    /// The committing transaction made version `version`: its staged nodes become the kept
-    /// ones if they were re-pointed (otherwise they point into this arena and are recycled).
+    /// The committing transaction made version `version` (its pages are written and the
+    /// mapping covers them): its staged nodes become the kept ones.
     func keepStaged(version: UInt64) {
         dropKept()
-        guard stagedRepointed else { return dropStaged() }
-        for entry in staged { kept.append((entry.page, entry.node)) }
+        swap(&kept, &staged)
         keptVersion = version
-        staged.removeAll(keepingCapacity: true)
         stagedNext = 0
-        stagedRepointed = false
     }
 
     /// The transaction ends without making a version: its staged nodes are recycled; the kept
@@ -133,7 +101,6 @@ final class Arena {
         for entry in staged { recycle(entry.node) }
         staged.removeAll(keepingCapacity: true)
         stagedNext = 0
-        stagedRepointed = false
     }
 
     /// Forgets the kept nodes.

@@ -288,7 +288,10 @@ extension WriteTransaction {
         let groups = max(1, (node.size + capacity - 1) / capacity)
         let target = node.size / groups
         var start = 0
-        var image: UnsafeRawPointer?
+        // A node written whole to one page (the common case) has its keys and values pointed
+        // at the page's cells in the mapping as they are written, so that the next
+        // transaction can take it instead of reading the page (`Arena.stageWritten`).
+        let mapped: UnsafeRawPointer? = groups == 1 ? snapshot.base : nil
         while start < node.count {
             var end = start
             var bytes = 0
@@ -299,23 +302,29 @@ extension WriteTransaction {
                 end += 1
             }
             let page = try freeSpace.allocate(1, limitPages: engine.maximumPages, reserved: !(node.isLeaf && leavesApart))
-            image = node.isLeaf ? try writeLeaf(node, start..<end, page: page) : writeBranch(node, start..<end, page: page)
-            produced.append(key: node.keys[start], page: page)
+            // The first key as it was: a re-pointed key's page is not written yet, and the
+            // parent copies this key's bytes when it is written.
+            let first = node.keys[start]
+            if node.isLeaf { try writeLeaf(node, start..<end, page: page, mapped: mapped) } else { writeBranch(node, start..<end, page: page, mapped: mapped) }
+            produced.append(key: first, page: page)
             start = end
         }
         // Written: the node is not read again by this transaction (its keys' bytes, which
         // `produced` holds, live in the mapping or the arena, not in the node). A node written
-        // whole to one page is offered to the next transaction (`Arena.stageWritten`).
-        if produced.count == 1, let image {
-            arena.stageWritten(node, page: produced[0].page, image: image)
+        // whole to one page is offered to the next transaction.
+        if mapped != nil && produced.count == 1 {
+            arena.stageWritten(node, page: produced[0].page)
         } else {
             arena.recycle(node)
         }
         return produced
     }
 
-    @discardableResult
-    private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber) throws -> UnsafeRawPointer {
+    /// Writes entries `range` of a leaf as page `page`. With `mapped` (the mapping's first
+    /// byte; `range` must then be the whole node), the node's keys and values are pointed at
+    /// the page's cells in the mapping (and values in overflow runs at their runs), valid once
+    /// the commit's pages are written.
+    private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) throws {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .leaf, count: range.count, number: page, txid: txid, aux: 0)
         var cellEnd = pageSize
@@ -340,16 +349,21 @@ extension WriteTransaction {
                 valueAt.storeBytes(of: value.overflowPage, as: UInt64.self)
             }
             image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+            if let mapped {
+                let target = mapped + Int(page) * pageSize + cellEnd + PageLayout.leafCellHeader
+                node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: target, count: key.count))
+                let start = inline ? target + key.count : mapped + Int(value.overflowPage) * pageSize + PageLayout.headerSize
+                node.values[i] = LeafValue(bytes: UnsafeRawBufferPointer(start: start, count: value.bytes.count), overflowPage: inline ? 0 : value.overflowPage)
+            }
         }
         let slotsEnd = PageLayout.headerSize + 2 * range.count
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
-        return UnsafeRawPointer(image)
     }
 
-    @discardableResult
-    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber) -> UnsafeRawPointer {
+    /// Writes entries `range` of a branch as page `page`; with `mapped`, as `writeLeaf`.
+    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .branch, count: range.count, number: page, txid: txid, aux: 0)
         var cellEnd = pageSize
@@ -361,12 +375,15 @@ extension WriteTransaction {
             cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
             if key.count > 0 { (cell + PageLayout.branchCellHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
             image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+            if let mapped {
+                let target = mapped + Int(page) * pageSize + cellEnd + PageLayout.branchCellHeader
+                node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: target, count: key.count))
+            }
         }
         let slotsEnd = PageLayout.headerSize + 2 * range.count
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
-        return UnsafeRawPointer(image)
     }
 
     private func writeOverflow(_ value: LeafValue) throws -> PageNumber {

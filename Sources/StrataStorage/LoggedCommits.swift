@@ -180,8 +180,6 @@ extension StorageEngine {
         // In place where the file allows it: these pages are synced by the generation's
         // checkpoint, not now (see `writePages`).
         try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0), inPlace: true)
-        // Here, while the disk writes the record, rather than after the sync.
-        transaction.arena.repointStaged(mapping: self.base, pageSize: pageSize)
         try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
         return meta

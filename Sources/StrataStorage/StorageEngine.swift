@@ -680,6 +680,8 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
+    public nonisolated(unsafe) static var experimentSwitch = true
+
     func returnArena(_ arena: Arena) {
         state.withLock { $0.spareArena = arena }
     }
@@ -796,7 +798,6 @@ public final class StorageEngine: @unchecked Sendable {
         try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: durable)
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
         try writePages(transaction.dirty)
-        transaction.arena.repointStaged(mapping: self.base, pageSize: pageSize)
         try failpoint?(.afterDataWrite)
         if durable && !oneSync && !meta.isRecord {
             try failpoint?(.beforeDataSync)

@@ -185,7 +185,7 @@ struct ProcessTests {
             for step in 0..<2 {
                 let i = (round * 37 + step + 1) % 400
                 let child = try Child("commit-once", path, key(i), "child-\(round)")
-                #expect(try child.readLine() != nil, "\(child.errorOutput())")
+                #expect(UInt64(try child.readLine()) != nil, "the child commits and prints its version: \(child.errorOutput())")
                 #expect(child.waitForExit() == .exited(0))
                 expected[[UInt8](key(i))] = [UInt8]("child-\(round)")
             }
