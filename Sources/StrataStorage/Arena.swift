@@ -76,7 +76,6 @@ final class Arena {
     /// Offers a node the committing transaction wrote whole to page `page`, its keys and
     /// values already pointing at that page's cells in the mapping, for the next transaction.
     func stageWritten(_ node: Node, page: PageNumber) {
-        guard StorageEngine.experimentSwitch else { recycle(node); return }
         if staged.count < Self.keptNodeLimit {
             staged.append((page, node))
         } else {

@@ -680,8 +680,6 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
-    public nonisolated(unsafe) static var experimentSwitch = true
-
     func returnArena(_ arena: Arena) {
         state.withLock { $0.spareArena = arena }
     }
