@@ -327,33 +327,40 @@ extension WriteTransaction {
     private func writeLeaf(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) throws {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .leaf, count: range.count, number: page, txid: txid, aux: 0)
+        let target = mapped.map { $0 + Int(page) * pageSize }
+        let header = PageLayout.leafCellHeader
         var cellEnd = pageSize
-        for (slot, i) in range.enumerated() {
-            let key = node.keys[i]
-            var value = node.values[i]
-            let inline = PageLayout.leafCellHeader + key.count + value.bytes.count <= inlineLimit
-            if !inline && value.overflowPage == 0 {
-                value.overflowPage = try writeOverflow(value)
-                node.values[i] = value
-            }
-            cellEnd -= PageLayout.leafCellHeader + key.count + (inline ? value.bytes.count : 8)
-            let cell = image + cellEnd
-            cell.storeBytes(of: UInt16(key.count), as: UInt16.self)
-            let field = inline ? UInt32(value.bytes.count) : UInt32(value.bytes.count) | PageLayout.overflowFlag
-            cell.storeBytes(of: field, toByteOffset: 2, as: UInt32.self)
-            if key.count > 0 { (cell + PageLayout.leafCellHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
-            let valueAt = cell + PageLayout.leafCellHeader + key.count
-            if inline {
-                if value.bytes.count > 0 { valueAt.copyMemory(from: value.bytes.baseAddress!, byteCount: value.bytes.count) }
-            } else {
-                valueAt.storeBytes(of: value.overflowPage, as: UInt64.self)
-            }
-            image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
-            if let mapped {
-                let target = mapped + Int(page) * pageSize + cellEnd + PageLayout.leafCellHeader
-                node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: target, count: key.count))
-                let start = inline ? target + key.count : mapped + Int(value.overflowPage) * pageSize + PageLayout.headerSize
-                node.values[i] = LeafValue(bytes: UnsafeRawBufferPointer(start: start, count: value.bytes.count), overflowPage: inline ? 0 : value.overflowPage)
+        // The node's arrays through their buffers: one uniqueness check each for the page,
+        // not one per entry (`writeOverflow` does not touch the node).
+        try node.keys.withRebasableKeys { keys in
+            try node.values.withUnsafeMutableBufferPointer { values in
+                for (slot, i) in range.enumerated() {
+                    let key = keys[i]
+                    var value = values[i]
+                    let inline = header + key.count + value.bytes.count <= inlineLimit
+                    if !inline && value.overflowPage == 0 {
+                        value.overflowPage = try writeOverflow(value)
+                        values[i] = value
+                    }
+                    cellEnd -= header + key.count + (inline ? value.bytes.count : 8)
+                    let cell = image + cellEnd
+                    cell.storeBytes(of: UInt16(key.count), as: UInt16.self)
+                    let field = inline ? UInt32(value.bytes.count) : UInt32(value.bytes.count) | PageLayout.overflowFlag
+                    cell.storeBytes(of: field, toByteOffset: 2, as: UInt32.self)
+                    copyShort(cell + header, key)
+                    if inline {
+                        copyShort(cell + header + key.count, value.bytes)
+                    } else {
+                        (cell + header + key.count).storeBytes(of: value.overflowPage, as: UInt64.self)
+                    }
+                    image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+                    if let target, let mapped {
+                        let at = target + cellEnd + header
+                        keys[i] = UnsafeRawBufferPointer(start: at, count: key.count)
+                        let start = inline ? at + key.count : mapped + Int(value.overflowPage) * pageSize + PageLayout.headerSize
+                        values[i] = LeafValue(bytes: UnsafeRawBufferPointer(start: start, count: value.bytes.count), overflowPage: inline ? 0 : value.overflowPage)
+                    }
+                }
             }
         }
         let slotsEnd = PageLayout.headerSize + 2 * range.count
@@ -366,18 +373,21 @@ extension WriteTransaction {
     private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .branch, count: range.count, number: page, txid: txid, aux: 0)
+        let target = mapped.map { $0 + Int(page) * pageSize }
+        let header = PageLayout.branchCellHeader
         var cellEnd = pageSize
-        for (slot, i) in range.enumerated() {
-            let key = node.keys[i]
-            cellEnd -= PageLayout.branchCellHeader + key.count
-            let cell = image + cellEnd
-            cell.storeBytes(of: node.children[i].page, as: UInt64.self)
-            cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
-            if key.count > 0 { (cell + PageLayout.branchCellHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
-            image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
-            if let mapped {
-                let target = mapped + Int(page) * pageSize + cellEnd + PageLayout.branchCellHeader
-                node.keys.rebase(at: i, to: UnsafeRawBufferPointer(start: target, count: key.count))
+        node.keys.withRebasableKeys { keys in
+            node.children.withUnsafeBufferPointer { children in
+                for (slot, i) in range.enumerated() {
+                    let key = keys[i]
+                    cellEnd -= header + key.count
+                    let cell = image + cellEnd
+                    cell.storeBytes(of: children[i].page, as: UInt64.self)
+                    cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
+                    copyShort(cell + header, key)
+                    image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+                    if let target { keys[i] = UnsafeRawBufferPointer(start: target + cellEnd + header, count: key.count) }
+                }
             }
         }
         let slotsEnd = PageLayout.headerSize + 2 * range.count
@@ -405,6 +415,25 @@ extension WriteTransaction {
         let sum = PageWriter.seal(image, length: length)
         dirty.append(DirtyPage(page: page, pages: pages, image: image, checksum: sum))
         return page
+    }
+}
+
+/// Copies `bytes` to `destination`: up to 16 bytes (most keys and many values) with two
+/// overlapping loads and stores instead of a call to `memmove`.
+@inline(__always)
+private func copyShort(_ destination: UnsafeMutableRawPointer, _ bytes: UnsafeRawBufferPointer) {
+    let n = bytes.count
+    guard n > 0, let source = bytes.baseAddress else { return }
+    if n >= 8 && n <= 16 {
+        destination.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        (destination + n - 8).storeBytes(of: (source + n - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
+    } else if n >= 4 && n < 8 {
+        destination.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
+        (destination + n - 4).storeBytes(of: (source + n - 4).loadUnaligned(as: UInt32.self), as: UInt32.self)
+    } else if n < 4 {
+        for i in 0..<n { destination.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+    } else {
+        destination.copyMemory(from: source, byteCount: n)
     }
 }
 

@@ -54,6 +54,13 @@ struct KeyList: ExpressibleByArrayLiteral {
     @inline(__always)
     mutating func rebase(at index: Int, to key: UnsafeRawBufferPointer) { bytes[index] = key }
 
+    /// The key views, to read and to re-point at other bytes equal to their own (the prefixes
+    /// stay): one uniqueness check for a whole node instead of one per key.
+    @inline(__always)
+    mutating func withRebasableKeys<R>(_ body: (UnsafeMutableBufferPointer<UnsafeRawBufferPointer>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeMutableBufferPointer { try body($0) }
+    }
+
     mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
     // Inlined: `materialize` appends every key of a page (a call per key was ~17 % of it).
     @inline(__always)
