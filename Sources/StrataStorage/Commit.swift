@@ -295,6 +295,9 @@ extension WriteTransaction {
         while start < node.count {
             var end = start
             var bytes = 0
+            // A node that fits one page is written whole: no need to size its entries one by
+            // one (its size is kept exact; `writeLeaf` still checks every cell fits).
+            if groups == 1 { end = node.count }
             while end < node.count {
                 let size = node.entrySize(end, inlineLimit: inlineLimit)
                 if end > start && (bytes + size > capacity || bytes >= target) { break }
@@ -305,7 +308,7 @@ extension WriteTransaction {
             // The first key as it was: a re-pointed key's page is not written yet, and the
             // parent copies this key's bytes when it is written.
             let first = node.keys[start]
-            if node.isLeaf { try writeLeaf(node, start..<end, page: page, mapped: mapped) } else { writeBranch(node, start..<end, page: page, mapped: mapped) }
+            if node.isLeaf { try writeLeaf(node, start..<end, page: page, mapped: mapped) } else { try writeBranch(node, start..<end, page: page, mapped: mapped) }
             produced.append(key: first, page: page)
             start = end
         }
@@ -329,6 +332,7 @@ extension WriteTransaction {
         PageWriter.writeHeader(image, kind: .leaf, count: range.count, number: page, txid: txid, aux: 0)
         let target = mapped.map { $0 + Int(page) * pageSize }
         let header = PageLayout.leafCellHeader
+        let slotsEnd = PageLayout.headerSize + 2 * range.count
         var cellEnd = pageSize
         // The node's arrays through their buffers: one uniqueness check each for the page,
         // not one per entry (`writeOverflow` does not touch the node).
@@ -343,6 +347,7 @@ extension WriteTransaction {
                         values[i] = value
                     }
                     cellEnd -= header + key.count + (inline ? value.bytes.count : 8)
+                    guard cellEnd >= slotsEnd else { throw Self.overfullPage(page) }
                     let cell = image + cellEnd
                     cell.storeBytes(of: UInt16(key.count), as: UInt16.self)
                     let field = inline ? UInt32(value.bytes.count) : UInt32(value.bytes.count) | PageLayout.overflowFlag
@@ -363,24 +368,25 @@ extension WriteTransaction {
                 }
             }
         }
-        let slotsEnd = PageLayout.headerSize + 2 * range.count
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
     }
 
     /// Writes entries `range` of a branch as page `page`; with `mapped`, as `writeLeaf`.
-    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) {
+    private func writeBranch(_ node: Node, _ range: Range<Int>, page: PageNumber, mapped: UnsafeRawPointer?) throws {
         let image = arena.allocate(pageSize, alignment: 4096)
         PageWriter.writeHeader(image, kind: .branch, count: range.count, number: page, txid: txid, aux: 0)
         let target = mapped.map { $0 + Int(page) * pageSize }
         let header = PageLayout.branchCellHeader
+        let slotsEnd = PageLayout.headerSize + 2 * range.count
         var cellEnd = pageSize
-        node.keys.withRebasableKeys { keys in
-            node.children.withUnsafeBufferPointer { children in
+        try node.keys.withRebasableKeys { keys in
+            try node.children.withUnsafeBufferPointer { children in
                 for (slot, i) in range.enumerated() {
                     let key = keys[i]
                     cellEnd -= header + key.count
+                    guard cellEnd >= slotsEnd else { throw Self.overfullPage(page) }
                     let cell = image + cellEnd
                     cell.storeBytes(of: children[i].page, as: UInt64.self)
                     cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
@@ -390,10 +396,15 @@ extension WriteTransaction {
                 }
             }
         }
-        let slotsEnd = PageLayout.headerSize + 2 * range.count
         (image + slotsEnd).initializeMemory(as: UInt8.self, repeating: 0, count: cellEnd - slotsEnd)
         let sum = PageWriter.seal(image, length: pageSize)
         dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
+    }
+
+    /// A node's entries did not fit the page its accounted size said they would: an engine bug,
+    /// reported instead of writing past the page's image.
+    private static func overfullPage(_ page: PageNumber) -> StorageError {
+        .corrupted(page: page, reason: "internal error: a node's entries do not fit the page it was sized for")
     }
 
     private func writeOverflow(_ value: LeafValue) throws -> PageNumber {
