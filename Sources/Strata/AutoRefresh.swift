@@ -129,6 +129,8 @@ final class VersionWatcher: @unchecked Sendable {
         /// for anything newer, so a commit published since that instance opened still wakes
         /// it at once, and an open with nothing new asks no executor to refresh.
         var firstSeen: UInt64 = 0
+        /// The newest version the local commit observer announced (`requestAll`).
+        var announced: UInt64 = 0
     }
     private let state = Locked(State())
     /// Signalled once `run()` has returned and the thread has let go of the watcher.
@@ -157,7 +159,10 @@ final class VersionWatcher: @unchecked Sendable {
     /// Asks every registered instance to refresh (each at most once until it has), but the
     /// one that committed `committed` itself.
     private func requestAll(committed: UInt64) {
-        let targets = state.withLock { state -> [RefreshTarget]? in state.stopping ? nil : state.list }
+        let targets = state.withLock { state -> [RefreshTarget]? in
+            state.announced = max(state.announced, committed)
+            return state.stopping ? nil : state.list
+        }
         guard let targets else { return }
         for target in targets { target.request(committed: committed) }
     }
@@ -180,8 +185,14 @@ final class VersionWatcher: @unchecked Sendable {
                 state.stopping ? nil : state.list
             }
             guard let targets else { return }
+            // Versions up to the last one the local commit observer announced need nothing
+            // more: it asked every instance but the committing one to move to at least that
+            // version, and the committing one moved itself. The wait is quiet for this
+            // process's commits, but its first round (the thread may start after the first
+            // of them) or a spurious wake-up can still return one.
+            let announced = state.withLock { $0.announced }
             seen = newest
-            for target in targets { target.request() }
+            if newest > announced { for target in targets { target.request() } }
         }
     }
 
