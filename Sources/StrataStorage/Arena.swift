@@ -46,7 +46,7 @@ final class Arena {
     /// they mirror; a transaction starting from any other version drops them. At most
     /// `keptNodeLimit`.
     private var kept: [(page: PageNumber, node: Node)] = []
-    private(set) var keptVersion: UInt64 = 0
+    private var keptVersion: UInt64 = 0
     /// The committing transaction's candidates for `kept`: they become the kept nodes only if
     /// its commit makes a version (`keepStaged`).
     private var staged: [(page: PageNumber, node: Node)] = []
@@ -103,7 +103,7 @@ final class Arena {
     }
 
     /// Forgets the kept nodes.
-    func dropKept() {
+    private func dropKept() {
         for entry in kept { recycle(entry.node) }
         kept.removeAll(keepingCapacity: true)
         keptVersion = 0

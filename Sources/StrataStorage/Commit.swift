@@ -288,16 +288,16 @@ extension WriteTransaction {
         let groups = max(1, (node.size + capacity - 1) / capacity)
         let target = node.size / groups
         var start = 0
-        // A node written whole to one page (the common case) has its keys and values pointed
-        // at the page's cells in the mapping as they are written, so that the next
-        // transaction can take it instead of reading the page (`Arena.stageWritten`).
+        // A node that fits one page (the common case) is written whole, and has its keys and
+        // values pointed at the page's cells in the mapping as they are written, so that the
+        // next transaction can take it instead of reading the page (`Arena.stageWritten`).
         let mapped: UnsafeRawPointer? = groups == 1 ? snapshot.base : nil
         while start < node.count {
             var end = start
             var bytes = 0
-            // A node that fits one page is written whole: no need to size its entries one by
-            // one (its size is kept exact; `writeLeaf` still checks every cell fits).
-            if groups == 1 { end = node.count }
+            // No need to size the entries of a node that fits one page one by one (its size is
+            // kept exact; `writeLeaf` and `writeBranch` still check that every cell fits).
+            if mapped != nil { end = node.count }
             while end < node.count {
                 let size = node.entrySize(end, inlineLimit: inlineLimit)
                 if end > start && (bytes + size > capacity || bytes >= target) { break }
@@ -315,7 +315,7 @@ extension WriteTransaction {
         // Written: the node is not read again by this transaction (its keys' bytes, which
         // `produced` holds, live in the mapping or the arena, not in the node). A node written
         // whole to one page is offered to the next transaction.
-        if mapped != nil && produced.count == 1 {
+        if mapped != nil {
             arena.stageWritten(node, page: produced[0].page)
         } else {
             arena.recycle(node)

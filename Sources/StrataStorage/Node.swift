@@ -50,10 +50,6 @@ struct KeyList: ExpressibleByArrayLiteral {
         prefixes[index] = Self.prefix(key)
     }
 
-    /// Points the key at `index` at other bytes equal to its own (its prefix stays).
-    @inline(__always)
-    mutating func rebase(at index: Int, to key: UnsafeRawBufferPointer) { bytes[index] = key }
-
     /// The key views, to read and to re-point at other bytes equal to their own (the prefixes
     /// stay): one uniqueness check for a whole node instead of one per key.
     @inline(__always)
