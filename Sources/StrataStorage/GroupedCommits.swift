@@ -96,25 +96,36 @@ extension StorageEngine {
     /// The newest commit known durable in this engine.
     public var durableVersion: UInt64 { state.withLock { $0.group.durable } }
 
-    /// Readers' pinned versions plus the versions an unsynced group keeps, and the base of
-    /// the log generation a write from `base` continues (CommitLog.swift), sorted.
-    func groupPins(merging pinned: [UInt64], base: MetaPage) -> [UInt64] {
-        var extra = state.withLock { $0.group.pins }
-        if base.isLogged { extra.append(base.syncedThrough) }
-        guard !extra.isEmpty else { return pinned }
-        // The common case (no reader, only the log's base): nothing to merge.
-        if pinned.isEmpty && extra.count == 1 { return extra }
-        // Sorted and without repeats; no Set (a logged base adds its pin on every begin).
-        var merged = pinned
-        merged.append(contentsOf: extra)
-        merged.sort()
-        var unique = 1
-        for i in 1..<merged.count where merged[i] != merged[unique - 1] {
-            merged[unique] = merged[i]
-            unique += 1
+    /// The versions a write from `base` must not reuse pages of, sorted and without repeats:
+    /// readers' pins (in every process), the versions an unsynced group keeps, and the base
+    /// of the log generation the write continues (CommitLog.swift). `foreign` tells whether a
+    /// reader slot of another process pins one. One array per begin (it was five, and a
+    /// dictionary for the liveness check, for the usual one reader of this process).
+    func writePins(base: MetaPage) -> (pins: [UInt64], foreign: Bool) {
+        var pins: [UInt64] = []
+        pins.reserveCapacity(8)
+        let foreign = lockFile.appendPinnedVersions(to: &pins)
+        state.withLock { state in pins.append(contentsOf: state.group.pins) }
+        if base.isLogged { pins.append(base.syncedThrough) }
+        // Sorted in place (a handful of versions), then repeats dropped.
+        if pins.count > 1 {
+            for i in 1..<pins.count {
+                let item = pins[i]
+                var j = i
+                while j > 0 && pins[j - 1] > item {
+                    pins[j] = pins[j - 1]
+                    j -= 1
+                }
+                if j != i { pins[j] = item }
+            }
+            var unique = 1
+            for i in 1..<pins.count where pins[i] != pins[unique - 1] {
+                pins[unique] = pins[i]
+                unique += 1
+            }
+            while pins.count > unique { pins.removeLast() }
         }
-        merged.removeLast(merged.count - unique)
-        return merged
+        return (pins, foreign)
     }
 
     /// Before a write starts from `base`: if it is a grouped commit this engine is not tracking

@@ -312,6 +312,35 @@ final class LockFile: @unchecked Sendable {
     /// Slots at or past this index have never been claimed.
     private var usedSlots: Int { min(slotCount, Int(strata_atomic_load_u64(mapping + 40))) }
 
+    /// Appends the version each reader slot pins (in every process) to `versions`, unsorted
+    /// and possibly repeated; returns whether a slot of another process pins one (only those
+    /// can belong to a process that died: see `reclaimDeadSlots`).
+    func appendPinnedVersions(to versions: inout [UInt64]) -> Bool {
+        var foreign = false
+        for slot in 0..<usedSlots {
+            let address = slotAddress(slot)
+            let pid = strata_atomic_load_u64(address)
+            guard pid != 0 else { continue }
+            let txid = strata_atomic_load_u64(address + 8)
+            guard txid != Self.unpinned else { continue }
+            versions.append(txid)
+            if pid != processID { foreign = true }
+        }
+        return foreign
+    }
+
+    /// The oldest version a reader slot pins (in every process), without making a list.
+    func oldestPinnedVersion() -> UInt64? {
+        var oldest: UInt64?
+        for slot in 0..<usedSlots {
+            let address = slotAddress(slot)
+            guard strata_atomic_load_u64(address) != 0 else { continue }
+            let txid = strata_atomic_load_u64(address + 8)
+            if txid != Self.unpinned, txid < oldest ?? .max { oldest = txid }
+        }
+        return oldest
+    }
+
     func pinnedVersions() -> [UInt64] {
         var versions: [UInt64] = []
         for slot in 0..<usedSlots {
@@ -342,11 +371,11 @@ final class LockFile: @unchecked Sendable {
     @discardableResult
     func reclaimDeadSlots() -> Int {
         var reclaimed = 0
-        var alive: [UInt64: Bool] = [processID: true]
+        var alive: [UInt64: Bool] = [:]
         for slot in 0..<usedSlots {
             let address = slotAddress(slot)
             let pid = strata_atomic_load_u64(address)
-            guard pid != 0 else { continue }
+            guard pid != 0, pid != processID else { continue }
             let isAlive: Bool
             if let known = alive[pid] { isAlive = known } else {
                 isAlive = strata_ofd_is_locked(descriptor, Self.livenessOffset + Int64(pid), 1) != 0

@@ -160,6 +160,13 @@ struct MetaPage: Equatable, Sendable {
         page.storeBytes(of: crc32c(page + 4, count: at - 4), as: UInt32.self)
     }
 
+    /// The txid field of the meta written to `page`, unchecked (0 without a meta's signature):
+    /// `decode` gives a meta with this txid or nil.
+    static func storedTxid(_ page: UnsafeRawPointer) -> UInt64 {
+        guard page.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == signature else { return 0 }
+        return page.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+    }
+
     /// Decodes the meta written to page `number`; nil when it does not hold a valid meta
     /// (never written, torn, damaged, or a meta that belongs elsewhere).
     static func decode(_ page: UnsafeRawPointer, pageSize: Int, at number: PageNumber) -> MetaPage? {

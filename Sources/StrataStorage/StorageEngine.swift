@@ -526,7 +526,7 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// The oldest version a live reader (in any process) has pinned, or nil when none is.
     /// Layers above keep per-version history back to this version.
-    public var oldestPinnedVersion: UInt64? { lockFile.pinnedVersions().first }
+    public var oldestPinnedVersion: UInt64? { lockFile.oldestPinnedVersion() }
 
     /// The meta of version `txid`, or nil when that version is no longer the newest (its slot
     /// may have been reused).
@@ -658,12 +658,13 @@ public final class StorageEngine: @unchecked Sendable {
             try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
             var (space, chain) = try loadFreeSpace(snapshot)
-            let readerPins = lockFile.pinnedVersions()
-            space.release(pinned: groupPins(merging: readerPins, base: meta))
-            // Only a pinning slot can hold pages back: with no reader pinned anywhere there is
-            // nothing to reclaim (a scan of the slot table and a dictionary less per commit).
-            if !readerPins.isEmpty && space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
-                space.release(pinned: groupPins(merging: lockFile.pinnedVersions(), base: meta))
+            let (pins, foreign) = writePins(base: meta)
+            space.release(pinned: pins)
+            // Only a slot of another process can belong to one that died: with none pinning
+            // there is nothing to reclaim (the usual case, a reader of this process, needs no
+            // liveness check).
+            if foreign && space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
+                space.release(pinned: writePins(base: meta).pins)
             }
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
         } catch {
@@ -891,7 +892,11 @@ public final class StorageEngine: @unchecked Sendable {
     /// that case; otherwise one read of the mapped slot. (Records always list their pages, so a
     /// dead writer's record cannot be adopted over pages changed since.)
     func discardUnpublishedMeta(slot: PageNumber, txid: UInt64, durable: Bool) throws {
-        guard let stale = MetaPage.decode(base + Int(slot) * pageSize, pageSize: pageSize, at: slot), stale.txid >= txid else { return }
+        let page = base + Int(slot) * pageSize
+        // A page whose txid field is older cannot decode to a meta this commit must discard:
+        // no checksum over the page then (the usual case).
+        guard MetaPage.storedTxid(page) >= txid,
+              let stale = MetaPage.decode(page, pageSize: pageSize, at: slot), stale.txid >= txid else { return }
         let zeros = [UInt8](repeating: 0, count: pageSize)
         try zeros.withUnsafeBytes { try file.write([$0], at: slot * UInt64(pageSize)) }
         if durable { try file.synchronize() }
