@@ -62,13 +62,23 @@ struct RedoRecorder {
     @inline(__always)
     mutating func recordPut(tree name: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, replacing old: UnsafeRawBufferPointer?) {
         guard !overflowed else { return }
-        if let old, value.count >= Self.patchThreshold, ValueDelta.encode(from: old, to: value, limit: value.count / 2, into: &deltaScratch) {
+        if let old, value.count >= Self.patchThreshold, let length = patch(from: old, to: value) {
             // Through a scratch array kept across puts: no allocation per patched put.
             let delta = deltaScratch
-            delta.withUnsafeBytes { append(.patch, tree: name, key: key, patchedLength: value.count, value: $0) }
+            delta.withUnsafeBytes { append(.patch, tree: name, key: key, patchedLength: value.count, value: UnsafeRawBufferPointer(rebasing: $0[..<length])) }
         } else {
             append(.put, tree: name, key: key, value: value)
         }
+    }
+
+    /// Encodes the delta from `old` to `value` into `deltaScratch` (grown to hold any delta
+    /// worth taking: up to half the value, and no longer than a record); its length, or nil
+    /// when the delta would be longer. (A value too long for a patch overflows the record
+    /// when it is put whole, as a longer patch would.)
+    private mutating func patch(from old: UnsafeRawBufferPointer, to value: UnsafeRawBufferPointer) -> Int? {
+        let limit = min(value.count / 2, recordingLimit)
+        if deltaScratch.count < limit { deltaScratch = [UInt8](repeating: 0, count: max(limit, 2 * deltaScratch.count)) }
+        return deltaScratch.withUnsafeMutableBytes { ValueDelta.encode(from: old, to: value, limit: limit, into: $0) }
     }
 
     /// Appends one operation (for a patch, `value` is the delta and `patchedLength` the new
@@ -227,61 +237,78 @@ enum ValueDelta {
 
     /// The delta from `old` to `new`, or nil when it would be longer than `limit` bytes.
     static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
-        var out: [UInt8] = []
-        return encode(from: old, to: new, limit: limit, into: &out) ? out : nil
+        // No delta is longer than the new value and one operation's header.
+        var out = [UInt8](repeating: 0, count: max(0, min(limit, new.count + 5)))
+        guard let length = out.withUnsafeMutableBytes({ encode(from: old, to: new, limit: limit, into: $0) }) else { return nil }
+        out.removeLast(out.count - length)
+        return out
     }
 
-    /// `encode(from:to:limit:)` into `out` (emptied first, its capacity kept); false when the
-    /// delta would be longer than `limit` bytes (`out` then holds no delta).
-    static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int, into out: inout [UInt8]) -> Bool {
-        out.removeAll(keepingCapacity: true)
-        guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return false }
-        out.reserveCapacity(64)
+    /// `encode(from:to:limit:)` written into `out`; the delta's length, or nil when it would be
+    /// longer than `limit` bytes or than `out` (which needs no more than `new.count + 5`).
+    /// Every write is checked before it is made, so nothing is written past either.
+    static func encode(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer, limit: Int,
+                       into out: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let oldBase = old.baseAddress, let newBase = new.baseAddress, let outBase = out.baseAddress else { return nil }
+        let limit = min(limit, out.count)
+        let oldCount = old.count, newCount = new.count
+        var written = 0
         var shift = 0  // old index = new index - shift
         var i = 0
         var literalStart = 0
-        let ends = new.count - old.count
+        let ends = newCount - oldCount
 
-        func matches(_ i: Int, _ j: Int) -> Bool {
-            guard j >= 0, j + minimumMatch <= old.count, i + minimumMatch <= new.count else { return false }
+        @inline(__always) func matches(_ i: Int, _ j: Int) -> Bool {
+            guard j >= 0, j + minimumMatch <= oldCount, i + minimumMatch <= newCount else { return false }
             return (newBase + i).loadUnaligned(as: UInt64.self) == (oldBase + j).loadUnaligned(as: UInt64.self)
                 && (newBase + i + 8).loadUnaligned(as: UInt64.self) == (oldBase + j + 8).loadUnaligned(as: UInt64.self)
         }
-        func put32(_ value: Int) {
-            withUnsafeBytes(of: UInt32(value).littleEndian) { out.append(contentsOf: $0) }
+        /// Writes an operation's tag and first field; false when it and `extra` bytes after
+        /// them would pass `limit`.
+        @inline(__always) func start(_ tag: UInt8, _ field: Int, extra: Int) -> Bool {
+            guard written + 5 + extra <= limit else { return false }
+            outBase.storeBytes(of: tag, toByteOffset: written, as: UInt8.self)
+            outBase.storeBytes(of: UInt32(truncatingIfNeeded: field).littleEndian, toByteOffset: written + 1, as: UInt32.self)
+            written += 5
+            return true
         }
-        func flushLiteral(upTo end: Int) {
-            guard end > literalStart else { return }
-            out.append(literal)
-            put32(end - literalStart)
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: new[literalStart..<end]))
+        @inline(__always) func flushLiteral(upTo end: Int) -> Bool {
+            let length = end - literalStart
+            guard length > 0 else { return true }
+            guard start(literal, length, extra: length) else { return false }
+            (outBase + written).copyMemory(from: newBase + literalStart, byteCount: length)
+            written += length
+            return true
         }
 
-        while i < new.count {
-            var found: Int?
-            if matches(i, i - shift) {
-                found = shift
-            } else {
-                // (Unrolled: no array per byte.)
-                func attempt(_ candidate: Int) { if found == nil, candidate != shift, matches(i, i - candidate) { found = candidate } }
-                attempt(0); attempt(ends)
-                attempt(shift + 8); attempt(shift - 8); attempt(shift + 16); attempt(shift - 16)
-                attempt(shift + 4); attempt(shift - 4); attempt(shift + 1); attempt(shift - 1)
+        while i < newCount {
+            // The current alignment first, then a few nearby ones (unrolled: no array per byte).
+            var match = Int.min
+            @inline(__always) func attempt(_ candidate: Int) -> Bool {
+                guard candidate != shift, matches(i, i - candidate) else { return false }
+                match = candidate
+                return true
             }
-            guard let match = found else {
+            if matches(i, i - shift) {
+                match = shift
+            } else {
+                _ = attempt(0) || attempt(ends) || attempt(shift + 8) || attempt(shift - 8) || attempt(shift + 16)
+                    || attempt(shift - 16) || attempt(shift + 4) || attempt(shift - 4) || attempt(shift + 1) || attempt(shift - 1)
+            }
+            guard match != Int.min else {
                 i += 1
-                if i - literalStart + out.count > limit { return false }
+                if i - literalStart + written > limit { return nil }
                 continue
             }
             shift = match
-            flushLiteral(upTo: i)
+            guard flushLiteral(upTo: i) else { return nil }
             // Extend the match 256 bytes at a time with `memcmp` (a column chunk with a row
             // appended matches its old self for kilobytes, and the library's vector compare
             // runs several times faster than a loop of words here), then four words at a time,
             // then a word at a time, then byte by byte.
             var length = minimumMatch
             let j = i - shift
-            let room = min(new.count - i, old.count - j)
+            let room = min(newCount - i, oldCount - j)
             while length + 256 <= room, memcmp(newBase + i + length, oldBase + j + length, 256) == 0 {
                 length += 256
             }
@@ -301,15 +328,14 @@ enum ValueDelta {
             while length < room, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: j + length, as: UInt8.self) {
                 length += 1
             }
-            out.append(copy)
-            put32(i - shift)
-            put32(length)
+            guard start(copy, j, extra: 4) else { return nil }
+            outBase.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
+            written += 4
             i += length
             literalStart = i
-            if out.count > limit { return false }
         }
-        flushLiteral(upTo: new.count)
-        return out.count <= limit
+        guard flushLiteral(upTo: newCount) else { return nil }
+        return written
     }
 
     /// The value `delta` describes on top of `old`; nil when it does not fit (`length` bytes
