@@ -5,6 +5,9 @@
 final class Arena {
     /// Standard chunks, `chunkSize` bytes each; the first is kept across resets.
     private var chunks: [UnsafeMutableRawPointer] = []
+    /// Where `StorageEngine.writePages` gathers a commit's runs of pages (kept with its
+    /// capacity from one transaction to the next, as the arena is).
+    var pageVectors: [UnsafeRawBufferPointer] = []
     /// Dedicated blocks for allocations too large for a chunk.
     private var large: [UnsafeMutableRawPointer] = []
     private var cursor: UnsafeMutableRawPointer?

@@ -124,7 +124,7 @@ final class CommitLog: @unchecked Sendable {
             }
         }
         try failpoint?(.beforeLogWrite)
-        try file.write([image], at: offset)
+        try file.write(image, at: offset)
     }
 
     /// Extends the log to its full capacity with zeros and syncs them, so that no logged commit

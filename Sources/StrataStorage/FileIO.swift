@@ -36,6 +36,9 @@ public protocol StorageFile: AnyObject, Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws
     /// Writes the buffers one after another starting at `offset` (a gathering write).
     func write(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws
+    /// Writes one buffer at `offset`, as `write([buffer], at:)` does (the default calls it);
+    /// an implementation may write it without making an array.
+    func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws
     /// Makes every write so far durable (`fdatasync`).
     func synchronize() throws
     /// The file's current size in bytes.
@@ -58,6 +61,8 @@ public protocol StorageFile: AnyObject, Sendable {
 }
 
 extension StorageFile {
+    public func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws { try write([buffer], at: offset) }
+
     /// Does nothing: files that cannot start a write-back early leave it to `synchronize()`.
     public func startWriting(at offset: UInt64, length: UInt64) {}
 
@@ -172,7 +177,7 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     }
 
     /// One buffer: `pwrite`, without building a vector.
-    private func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
+    public func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
         var done = 0
         while done < buffer.count {
             let n = pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))

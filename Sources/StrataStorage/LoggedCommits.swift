@@ -179,7 +179,8 @@ extension StorageEngine {
         try failpoint?(.beforeMetaWrite)
         // In place where the file allows it: these pages are synced by the generation's
         // checkpoint, not now (see `writePages`).
-        try writePages(transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0), inPlace: true)
+        try writePages(&transaction.dirty, plus: WriteTransaction.DirtyPage(page: meta.selfPage, pages: 1, image: metaImage, checksum: 0), inPlace: true,
+                       buffers: &transaction.arena.pageVectors)
         try failpoint?(.afterDataWrite)
         try failpoint?(.afterMetaWrite)
         return meta

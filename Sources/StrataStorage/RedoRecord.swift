@@ -50,7 +50,7 @@ struct RedoRecorder {
     /// Where `recordPut` encodes a patch.
     private var deltaScratch: [UInt8] = []
 
-    init() { bytes.reserveCapacity(512) }
+    init() { bytes.reserveCapacity(1024) }  // a one-object commit's record (~600 bytes) grows it no further
 
     @inline(__always)
     mutating func record(_ kind: Kind, tree name: String, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) {
@@ -77,7 +77,9 @@ struct RedoRecorder {
     /// when it is put whole, as a longer patch would.)
     private mutating func patch(from old: UnsafeRawBufferPointer, to value: UnsafeRawBufferPointer) -> Int? {
         let limit = min(value.count / 2, recordingLimit)
-        if deltaScratch.count < limit { deltaScratch = [UInt8](repeating: 0, count: max(limit, 2 * deltaScratch.count)) }
+        // Sized once for the usual column chunk's patches (a second allocation when one
+        // grows past it would cost what a larger first one does).
+        if deltaScratch.count < limit { deltaScratch = [UInt8](repeating: 0, count: max(limit, 2 * deltaScratch.count, 2048)) }
         return deltaScratch.withUnsafeMutableBytes { ValueDelta.encode(from: old, to: value, limit: limit, into: $0) }
     }
 

@@ -796,7 +796,7 @@ public final class StorageEngine: @unchecked Sendable {
         // The slot our chain does not hang from (where an anchor of ours would go).
         try discardUnpublishedMeta(slot: base.anchorSlot == 1 ? 2 : 1, txid: meta.txid, durable: durable)
         if meta.pageCount > base.pageCount { try failpoint?(.beforeGrowth) }
-        try writePages(transaction.dirty)
+        try writePages(&transaction.dirty, buffers: &transaction.arena.pageVectors)
         try failpoint?(.afterDataWrite)
         if durable && !oneSync && !meta.isRecord {
             try failpoint?(.beforeDataSync)
@@ -907,49 +907,65 @@ public final class StorageEngine: @unchecked Sendable {
     /// writable mapping instead (`StorageFile.writeInPlace`; only files on tmpfs accept). Other
     /// commits always write: when stores were also allowed on ext4, a stored page dirtied its
     /// whole large folio, which made the syncs that follow at once write back far more.
-    func writePages(_ pages: [WriteTransaction.DirtyPage], plus extra: WriteTransaction.DirtyPage? = nil, inPlace: Bool = false) throws {
-        // One copy, sorted in place: a commit's pages come mostly in ascending order (taken
-        // from one stretch), which an insertion sort handles in one pass; large sets sort.
-        var sorted = pages
-        if let extra { sorted.append(extra) }
-        if sorted.count > 64 {
-            sorted.sort { $0.page < $1.page }
-        } else if sorted.count > 1 {
-            for i in 1..<sorted.count {
-                let item = sorted[i]
+    /// `pages` is sorted in place (a transaction's list of written pages: nothing reads its
+    /// order afterwards); `extra` (a logged commit's meta) joins the stretch it continues;
+    /// `buffers` is where the runs are gathered (the arena's, kept between transactions).
+    func writePages(_ pages: inout [WriteTransaction.DirtyPage], plus extra: WriteTransaction.DirtyPage? = nil, inPlace: Bool = false,
+                    buffers: inout [UnsafeRawBufferPointer]) throws {
+        // Sorted in place: a commit's pages come mostly in ascending order (taken from one
+        // stretch), which an insertion sort handles in one pass; large sets sort.
+        if pages.count > 64 {
+            pages.sort { $0.page < $1.page }
+        } else if pages.count > 1 {
+            for i in 1..<pages.count {
+                let item = pages[i]
                 var j = i
-                while j > 0 && sorted[j - 1].page > item.page {
-                    sorted[j] = sorted[j - 1]
+                while j > 0 && pages[j - 1].page > item.page {
+                    pages[j] = pages[j - 1]
                     j -= 1
                 }
-                if j != i { sorted[j] = item }
+                if j != i { pages[j] = item }
             }
         }
-        // One vector for every run (emptied without `removeAll`, which goes through an
-        // unspecialised `replaceSubrange`).
-        var buffers: [UnsafeRawBufferPointer] = []
-        buffers.reserveCapacity(sorted.count)
+        // The runs, `extra` merged in where it falls. One vector for every run, emptied
+        // without `removeAll`, which goes through an unspecialised `replaceSubrange`.
+        buffers.reserveCapacity(pages.count + 1)
         var index = 0
-        while index < sorted.count {
-            let start = sorted[index].page
-            var next = start
+        var pending = extra
+        var end: UInt64 = 0
+        /// The next page in order (from `pages` or `extra`), taken if `page` is nil or it starts there.
+        func take(at page: UInt64?) -> WriteTransaction.DirtyPage? {
+            let fromList = index < pages.count ? pages[index] : nil
+            let next: WriteTransaction.DirtyPage?
+            let isExtra: Bool
+            if let p = pending, fromList.map({ p.page < $0.page }) ?? true { (next, isExtra) = (p, true) } else { (next, isExtra) = (fromList, false) }
+            guard let next, page == nil || next.page == page else { return nil }
+            if isExtra { pending = nil } else { index += 1 }
+            end = max(end, next.page + UInt64(next.pages))
+            return next
+        }
+        while let first = take(at: nil) {
             while !buffers.isEmpty { buffers.removeLast() }
-            while index < sorted.count && sorted[index].page == next {
-                buffers.append(UnsafeRawBufferPointer(start: sorted[index].image, count: sorted[index].pages * pageSize))
-                next += UInt64(sorted[index].pages)
-                index += 1
+            var run = first
+            var next = first.page
+            while true {
+                buffers.append(UnsafeRawBufferPointer(start: run.image, count: run.pages * pageSize))
+                next += UInt64(run.pages)
+                guard let following = take(at: next) else { break }
+                run = following
             }
             // Stored through the writable mapping where asked for and the file allows it
             // (pages written before: no system call), otherwise one gathering write.
-            if !inPlace || !file.writeInPlace(buffers, at: start * UInt64(pageSize)) {
-                try file.write(buffers, at: start * UInt64(pageSize))
+            let start = first.page * UInt64(pageSize)
+            if !inPlace || !file.writeInPlace(buffers, at: start) {
+                if buffers.count == 1 { try file.write(buffers[0], at: start) } else { try file.write(buffers, at: start) }
             }
         }
         // The file now reaches at least the end of the last run, so publishing a commit that
         // grew it need not ask the file system (on Linux a stat also makes the next write's
         // timestamp fine-grained, and on ext4 without a journal the log's sync then writes the
         // inode-table block the database file shares with it).
-        if let last = sorted.last { noteWritten(through: (last.page + UInt64(last.pages)) * UInt64(pageSize)) }
+        if end > 0 { noteWritten(through: end * UInt64(pageSize)) }
     }
 
     // MARK: Waiting for commits
