@@ -37,9 +37,7 @@ extension WriteTransaction {
         // commit writes ~12).
         dirty.reserveCapacity(max(16, withLeaves + 8))
         // A logged commit writes all its pages in one stretch when a free run holds them (or
-        // fewer than two stretches' worth of pages are free, and the file grows by it: more
-        // room to grow kept more commits in one stretch but grew `space-growth` by 3 % at two
-        // stretches, 7.5 % at four, 16 % at eight): when its next commits rewrite the same
+        // little is free and the file grows by it): when its next commits rewrite the same
         // leaves (appends to the same trees: one object at a time), they free the whole
         // stretch again, the commit after next finds it free, and its pages take one write
         // call. Where free space is fragmented (leaves that stay, as random updates leave
@@ -54,7 +52,7 @@ extension WriteTransaction {
            freeSpace.reserveExact(start: base.nextPage, count: Int(base.nextPages), limitPages: limit) {
             recordPage = freeSpace.takeReserved(1)
         } else if logged {
-            try freeSpace.reserve(withLeaves, limitPages: limit, growthAllowance: 2)
+            try freeSpace.reserve(withLeaves, limitPages: limit, growthAllowance: 8)
             if freeSpace.reservation == nil {
                 leavesApart = true
                 try freeSpace.reserve(estimate, limitPages: limit)
