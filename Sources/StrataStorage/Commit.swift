@@ -26,40 +26,24 @@ extension WriteTransaction {
         // the estimate falls back to ordinary allocation).
         var estimate = freeSpace.encodedSize + 64 + 16 <= freeListInMetaCapacity
             ? 2 : 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
-        var withLeaves = estimate
-        for state in states where state.changed {
-            guard let root = state.rootNode else { continue }
-            withLeaves += pagesToWrite(root, leaves: true)
-            if logged { estimate += pagesToWrite(root, leaves: false) }
-        }
-        if !logged { estimate = withLeaves }
+        for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root, leaves: !logged) } }
         // One allocation for the list of written pages, not one per doubling (a one-object
-        // commit writes ~12).
-        dirty.reserveCapacity(max(16, withLeaves + 8))
-        // A logged commit writes all its pages in one stretch when a free run holds them (or
-        // little is free and the file grows by it): when its next commits rewrite the same
-        // leaves (appends to the same trees: one object at a time), they free the whole
-        // stretch again, the commit after next finds it free, and its pages take one write
-        // call. Where free space is fragmented (leaves that stay, as random updates leave
-        // them, punch holes in the stretches), the stretch holds only the pages every such
-        // commit rewrites (its meta, the branches above its leaves, the catalog, the free
-        // list) and its leaves go to single free pages: two write calls for a one-key commit
+        // commit writes ~12; a logged commit's estimate leaves its leaves out).
+        dirty.reserveCapacity(max(16, estimate + 8))
+        // A logged commit's stretch holds only the pages every such commit rewrites (its
+        // meta, the branches above its leaves, the catalog, the free list); its leaves go to
+        // single free pages. The next commits free the whole stretch again (a leaf usually
+        // stays), so a stretch that size is free for the commit after: two write calls
         // instead of one per page. (Its pages are not synced, so placement costs the disk
         // nothing; for other commits one stretch saves requests at the sync.)
-        leavesApart = false
+        leavesApart = logged
         var recordPage: PageNumber?
         if let base, estimate + 1 <= Int(base.nextPages),
            freeSpace.reserveExact(start: base.nextPage, count: Int(base.nextPages), limitPages: limit) {
             recordPage = freeSpace.takeReserved(1)
-        } else if logged {
-            try freeSpace.reserve(withLeaves, limitPages: limit, growthAllowance: 8)
-            if freeSpace.reservation == nil {
-                leavesApart = true
-                try freeSpace.reserve(estimate, limitPages: limit)
-            }
-            recordPage = try freeSpace.takeReserved(1) ?? freeSpace.allocate(1, limitPages: limit)
         } else {
             try freeSpace.reserve(estimate, limitPages: limit)
+            if logged { recordPage = try freeSpace.takeReserved(1) ?? freeSpace.allocate(1, limitPages: limit) }
         }
         for state in states where state.changed || state.dropped {
             // The name's bytes in place (a native string's UTF-8), not copied into an array.

@@ -124,11 +124,9 @@ struct FreeSpace {
     /// one request instead of one per page.
     /// When no run fits but enough scattered pages are free, nothing is reserved: growing the
     /// file to keep commits contiguous would trade space for speed without bound.
-    /// With `growthAllowance` k, the file may grow for the reservation while fewer than k ×
-    /// `count` pages are free (the bound on what growing trades for contiguity).
-    mutating func reserve(_ count: Int, limitPages: UInt64, growthAllowance: UInt64 = 1) throws {
+    mutating func reserve(_ count: Int, limitPages: UInt64) throws {
         let n = UInt64(count)
-        if !runs.contains(where: { $0.count >= n }) && reusablePageCount >= growthAllowance * n { return }
+        if !runs.contains(where: { $0.count >= n }) && reusablePageCount >= n { return }
         let start = try allocate(count, limitPages: limitPages)
         reservation = (start, start + n)
     }
