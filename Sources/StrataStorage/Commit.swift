@@ -2,6 +2,23 @@
 // publish. See MetaPage.swift for why one sync suffices for small commits.
 
 extension WriteTransaction {
+    /// Moves the pages earlier commits freed that no pinned version reaches any more into the
+    /// reusable runs, before the commit allocates. Done here rather than when the transaction
+    /// begins: nothing allocates before, a logged commit lays out its pages while the disk
+    /// writes its record (so this costs its commit nothing there), and pins dropped meanwhile
+    /// free more. The runs this transaction freed stay pending: the version it started from
+    /// is the newest until its commit is published, and a reader may start on it.
+    func releaseFreedPages() {
+        let (pins, foreign) = engine.writePins(base: snapshot.meta)
+        let kept = freeSpace.release(pinned: pins, runs: pendingRunsAtStart)
+        // Only a slot of another process can belong to one that died: with none pinning
+        // there is nothing to reclaim (the usual case, a reader of this process, needs no
+        // liveness check).
+        if foreign && kept > 0 && engine.lockFile.reclaimDeadSlots() > 0 {
+            freeSpace.release(pinned: engine.writePins(base: snapshot.meta).pins, runs: kept)
+        }
+    }
+
     /// Pages announced for the next commits' records and data when a new stretch is needed:
     /// commits then fill it one after another, like a log segment (see MetaPage.swift).
     static let segmentPages = 16
@@ -16,6 +33,7 @@ extension WriteTransaction {
     /// chain (recovery's way to the generation's base) and announces nothing.
     func layOut(chain base: MetaPage?, logged: Bool = false) throws -> MetaPage {
         let limit = engine.maximumPages
+        releaseFreedPages()
         // A logged commit keeps the free list in its meta when it fits there, leaving room for
         // the one chain record a checkpoint adds when it anchors this meta (`checkpoint`):
         // one page fewer to write. (The free list is small unless a log generation has

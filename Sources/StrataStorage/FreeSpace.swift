@@ -47,15 +47,18 @@ struct FreeSpace {
     var reusablePageCount: UInt64 { runs.reduce(0) { $0 + $1.count } }
     var pendingPageCount: UInt64 { pending.reduce(0) { $0 + $1.count } }
 
-    /// Moves every pending run that no pinned version can reach into the reusable runs.
-    /// `pinned` is sorted ascending.
-    mutating func release(pinned: [UInt64]) {
-        guard !pending.isEmpty else { return }
+    /// Moves every pending run among the first `runs` that no pinned version can reach into
+    /// the reusable runs; the runs after them stay pending, in order. Returns how many of the
+    /// first `runs` stay pending. `pinned` is sorted ascending.
+    @discardableResult
+    mutating func release(pinned: [UInt64], runs limit: Int) -> Int {
+        let limit = min(limit, pending.count)
+        guard limit > 0 else { return 0 }
         // In place: the runs still pinned move to the front (a new array on every begin was
         // ~1 % of a one-key logged commit).
-        let known = pinned == releasedUnder ? min(keptUnder, pending.count) : 0
+        let known = pinned == releasedUnder ? min(keptUnder, limit) : 0
         var kept = known
-        for i in known..<pending.count {
+        for i in known..<limit {
             let run = pending[i]
             if Self.isPinned(birth: run.birth, death: run.death, pinned: pinned) {
                 if kept != i { pending[kept] = run }
@@ -64,12 +67,24 @@ struct FreeSpace {
                 insertRun(FreeRun(start: run.start, count: run.count))
             }
         }
-        // One `removeLast()` at a time: `removeLast(_:)` goes through an unspecialised
-        // `replaceSubrange`, which cost more than the few runs it removes at each begin.
-        while pending.count > kept { pending.removeLast() }
+        // The runs after `limit` follow the kept ones. One `removeLast()` at a time:
+        // `removeLast(_:)` goes through an unspecialised `replaceSubrange`, which cost more
+        // than the few runs it removes at each commit.
+        if kept < limit {
+            var to = kept
+            for from in limit..<pending.count {
+                pending[to] = pending[from]
+                to += 1
+            }
+            while pending.count > to { pending.removeLast() }
+        }
         if releasedUnder != pinned { releasedUnder = pinned }
         keptUnder = kept
+        return kept
     }
+
+    /// Every pending run (`release(pinned:runs:)` over all of them).
+    mutating func release(pinned: [UInt64]) { release(pinned: pinned, runs: pending.count) }
 
     static func isPinned(birth: UInt64, death: UInt64, pinned: [UInt64]) -> Bool {
         // First pinned version ≥ birth; pinned iff it is < death.

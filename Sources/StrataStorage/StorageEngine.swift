@@ -657,15 +657,9 @@ public final class StorageEngine: @unchecked Sendable {
             }
             try settleForeignGroup(base: meta)
             let snapshot = Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier)
-            var (space, chain) = try loadFreeSpace(snapshot)
-            let (pins, foreign) = writePins(base: meta)
-            space.release(pinned: pins)
-            // Only a slot of another process can belong to one that died: with none pinning
-            // there is nothing to reclaim (the usual case, a reader of this process, needs no
-            // liveness check).
-            if foreign && space.pendingPageCount > 0 && lockFile.reclaimDeadSlots() > 0 {
-                space.release(pinned: writePins(base: meta).pins)
-            }
+            let (space, chain) = try loadFreeSpace(snapshot)
+            // Pages freed by earlier commits become reusable when the commit lays out its
+            // pages (`WriteTransaction.releaseFreedPages`), not here: nothing allocates before.
             return WriteTransaction(engine: self, snapshot: snapshot, freeSpace: space, freeListPages: chain, serial: serial)
         } catch {
             writeLock.release()

@@ -39,6 +39,9 @@ public final class WriteTransaction: TransactionReading {
     /// `freeSpace.pagesMadePending` when the transaction began: what it freed of older
     /// versions is the growth from here.
     let pendingAtStart: UInt64
+    /// How many pending runs earlier commits left (`freeSpace.pending`): the ones
+    /// `releaseFreedPages` may release. The runs this transaction frees come after them.
+    let pendingRunsAtStart: Int
     let oldFreeListPages: [PageNumber]
     /// The free-list chain this transaction's commit writes, in chain order (set by `layOut`).
     @exclusivity(unchecked) var newFreeListPages: [PageNumber] = []
@@ -98,6 +101,7 @@ public final class WriteTransaction: TransactionReading {
         self.txid = snapshot.txid + 1
         self.freeSpace = freeSpace
         self.pendingAtStart = freeSpace.pagesMadePending
+        self.pendingRunsAtStart = freeSpace.pending.count
         self.oldFreeListPages = freeListPages
         self.arena = engine.takeArena()
         self.serial = serial

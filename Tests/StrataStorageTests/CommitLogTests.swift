@@ -84,6 +84,71 @@ import Testing
         #expect(try engine.verify().isHealthy)
     }
 
+    /// A commit releases freed pages only when it lays out its own (after the transaction's
+    /// changes), and never the pages it frees itself: the version it started from stays the
+    /// newest until it is published, and a reader that starts on it while the commit writes
+    /// its pages must find that version whole. (No reader is open when the commits lay out,
+    /// and the log's base is older than the pages they free, so no pin protects them.)
+    @Test func aReaderStartingWhileACommitWritesItsPagesSeesTheVersionBefore() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let disks = Disks()
+        let engineBox = Locked<StorageEngine?>(nil)
+        let expected = Locked<[[UInt8]: [UInt8]]>([:])
+        let checks = Locked<(armed: Bool, done: Int, failures: [String])>((false, 0, []))
+        var options = Self.options
+        options.failpoint = { step in
+            guard step == .afterDataWrite, checks.withLock({ $0.armed }), let engine = engineBox.withLock({ $0 }) else { return }
+            // The commit's pages are written, not yet published: a new reader gets the version
+            // before it.
+            var failure: String?
+            do {
+                let model = expected.withLock { $0 }
+                try engine.read { txn in
+                    let tree = try #require(try txn.tree(named: "t"))
+                    for (key, value) in model where try txn.value(forKey: key, in: tree) != value {
+                        failure = "key \(key) reads another value"
+                        break
+                    }
+                }
+            } catch {
+                failure = "reading the version before the commit: \(error)"
+            }
+            checks.withLock { state in
+                state.done += 1
+                if let failure { state.failures.append(failure) }
+            }
+        }
+        let engine = try disks.open(directory.file("lock"), options: options)
+        defer { engine.close() }
+        engineBox.withLock { $0 = engine }
+        var random = SplitMix64(seed: 21)
+        let keys = (0..<600).map { i in [UInt8]("key-\(i)".utf8) }
+        func value() -> [UInt8] { (0..<Int.random(in: 40...160, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        var model: [[UInt8]: [UInt8]] = [:]
+        try engine.write { txn in
+            let tree = try txn.createTree(named: "t")
+            for key in keys { let v = value(); model[key] = v; try txn.put(v, forKey: key, in: tree) }
+        }
+        // Logged commits, so that the log's base is older than the pages the next ones free.
+        func update() throws {
+            let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+            let v = value()
+            try engine.write { try $0.put(v, forKey: key, in: try $0.tree(named: "t")!) }
+            model[key] = v
+        }
+        for _ in 0..<20 { try update() }
+        checks.withLock { $0.armed = true }
+        for _ in 0..<60 {
+            expected.withLock { $0 = model }
+            try update()
+        }
+        let result = checks.withLock { $0 }
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        #expect(result.done == 60)
+        #expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
+        #expect(try engine.verify().isHealthy)
+    }
+
     /// A one-key logged commit writes its leaf, its branch, the catalog and its meta, which
     /// keeps the free list: four pages, not five (no free-list page). The free list comes
     /// back from the meta at the next open, and after a checkpoint anchors it.
