@@ -283,7 +283,8 @@ enum ValueDelta {
             return true
         }
 
-        while i < newCount {
+        // The last `minimumMatch - 1` bytes cannot start a match: they join the literal.
+        while i + minimumMatch <= newCount {
             // The current alignment first, then a few nearby ones (unrolled: no array per byte).
             var match = Int.min
             @inline(__always) func attempt(_ candidate: Int) -> Bool {
