@@ -341,6 +341,29 @@ public final class WriteTransaction: TransactionReading {
         redo.recordPut(tree: state.name, key: key, value: value, replacing: old)
     }
 
+    /// Stores a value of `length` bytes under `key` (replacing any), which `fill` lays out
+    /// straight where the value will live: the transaction's arena, or, for a value too long
+    /// for a leaf, its overflow run's page image. No buffer in between (the object store encodes
+    /// column chunks this way). `fill` gets exactly `length` bytes and must write all of them.
+    public func put(length: Int, forKey key: UnsafeRawBufferPointer, in tree: Tree,
+                    writing fill: (UnsafeMutableRawBufferPointer) -> Void) throws {
+        let state = try state(tree)
+        guard key.count > 0 && key.count <= maximumKeySize else {
+            throw StorageError.invalidKey(length: key.count, maximum: maximumKeySize)
+        }
+        let inline = PageLayout.leafCellHeader + key.count + length <= inlineLimit
+        let destination = inline
+            ? UnsafeMutableRawBufferPointer(start: arena.allocate(max(length, 1), alignment: 1), count: length)
+            : overflowImage(length: length)
+        fill(destination)
+        let value = UnsafeRawBufferPointer(destination)
+        let leaf = try leafNode(state, key)
+        let (index, found) = leaf.search(key)
+        let old = try store(LeafValue(bytes: value, overflowPage: 0, inOverflowImage: !inline), forKey: key, in: state,
+                            leaf: leaf, index: index, found: found)
+        redo.recordPut(tree: state.name, key: key, value: value, replacing: old)
+    }
+
     /// Stores `value` under `key` if the tree has no entry for `key`, and returns true; returns
     /// false and changes nothing if it has one. One descent where a `get` and a `put` take two
     /// (primary-key index entries of new objects).
@@ -374,10 +397,17 @@ public final class WriteTransaction: TransactionReading {
     @inline(__always) @discardableResult
     private func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in state: TreeState,
                      leaf: Node, index: Int, found: Bool) throws -> UnsafeRawBufferPointer? {
-        var replaced: UnsafeRawBufferPointer?
         let inline = PageLayout.leafCellHeader + key.count + value.count <= inlineLimit
         let stored = LeafValue(bytes: inline ? arena.copy(value) : overflowImage(value), overflowPage: 0, inOverflowImage: !inline)
-        let newSize = Node.leafEntrySize(key: key.count, value: value.count, inlineLimit: inlineLimit)
+        return try store(stored, forKey: key, in: state, leaf: leaf, index: index, found: found)
+    }
+
+    /// The rest of a put once the value is where it will live (`stored`).
+    @inline(__always)
+    private func store(_ stored: LeafValue, forKey key: UnsafeRawBufferPointer, in state: TreeState,
+                       leaf: Node, index: Int, found: Bool) throws -> UnsafeRawBufferPointer? {
+        var replaced: UnsafeRawBufferPointer?
+        let newSize = Node.leafEntrySize(key: key.count, value: stored.bytes.count, inlineLimit: inlineLimit)
         if found {
             let old = leaf.values[index]
             replaced = old.bytes
@@ -406,13 +436,19 @@ public final class WriteTransaction: TransactionReading {
     /// arena now and into an image at commit (cluster chunks of a bulk insert are mostly such
     /// values).
     private func overflowImage(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let length = PageLayout.overflowPages(length: value.count, pageSize: pageSize) * pageSize
-        let image = arena.allocate(length, alignment: 4096)
-        let start = image + PageLayout.headerSize
-        if let source = value.baseAddress { start.copyMemory(from: source, byteCount: value.count) }
-        let tail = PageLayout.headerSize + value.count
-        (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: length - tail)
-        return UnsafeRawBufferPointer(start: start, count: value.count)
+        let destination = overflowImage(length: value.count)
+        if let source = value.baseAddress, let start = destination.baseAddress { start.copyMemory(from: source, byteCount: value.count) }
+        return UnsafeRawBufferPointer(destination)
+    }
+
+    /// The place for a value of `length` bytes in a new overflow run's page image in the arena
+    /// (after the header; the image's tail past it zeroed).
+    private func overflowImage(length: Int) -> UnsafeMutableRawBufferPointer {
+        let pages = PageLayout.overflowPages(length: length, pageSize: pageSize) * pageSize
+        let image = arena.allocate(pages, alignment: 4096)
+        let tail = PageLayout.headerSize + length
+        (image + tail).initializeMemory(as: UInt8.self, repeating: 0, count: pages - tail)
+        return UnsafeMutableRawBufferPointer(start: image + PageLayout.headerSize, count: length)
     }
 
     /// Removes `key`; returns whether it was present.

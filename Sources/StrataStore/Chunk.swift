@@ -408,21 +408,43 @@ final class ColumnBuffer {
 
     /// The chunk's encoding.
     func encode(into out: inout [UInt8]) {
+        let length = encodedLength()
         out.removeAll(keepingCapacity: true)
-        var header: (UInt32, UInt8, UInt8, UInt8, UInt8) = (UInt32(count), width > 0 ? ChunkFormat.fixed : ChunkFormat.variable,
-                                                            UInt8(width), hasNulls ? 1 : 0, 0)
-        withUnsafeBytes(of: &header) { out.append(contentsOf: $0.prefix(ChunkFormat.headerSize)) }
+        out.append(contentsOf: repeatElement(0, count: length))
+        out.withUnsafeMutableBytes { encode(into: $0) }
+    }
+
+    /// The length of the chunk's encoding (a variable chunk drops its garbage bytes first, as
+    /// its encoding does).
+    func encodedLength() -> Int {
+        if width > 0 { return ChunkFormat.headerSize + (nulls == nil ? 0 : (count + 7) & ~7) + count * width }
+        if liveBytes < byteCount { compact() }
+        return ChunkFormat.headerSize + count * 8 + byteCount
+    }
+
+    /// Writes the chunk's encoding into `out`, which holds exactly `encodedLength()` bytes
+    /// (called just before): straight into the engine's page image for the value.
+    func encode(into out: UnsafeMutableRawBufferPointer) {
+        guard let base = out.baseAddress else { return }
+        require(out.count == encodedLength(), "a chunk's encoding must fill the bytes asked for")
+        base.storeBytes(of: UInt32(count).littleEndian, as: UInt32.self)
+        base.storeBytes(of: width > 0 ? ChunkFormat.fixed : ChunkFormat.variable, toByteOffset: 4, as: UInt8.self)
+        base.storeBytes(of: UInt8(width), toByteOffset: 5, as: UInt8.self)
+        base.storeBytes(of: hasNulls ? 1 : 0, toByteOffset: 6, as: UInt8.self)
+        base.storeBytes(of: 0, toByteOffset: 7, as: UInt8.self)
+        var at = ChunkFormat.headerSize
         if width > 0 {
             if let nulls {
-                out.append(contentsOf: UnsafeBufferPointer(start: nulls, count: count))
+                (base + at).copyMemory(from: nulls, byteCount: count)
                 let padded = (count + 7) & ~7
-                if padded > count { out.append(contentsOf: repeatElement(0, count: padded - count)) }
+                (base + at + count).initializeMemory(as: UInt8.self, repeating: 0, count: padded - count)
+                at += padded
             }
-            out.append(contentsOf: UnsafeRawBufferPointer(start: values, count: count * width))
+            if count > 0 { (base + at).copyMemory(from: values, byteCount: count * width) }
         } else {
-            if liveBytes < byteCount { compact() }
-            out.append(contentsOf: UnsafeRawBufferPointer(start: values, count: count * 8))
-            if byteCount > 0 { out.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: byteCount)) }
+            if count > 0 { (base + at).copyMemory(from: values, byteCount: count * 8) }
+            at += count * 8
+            if byteCount > 0, let bytes { (base + at).copyMemory(from: bytes, byteCount: byteCount) }
         }
     }
 }

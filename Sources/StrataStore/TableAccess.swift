@@ -1528,16 +1528,16 @@ package final class TableAccess {
                     }
                     continue
                 }
-                // Keys on the stack: no array per chunk.
-                cluster.keys.encode(into: &encodeScratch)
-                try encodeScratch.withUnsafeBytes { value in
-                    try TreeKey.withCluster(first, column: Cluster.keyColumn) { try write.put(value, forKey: $0, in: tree) }
+                // Keys on the stack; each chunk encoded straight where the engine keeps the
+                // value (for most chunks, its overflow page image): no buffer in between.
+                let keys = cluster.keys
+                try TreeKey.withCluster(first, column: Cluster.keyColumn) { key in
+                    try write.put(length: keys.encodedLength(), forKey: key, in: tree) { keys.encode(into: $0) }
                 }
                 for (index, buffer) in cluster.columns.enumerated() {
                     guard let buffer else { continue }
-                    buffer.encode(into: &encodeScratch)
-                    try encodeScratch.withUnsafeBytes { value in
-                        try TreeKey.withCluster(first, column: columnIDs[index]) { try write.put(value, forKey: $0, in: tree) }
+                    try TreeKey.withCluster(first, column: columnIDs[index]) { key in
+                        try write.put(length: buffer.encodedLength(), forKey: key, in: tree) { buffer.encode(into: $0) }
                     }
                 }
             }
