@@ -95,24 +95,36 @@ struct RedoRecorder {
             bytes = []
             return
         }
-        bytes.append(kind.rawValue)
-        name.withUTF8 { name in
-            append(UInt16(name.count))
-            bytes.append(contentsOf: name)
+        // The operation's bytes are made room for at once and written in place (an `append`
+        // per field cost more than the fields: a put's record is written on every commit).
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: added))
+        bytes.withUnsafeMutableBytes { record in
+            guard let base = record.baseAddress else { return }
+            var at = start
+            func put<T: FixedWidthInteger>(_ value: T) {
+                base.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self)
+                at += MemoryLayout<T>.size
+            }
+            func put(_ field: UnsafeRawBufferPointer) {
+                if let source = field.baseAddress, field.count > 0 { (base + at).copyMemory(from: source, byteCount: field.count) }
+                at += field.count
+            }
+            put(kind.rawValue)
+            name.withUTF8 { name in
+                put(UInt16(name.count))
+                put(UnsafeRawBufferPointer(name))
+            }
+            if let key {
+                put(UInt32(key.count))
+                put(key)
+            }
+            if let patchedLength { put(UInt32(patchedLength)) }
+            if let value {
+                put(UInt32(value.count))
+                put(value)
+            }
         }
-        if let key {
-            append(UInt32(key.count))
-            bytes.append(contentsOf: key)
-        }
-        if let patchedLength { append(UInt32(patchedLength)) }
-        if let value {
-            append(UInt32(value.count))
-            bytes.append(contentsOf: value)
-        }
-    }
-
-    private mutating func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Where a savepoint returns to.
