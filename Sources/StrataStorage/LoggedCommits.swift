@@ -143,6 +143,8 @@ extension StorageEngine {
             try log.write(image, at: position.offset, failpoint: failpoint)
             log.file.startWriting(at: position.offset, length: UInt64(image.count))
             meta = try writeLogged(transaction, at: position, length: length, failpoint: failpoint)
+            // Work the caller would do after the sync, done while the disk writes the record.
+            if transaction.readsAfterCommit { transaction.readAfterCommit = try? openRead(committing: meta) }
             try log.synchronize(failpoint: failpoint)
         } catch {
             // The record may have reached the log, even the disk: a commit reported as failed

@@ -586,6 +586,23 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
+    /// A read transaction on the version `meta` describes, which the calling writer is about to
+    /// publish (a logged commit opens it while the disk writes its record, so that its caller
+    /// need not begin one after the sync: `WriteTransaction.readsAfterCommit`). Pinning a
+    /// version not yet published holds back nothing older; the transaction is used only once
+    /// the commit is published, and closed if it is not.
+    func openRead(committing meta: MetaPage) throws -> ReadTransaction {
+        let serial = try beginTransaction()
+        do {
+            let slot = try lockFile.acquireSlot()
+            lockFile.pin(slot: slot, txid: meta.txid)
+            return ReadTransaction(engine: self, snapshot: Snapshot(base: base, pageSize: pageSize, meta: meta, verifier: verifier), slot: slot, serial: serial)
+        } catch {
+            endTransaction()
+            throw error
+        }
+    }
+
     /// Starts a read transaction on the version `other` reads, which must still be open (its
     /// pin keeps that version's pages from reuse while the new one pins it too). Frozen
     /// snapshots use this to keep the version of the instance they were taken from.

@@ -81,6 +81,13 @@ public final class WriteTransaction: TransactionReading {
     @exclusivity(unchecked) var redo = RedoRecorder()
     /// The version this transaction's commit made, once it wrote one (`committedTree`).
     private var committedAs: UInt64?
+    /// Ask the commit for a read transaction on the version it makes (`takeReadAfterCommit`):
+    /// a logged commit opens it while the disk writes its record, instead of the caller
+    /// beginning one after the sync.
+    public var readsAfterCommit = false
+    /// The read transaction a logged commit opened on its version (`readsAfterCommit`); closed
+    /// by `finish` if the commit made no version.
+    var readAfterCommit: ReadTransaction?
     /// The tree states as the commit left them (roots laid out), kept by `finish` after a
     /// commit that made a version.
     private var committedStates: [TreeState] = []
@@ -146,6 +153,14 @@ public final class WriteTransaction: TransactionReading {
         committedAs = txid
     }
 
+    /// After a commit that made a version: a read transaction on that version, if the commit
+    /// opened one (`readsAfterCommit`; logged commits do), once. Nil otherwise: begin one.
+    public func takeReadAfterCommit() -> ReadTransaction? {
+        guard committedAs != nil else { return nil }
+        defer { readAfterCommit = nil }
+        return readAfterCommit
+    }
+
     /// Discards every change and releases the write lock.
     public func rollback() {
         guard isOpen else { return }
@@ -156,6 +171,10 @@ public final class WriteTransaction: TransactionReading {
         isOpen = false
         generation.bump()
         dirty.removeAll()
+        if committedAs == nil, let read = readAfterCommit {
+            readAfterCommit = nil
+            read.close()
+        }
         if committedAs != nil {
             swap(&committedStates, &states)
             arena.keepStaged(version: txid)

@@ -346,6 +346,7 @@ public final class StoreSession {
             } else {
                 first = try appendLog(insertsOnlyLogEntry() ?? pendingChanges().encoded(), in: write)
             }
+            write.readsAfterCommit = true
             try write.commit()
         } catch {
             logFirst = nil
@@ -367,7 +368,14 @@ public final class StoreSession {
         if let pendingSchema { store.publish(pendingSchema) }
         pendingSchema = nil
         transactionChanged()
-        try refreshAfterWrite()
+        // The version the commit made, read from a transaction the commit opened while the
+        // disk wrote its record; without one, the newest version.
+        if let next = write.takeReadAfterCommit() {
+            read?.close()
+            read = next
+        } else {
+            try refreshAfterWrite()
+        }
     }
 
     /// Prepares the write transaction's commit and detaches it from the session, so that the

@@ -84,6 +84,49 @@ import Testing
         #expect(try engine.verify().isHealthy)
     }
 
+    /// A logged commit asked for it opens a read transaction on the version it makes while
+    /// the disk writes its record: exactly that version, handed over once. A commit that fails
+    /// after opening it (at the log's sync, or after it) closes it: no slot stays pinned.
+    @Test(arguments: [CommitStep.beforeLogSync, .afterLogSync])
+    func aLoggedCommitOpensTheReadOfItsVersion(failingAt step: CommitStep) throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let failpoint = StepFailpoint()
+        let engine = try Disks().open(directory.file("lock"), options: failpoint.options(Self.options))
+        defer { engine.close() }
+        try engine.write { try $0.put([0], forKey: [0], in: try $0.createTree(named: "t")) }
+        try engine.write { try $0.put([1], forKey: [1], in: try $0.tree(named: "t")!) }
+        let readers = engine.activeReaderCount
+
+        let committing = try engine.beginWrite()
+        committing.readsAfterCommit = true
+        try committing.put([2], forKey: [2], in: try committing.tree(named: "t")!)
+        try committing.commit()
+        #expect(engine.state.withLock { $0.latestMeta.isLogged })
+        let read = try #require(committing.takeReadAfterCommit())
+        #expect(committing.takeReadAfterCommit() == nil, "handed over once")
+        #expect(read.version == committing.committingVersion && read.version == engine.latestVersion)
+        #expect(try read.value(forKey: [2], in: try #require(try read.tree(named: "t"))) == [2])
+        #expect(engine.activeReaderCount == readers + 1)
+        read.close()
+        #expect(engine.activeReaderCount == readers)
+
+        failpoint.arm(step)
+        let failing = try engine.beginWrite()
+        failing.readsAfterCommit = true
+        try failing.put([3], forKey: [3], in: try failing.tree(named: "t")!)
+        #expect(throws: StorageError.failpoint(step.rawValue)) { try failing.commit() }
+        failpoint.disarm()
+        #expect(failing.takeReadAfterCommit() == nil)
+        #expect(engine.activeReaderCount == readers, "the failed commit's read is closed")
+        #expect(engine.latestVersion == committing.committingVersion)
+        // Without asking, a commit opens none.
+        let plain = try engine.beginWrite()
+        try plain.put([4], forKey: [4], in: try plain.tree(named: "t")!)
+        try plain.commit()
+        #expect(plain.takeReadAfterCommit() == nil)
+        #expect(engine.activeReaderCount == readers)
+    }
+
     /// A commit releases freed pages only when it lays out its own (after the transaction's
     /// changes), and never the pages it frees itself: the version it started from stays the
     /// newest until it is published, and a reader that starts on it while the commit writes
