@@ -83,7 +83,7 @@ public final class WriteTransaction: TransactionReading {
     private var committedAs: UInt64?
     /// Ask the commit for a read transaction on the version it makes (`takeReadAfterCommit`):
     /// a logged commit opens it while the disk writes its record, instead of the caller
-    /// beginning one after the sync.
+    /// beginning one after the sync. One not taken closes when this transaction goes away.
     public var readsAfterCommit = false
     /// The read transaction a logged commit opened on its version (`readsAfterCommit`); closed
     /// by `finish` if the commit made no version.
