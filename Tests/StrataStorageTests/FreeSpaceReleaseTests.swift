@@ -53,6 +53,39 @@ struct FreeSpaceReleaseTests {
         }
     }
 
+    /// A commit releases only the runs earlier commits left (`release(pinned:runs:)`, as
+    /// `WriteTransaction.releaseFreedPages` does at layout): the ones its own transaction freed
+    /// after them stay pending, in order, whatever the pins say, and the next release sees
+    /// them like any other.
+    @Test func aLimitedReleaseLeavesTheRunsAfterTheLimitPending() {
+        var generator = SplitMix64(seed: 8)
+        var space = FreeSpace(pageCount: 10_000)
+        var txid: UInt64 = 100
+        var pins: [UInt64] = [50]
+        var nextPage: UInt64 = 3
+        func freeSome() {
+            for _ in 0..<Int(generator.next() % 4 + 1) {
+                let birth = generator.next() % 2 == 0 ? UInt64(generator.next() % 50) : txid - 1
+                let count = generator.next() % 3 + 1
+                space.free(start: nextPage, count: count, birth: birth, death: txid)
+                nextPage += count + (generator.next() % 3 == 0 ? 1 : 0)
+            }
+        }
+        for round in 0..<400 {
+            let earlier = space.pending.count
+            // This transaction's frees, after the runs earlier commits left.
+            freeSome()
+            let own = Array(space.pending[earlier...])
+            if round % 37 == 36 { pins = pins.isEmpty ? [UInt64(generator.next() % 60)] : [] }
+            let want = expected(Array(space.pending[..<earlier]), runs: space.runs, pinned: pins)
+            let kept = space.release(pinned: pins, runs: earlier)
+            #expect(kept == want.pending.count, "round \(round)")
+            #expect(space.runs == want.runs, "round \(round)")
+            #expect(space.pending == want.pending + own, "round \(round): the transaction's own runs stay, after the kept ones")
+            txid += 1
+        }
+    }
+
     @Test func aRunBetweenTwoNeighboursJoinsThemAll() {
         var space = FreeSpace(pageCount: 100)
         space.free(start: 10, count: 2, birth: 5, death: 5)
