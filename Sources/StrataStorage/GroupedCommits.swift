@@ -107,24 +107,7 @@ extension StorageEngine {
         let foreign = lockFile.appendPinnedVersions(to: &pins)
         state.withLock { state in pins.append(contentsOf: state.group.pins) }
         if base.isLogged { pins.append(base.syncedThrough) }
-        // Sorted in place (a handful of versions), then repeats dropped.
-        if pins.count > 1 {
-            for i in 1..<pins.count {
-                let item = pins[i]
-                var j = i
-                while j > 0 && pins[j - 1] > item {
-                    pins[j] = pins[j - 1]
-                    j -= 1
-                }
-                if j != i { pins[j] = item }
-            }
-            var unique = 1
-            for i in 1..<pins.count where pins[i] != pins[unique - 1] {
-                pins[unique] = pins[i]
-                unique += 1
-            }
-            while pins.count > unique { pins.removeLast() }
-        }
+        LockFile.sortDroppingRepeats(&pins)
         return (pins, foreign)
     }
 

@@ -299,16 +299,10 @@ final class LockFile: @unchecked Sendable {
     /// The version of every pinned slot (in every process), sorted, with repeats.
     func pins() -> [UInt64] {
         var versions: [UInt64] = []
-        for slot in 0..<usedSlots {
-            let address = slotAddress(slot)
-            guard strata_atomic_load_u64(address) != 0 else { continue }
-            let txid = strata_atomic_load_u64(address + 8)
-            if txid != Self.unpinned { versions.append(txid) }
-        }
+        _ = appendPinnedVersions(to: &versions)
         return versions.sorted()
     }
 
-    /// The versions pinned by live readers, sorted, without duplicates.
     /// Slots at or past this index have never been claimed.
     private var usedSlots: Int { min(slotCount, Int(strata_atomic_load_u64(mapping + 40))) }
 
@@ -341,20 +335,37 @@ final class LockFile: @unchecked Sendable {
         return oldest
     }
 
+    /// The versions pinned by live readers, sorted, without repeats.
     func pinnedVersions() -> [UInt64] {
         var versions: [UInt64] = []
-        for slot in 0..<usedSlots {
-            let address = slotAddress(slot)
-            guard strata_atomic_load_u64(address) != 0 else { continue }
-            let txid = strata_atomic_load_u64(address + 8)
-            if txid != Self.unpinned { versions.append(txid) }
+        _ = appendPinnedVersions(to: &versions)
+        Self.sortDroppingRepeats(&versions)
+        return versions
+    }
+
+    /// Sorts `versions` in place and drops repeats, without a second array (a writer's pins
+    /// are a handful: an insertion sort; many, the library's sort).
+    static func sortDroppingRepeats(_ versions: inout [UInt64]) {
+        guard versions.count > 1 else { return }
+        if versions.count > 32 {
+            versions.sort()
+        } else {
+            for i in 1..<versions.count {
+                let item = versions[i]
+                var j = i
+                while j > 0 && versions[j - 1] > item {
+                    versions[j] = versions[j - 1]
+                    j -= 1
+                }
+                if j != i { versions[j] = item }
+            }
         }
-        if versions.count < 2 { return versions }
-        versions.sort()
-        var unique: [UInt64] = []
-        unique.reserveCapacity(versions.count)
-        for v in versions where unique.last != v { unique.append(v) }
-        return unique
+        var unique = 1
+        for i in 1..<versions.count where versions[i] != versions[unique - 1] {
+            versions[unique] = versions[i]
+            unique += 1
+        }
+        while versions.count > unique { versions.removeLast() }
     }
 
     /// Number of slots holding a pinned version (in every process).
