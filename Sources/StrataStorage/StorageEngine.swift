@@ -919,12 +919,14 @@ public final class StorageEngine: @unchecked Sendable {
     /// commits always write: when stores were also allowed on ext4, a stored page dirtied its
     /// whole large folio, which made the syncs that follow at once write back far more.
     /// `pages` is sorted in place (a transaction's list of written pages: nothing reads its
-    /// order afterwards); `extra` (a logged commit's meta) joins the stretch it continues;
-    /// `buffers` is where the runs are gathered (the arena's, kept between transactions).
+    /// order afterwards); `extra` (a logged commit's meta) is written with them and taken out
+    /// again; `buffers` is where the runs are gathered (the arena's, kept between transactions).
     func writePages(_ pages: inout [WriteTransaction.DirtyPage], plus extra: WriteTransaction.DirtyPage? = nil, inPlace: Bool = false,
                     buffers: inout [UnsafeRawBufferPointer]) throws {
         // Sorted in place: a commit's pages come mostly in ascending order (taken from one
         // stretch), which an insertion sort handles in one pass; large sets sort.
+        if let extra { pages.append(extra) }
+        defer { if let extra, let at = pages.firstIndex(where: { $0.page == extra.page }) { pages.remove(at: at) } }
         if pages.count > 64 {
             pages.sort { $0.page < $1.page }
         } else if pages.count > 1 {
@@ -938,45 +940,31 @@ public final class StorageEngine: @unchecked Sendable {
                 if j != i { pages[j] = item }
             }
         }
-        // The runs, `extra` merged in where it falls. One vector for every run, emptied
-        // without `removeAll`, which goes through an unspecialised `replaceSubrange`.
-        buffers.reserveCapacity(pages.count + 1)
+        // One vector for every run (emptied without `removeAll`, which goes through an
+        // unspecialised `replaceSubrange`).
+        buffers.reserveCapacity(pages.count)
         var index = 0
-        var pending = extra
-        var end: UInt64 = 0
-        /// The next page in order (from `pages` or `extra`), taken if `page` is nil or it starts there.
-        func take(at page: UInt64?) -> WriteTransaction.DirtyPage? {
-            let fromList = index < pages.count ? pages[index] : nil
-            let next: WriteTransaction.DirtyPage?
-            let isExtra: Bool
-            if let p = pending, fromList.map({ p.page < $0.page }) ?? true { (next, isExtra) = (p, true) } else { (next, isExtra) = (fromList, false) }
-            guard let next, page == nil || next.page == page else { return nil }
-            if isExtra { pending = nil } else { index += 1 }
-            end = max(end, next.page + UInt64(next.pages))
-            return next
-        }
-        while let first = take(at: nil) {
+        while index < pages.count {
+            let start = pages[index].page
+            var next = start
             while !buffers.isEmpty { buffers.removeLast() }
-            var run = first
-            var next = first.page
-            while true {
-                buffers.append(UnsafeRawBufferPointer(start: run.image, count: run.pages * pageSize))
-                next += UInt64(run.pages)
-                guard let following = take(at: next) else { break }
-                run = following
+            while index < pages.count && pages[index].page == next {
+                buffers.append(UnsafeRawBufferPointer(start: pages[index].image, count: pages[index].pages * pageSize))
+                next += UInt64(pages[index].pages)
+                index += 1
             }
             // Stored through the writable mapping where asked for and the file allows it
             // (pages written before: no system call), otherwise one gathering write.
-            let start = first.page * UInt64(pageSize)
-            if !inPlace || !file.writeInPlace(buffers, at: start) {
-                if buffers.count == 1 { try file.write(buffers[0], at: start) } else { try file.write(buffers, at: start) }
+            let offset = start * UInt64(pageSize)
+            if !inPlace || !file.writeInPlace(buffers, at: offset) {
+                if buffers.count == 1 { try file.write(buffers[0], at: offset) } else { try file.write(buffers, at: offset) }
             }
         }
         // The file now reaches at least the end of the last run, so publishing a commit that
         // grew it need not ask the file system (on Linux a stat also makes the next write's
         // timestamp fine-grained, and on ext4 without a journal the log's sync then writes the
         // inode-table block the database file shares with it).
-        if end > 0 { noteWritten(through: end * UInt64(pageSize)) }
+        if let last = pages.last { noteWritten(through: (last.page + UInt64(last.pages)) * UInt64(pageSize)) }
     }
 
     // MARK: Waiting for commits
