@@ -28,24 +28,33 @@ struct FreeSpaceReleaseTests {
         return (merged, kept)
     }
 
-    @Test func repeatedReleasesUnderTheSamePinsMatchAFullPass() {
-        var generator = SplitMix64(seed: 7)
-        var space = FreeSpace(pageCount: 10_000)
+    /// Commits of a model: each frees one to four runs of one to three pages, some born before
+    /// the pin (they stay pending), some just before the freeing commit; sometimes with a gap
+    /// after them, sometimes running on, so merges happen on both sides.
+    private struct Commits {
+        var generator: SplitMix64
         var txid: UInt64 = 100
-        var pins: [UInt64] = [50]
         var nextPage: UInt64 = 3
-        for round in 0..<400 {
-            // Each "commit" frees a few pages: some born before the pin (kept), some after.
+
+        mutating func free(into space: inout FreeSpace) {
             for _ in 0..<Int(generator.next() % 4 + 1) {
                 let birth = generator.next() % 2 == 0 ? UInt64(generator.next() % 50) : txid - 1
                 let count = generator.next() % 3 + 1
                 space.free(start: nextPage, count: count, birth: birth, death: txid)
-                // Sometimes leave a gap, sometimes run on, so merges happen on both sides.
                 nextPage += count + (generator.next() % 3 == 0 ? 1 : 0)
             }
             txid += 1
+        }
+    }
+
+    @Test func repeatedReleasesUnderTheSamePinsMatchAFullPass() {
+        var commits = Commits(generator: SplitMix64(seed: 7))
+        var space = FreeSpace(pageCount: 10_000)
+        var pins: [UInt64] = [50]
+        for round in 0..<400 {
+            commits.free(into: &space)
             // The pins change now and then (a reader comes or goes).
-            if round % 37 == 36 { pins = pins.isEmpty ? [UInt64(generator.next() % 60)] : [] }
+            if round % 37 == 36 { pins = pins.isEmpty ? [UInt64(commits.generator.next() % 60)] : [] }
             let want = expected(space.pending, runs: space.runs, pinned: pins)
             space.release(pinned: pins)
             #expect(space.runs == want.runs, "round \(round)")
@@ -58,31 +67,20 @@ struct FreeSpaceReleaseTests {
     /// after them stay pending, in order, whatever the pins say, and the next release sees
     /// them like any other.
     @Test func aLimitedReleaseLeavesTheRunsAfterTheLimitPending() {
-        var generator = SplitMix64(seed: 8)
+        var commits = Commits(generator: SplitMix64(seed: 8))
         var space = FreeSpace(pageCount: 10_000)
-        var txid: UInt64 = 100
         var pins: [UInt64] = [50]
-        var nextPage: UInt64 = 3
-        func freeSome() {
-            for _ in 0..<Int(generator.next() % 4 + 1) {
-                let birth = generator.next() % 2 == 0 ? UInt64(generator.next() % 50) : txid - 1
-                let count = generator.next() % 3 + 1
-                space.free(start: nextPage, count: count, birth: birth, death: txid)
-                nextPage += count + (generator.next() % 3 == 0 ? 1 : 0)
-            }
-        }
         for round in 0..<400 {
             let earlier = space.pending.count
             // This transaction's frees, after the runs earlier commits left.
-            freeSome()
+            commits.free(into: &space)
             let own = Array(space.pending[earlier...])
-            if round % 37 == 36 { pins = pins.isEmpty ? [UInt64(generator.next() % 60)] : [] }
+            if round % 37 == 36 { pins = pins.isEmpty ? [UInt64(commits.generator.next() % 60)] : [] }
             let want = expected(Array(space.pending[..<earlier]), runs: space.runs, pinned: pins)
             let kept = space.release(pinned: pins, runs: earlier)
             #expect(kept == want.pending.count, "round \(round)")
             #expect(space.runs == want.runs, "round \(round)")
             #expect(space.pending == want.pending + own, "round \(round): the transaction's own runs stay, after the kept ones")
-            txid += 1
         }
     }
 
