@@ -149,9 +149,9 @@ final class Arena {
     }
 
     func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard bytes.count > 0, let source = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard bytes.count > 0, bytes.baseAddress != nil else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let destination = allocate(bytes.count, alignment: 1)
-        destination.copyMemory(from: source, byteCount: bytes.count)
+        copyShort(destination, bytes)  // keys mostly: no `memmove` call for 16 bytes or fewer
         return UnsafeRawBufferPointer(start: destination, count: bytes.count)
     }
 

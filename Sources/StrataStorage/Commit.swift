@@ -447,25 +447,6 @@ extension WriteTransaction {
     }
 }
 
-/// Copies `bytes` to `destination`: up to 16 bytes (most keys and many values) with two
-/// overlapping loads and stores instead of a call to `memmove`.
-@inline(__always)
-private func copyShort(_ destination: UnsafeMutableRawPointer, _ bytes: UnsafeRawBufferPointer) {
-    let n = bytes.count
-    guard n > 0, let source = bytes.baseAddress else { return }
-    if n >= 8 && n <= 16 {
-        destination.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
-        (destination + n - 8).storeBytes(of: (source + n - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
-    } else if n >= 4 && n < 8 {
-        destination.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
-        (destination + n - 4).storeBytes(of: (source + n - 4).loadUnaligned(as: UInt32.self), as: UInt32.self)
-    } else if n < 4 {
-        for i in 0..<n { destination.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
-    } else {
-        destination.copyMemory(from: source, byteCount: n)
-    }
-}
-
 /// The pages `spill` wrote for one node, as (first key, page): nearly always one, which is kept
 /// inline so that a commit of one path allocates no array per node it writes.
 struct SpilledPages {
