@@ -61,6 +61,8 @@ public protocol StorageFile: AnyObject, Sendable {
 }
 
 extension StorageFile {
+    /// Writes one buffer through the gathering `write(_:at:)` (an implementation without a
+    /// single-buffer path of its own).
     public func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws { try write([buffer], at: offset) }
 
     /// Does nothing: files that cannot start a write-back early leave it to `synchronize()`.
