@@ -187,7 +187,10 @@ public struct Database {
 
     /// Creates a managed object from a dictionary of property values, an array in property
     /// order, or another object, and returns it. Properties the value does not name keep their
-    /// declared initial values (for a new object) or are left alone (for an updated one).
+    /// declared initial values (for a new object) or are left alone (for an updated one). An
+    /// array must give exactly one value per persisted property, in declaration order, as in
+    /// RealmSwift; any other count stops the process with a message naming both counts (use a
+    /// dictionary to give only some properties).
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         core.verifyWrite("create(_:value:update:)")

@@ -83,7 +83,7 @@ extension Database {
         } else if let dictionary = value as? [String: Any] {
             given = dictionary.mapValues { Optional($0) }
         } else if let array = value as? [Any] {
-            require(array.count <= schema.properties.count, "dynamicCreate: '\(typeName)' has \(schema.properties.count) properties; the array gives \(array.count) values.")
+            require(array.count == schema.properties.count, "dynamicCreate: '\(typeName)' has \(schema.properties.count) properties; the array gives \(array.count) values. An array must give one value per property, in order (use a dictionary to give only some).")
             given = Dictionary(uniqueKeysWithValues: zip(schema.properties.map(\.name), array.map { Optional($0) }))
         } else {
             fatalError("dynamicCreate: give '\(typeName)' its values as a [String: Any] dictionary or an array in property order, not \(type(of: value)).")

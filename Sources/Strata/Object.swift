@@ -70,7 +70,9 @@ open class Object: CustomStringConvertible {
     public required init() {}
 
     /// Creates an unmanaged object from a dictionary of property values, an array of values
-    /// in property order, or another object with the same property names.
+    /// in property order, or another object with the same property names. An array gives
+    /// exactly one value per persisted property (as in RealmSwift); any other count stops the
+    /// process with a message naming both counts.
     public convenience init(value: Any) {
         self.init()
         do {

@@ -470,8 +470,8 @@ enum AggregateValue {
     static func convert<T: _PersistableInsideOptional>(_ value: StoreValue) -> T? {
         if value.isNull { return nil }
         switch (T._strataKind, value) {
-        case (.int, .double(let v)): return T._strataLoad(.int(Int64(v.rounded(.towardZero))), nil)
-        case (.int, .float(let v)): return T._strataLoad(.int(Int64(v.rounded(.towardZero))), nil)
+        case (.int, .double(let v)): return integer(v).flatMap { T._strataLoad(.int($0), nil) }
+        case (.int, .float(let v)): return integer(Double(v)).flatMap { T._strataLoad(.int($0), nil) }
         case (.double, .int(let v)): return T._strataLoad(.double(Double(v)), nil)
         case (.double, .float(let v)): return T._strataLoad(.double(Double(v)), nil)
         case (.float, .double(let v)): return T._strataLoad(.float(Float(v)), nil)
@@ -481,5 +481,14 @@ enum AggregateValue {
         case (.double, .decimal128(let v)): return T._strataLoad(.double(v.doubleValue), nil)
         default: return T._strataLoad(value, nil)
         }
+    }
+
+    /// A double as an integer, truncated toward zero; the nearest end of Int64's range for a
+    /// value beyond it; nil for NaN, which no integer stands for.
+    static func integer(_ value: Double) -> Int64? {
+        if value.isNaN { return nil }
+        if value >= 0x1p63 { return .max }
+        if value < -0x1p63 { return .min }
+        return Int64(value.rounded(.towardZero))
     }
 }

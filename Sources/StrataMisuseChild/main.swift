@@ -507,6 +507,13 @@ do {
             database.dynamicCreate("Flat", value: [:])
         }
 
+    case "create-short-array":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            misusing()
+            database.create(Person.self, value: [7, "Ann"])
+        }
+
     default:
         fail("unknown case '\(misuse)'")
     }

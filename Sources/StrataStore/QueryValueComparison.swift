@@ -119,11 +119,15 @@ enum QueryValueComparison {
         }
     }
 
-    /// Compares an integer with a double exactly (no rounding of large integers).
+    /// Compares an integer with a double exactly (no rounding of large integers): -1, 0 or 1
+    /// as `x` is less than, equal to or greater than `y`; nil when `y` is NaN.
     static func compareIntDouble(_ x: Int64, _ y: Double) -> Int? {
         if y.isNaN { return nil }
-        if y >= 9.3e18 { return -1 }
-        if y <= -9.3e18 { return 1 }
+        // Every Int64 lies in [-2^63, 2^63): a double outside it (infinities included) is
+        // beyond every integer, and one inside it converts to Int64 without trapping once
+        // rounded down (-2^63 itself is an Int64; the largest double below 2^63 is too).
+        if y >= 0x1p63 { return -1 }
+        if y < -0x1p63 { return 1 }
         let whole = y.rounded(.down)
         let wholeInt = Int64(whole)
         if x < wholeInt { return -1 }

@@ -96,6 +96,9 @@ import Testing
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),
         Misuse(name: "objects-of-dynamic-object", message: "DynamicObject names no type: use dynamicObjects(_:)"),
         Misuse(name: "typed-query-on-dynamic-objects", message: "Key paths cannot name a DynamicObject's properties"),
+        // Values.
+        Misuse(name: "create-short-array",
+               message: "Invalid array input: 2 values given for 'Person', which has 3 properties; an array must give one value per property"),
     ]
 
     @Test(arguments: misuses)
