@@ -141,14 +141,18 @@ extension StorageEngine {
                 // generation a checkpoint ended). Records naming the recovered state as their
                 // base mean one did, and its first record is damaged: they are nearby when
                 // only that record is, anywhere if the first block holds something else.
-                var candidates = head.records
-                if !head.firstBlockZero {
-                    candidates = try log.records(startingIn: 0..<(try log.file.size())).records
-                }
-                candidates = candidates.filter { $0.header.baseTxid == recovered.txid && $0.header.txid > recovered.txid }
-                if !candidates.isEmpty {
+                // (Once some are found, all of them are counted.)
+                func candidates(in records: [CommitLog.Record]) throws -> [CommitLog.Record] {
+                    let named = records.filter { $0.header.baseTxid == recovered.txid && $0.header.txid > recovered.txid }
+                    guard !named.isEmpty else { return [] }
                     let salt = Self.generationSalt(baseTxid: recovered.txid, baseChecksum: try baseChecksum())
-                    let found = candidates.filter { $0.header.salt == salt }
+                    return named.filter { $0.header.salt == salt }
+                }
+                var found = try candidates(in: head.records)
+                if !head.firstBlockZero || !found.isEmpty {
+                    found = try candidates(in: try log.records(startingIn: 0..<(try log.file.size())).records)
+                }
+                if !found.isEmpty {
                     if let newest = found.map(\.header.txid).max() {
                         damage.found(through: newest, "the record of version \(recovered.txid + 1) is damaged or out of place, and \(found.count) valid later record\(found.count == 1 ? "" : "s") of its generation follow")
                     }
