@@ -336,6 +336,28 @@ import Testing
         #expect(try EngineModel.read(from: engine) == sample.models[sample.newest])
     }
 
+    /// A record's length claim counts only when intact; a record without one (written by an
+    /// older build, or filling its last block) still replays.
+    @Test func lengthClaimsCountOnlyWhenIntact() throws {
+        func claim(bodyLength: Int, logLength: UInt64?, flipping byte: Int? = nil) throws -> UInt64? {
+            let header = CommitLog.Header(salt: 7, txid: 3, baseTxid: 2, baseChecksum: 0, length: CommitLog.headerSize + bodyLength)
+            let padded = CommitLog.paddedLength(header.length)
+            let image = UnsafeMutableRawPointer.allocate(byteCount: padded, alignment: 4096)
+            defer { image.deallocate() }
+            CommitLog.encode(header, body: [UInt8](repeating: 1, count: bodyLength), logLength: logLength, into: image)
+            var bytes = Array(UnsafeRawBufferPointer(start: image, count: padded)) + [UInt8](repeating: 0, count: 4096)
+            if let byte { bytes[byte] ^= 0x10 }
+            let generation = try CommitLog(file: SimulatedDisk(image: bytes)).readGeneration()
+            return generation.map { $0.records.count == 1 ? $0.claimedLength : UInt64.max }
+        }
+        #expect(try claim(bodyLength: 10, logLength: 4 << 20) == 4 << 20)
+        #expect(try claim(bodyLength: 5_000, logLength: 1 << 20) == 1 << 20)
+        #expect(try claim(bodyLength: 10, logLength: 4 << 20, flipping: 4096 - 16) == 0, "a damaged claim is ignored")
+        #expect(try claim(bodyLength: 10, logLength: 4 << 20, flipping: 4096 - 3) == 0, "a damaged claim is ignored")
+        #expect(try claim(bodyLength: 10, logLength: nil) == 0)
+        #expect(try claim(bodyLength: 4096 - CommitLog.headerSize - 8, logLength: 4 << 20) == 0, "no room for a claim")
+    }
+
     /// A missing log, where the lock file shows a logged commit was published from it (the
     /// writer was killed and the log deleted): refused, naming the recovery option.
     @Test func aMissingLogWithPublishedCommitsIsRefused() throws {
