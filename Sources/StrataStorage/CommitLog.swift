@@ -12,7 +12,8 @@
 // Generations. The log holds one *generation*: the records of consecutive logged commits that
 // all start from one durable state, the generation's *base* (an anchor or record that was
 // synced). The first record sits at offset 0 and names the base (its txid and its meta's
-// checksum); every record carries the generation's random salt and the next txid, and records
+// checksum); every record carries the generation's salt (derived from the base: see
+// `StorageEngine.generationSalt`) and the next txid, and records
 // follow each other block-aligned. A later logged commit in any process continues the
 // generation: its base meta carries the salt and where the next record goes. A commit that is
 // not logged (too large, or the log is full) is a two-sync anchor that makes everything
