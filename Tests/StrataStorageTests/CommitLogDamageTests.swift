@@ -358,6 +358,77 @@ import Testing
         #expect(try claim(bodyLength: 4096 - CommitLog.headerSize - 8, logLength: 4 << 20) == 0, "no room for a claim")
     }
 
+    /// A real writer process, SIGKILLed after logged commits, its files then damaged: a record
+    /// zeroed in the middle of its log is refused; its last record zeroed is refused too when
+    /// the lock file shows that commit was published (otherwise it was still in flight, and
+    /// the version before it is what the writer last reported). The recovery option opens at
+    /// exactly the last good version.
+    @Test func aKilledWriterProcessesDamagedLogIsRefused() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("killed.strata")
+        let seed: UInt64 = 0x10_6DA3
+        let child = try Child("write-forever", path, "\(seed)")
+        var printed: UInt64 = 0
+        while printed < 12 {
+            if let version = UInt64(try child.readLine()) { printed = version }
+        }
+        child.kill()
+        for line in child.remainingLines() { if let version = UInt64(line), version == printed + 1 { printed = version } }
+        let files = try ["", "-log", "-lock"].map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + $0))) }
+        let generation = try #require(try CommitLog(file: SimulatedDisk(image: files[1], capacity: 16 << 20)).readGeneration())
+        let records = generation.records
+        let newest = try #require(records.last?.txid)
+        #expect(records.count >= 12 && newest >= printed, "\(records.count) records through \(newest), printed \(printed)")
+        let published = files[2].withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
+
+        var counter = 0
+        func open(zeroing offset: UInt64, recovery: CommitLogRecovery = .refuse) throws -> StorageEngine {
+            counter += 1
+            let copy = directory.file("case-\(counter).strata")
+            var log = files[1]
+            log.replaceSubrange(Int(offset)..<Int(offset) + Int(CommitLog.blockSize), with: repeatElement(0, count: Int(CommitLog.blockSize)))
+            for (suffix, bytes) in zip(["", "-log", "-lock"], [files[0], log, files[2]]) {
+                try Data(bytes).write(to: URL(fileURLWithPath: copy + suffix))
+            }
+            var options = StorageOptions(maximumFileSize: 1 << 30)
+            options.commitLogRecovery = recovery
+            return try StorageEngine.open(path: copy, options: options)
+        }
+        func expectVersion(_ engine: StorageEngine, _ version: UInt64, _ label: String) throws {
+            var model = WorkloadModel(seed: seed)
+            model.advance(to: version)
+            #expect(engine.latestVersion == version, "\(label)")
+            #expect(try engine.read { try contents(of: "kv", in: $0) } == model.entries, "\(label)")
+            #expect(try engine.verify().isHealthy, "\(label)")
+        }
+
+        // The second record: a bad record with valid ones after it.
+        do {
+            try open(zeroing: records[1].offset).close()
+            Issue.record("a damaged record opened silently")
+        } catch StorageError.commitLogDamaged(let logPath, let lastGood, let lost, let reason) {
+            #expect(logPath == directory.file("case-1.strata-log") && lastGood == records[0].txid && lost == newest - records[0].txid)
+            #expect(reason.contains("the record after version \(records[0].txid) is damaged or out of place, and \(records.count - 2) valid later records"), "\(reason)")
+        }
+        let recovered = try open(zeroing: records[1].offset, recovery: .openAtLastGoodVersion)
+        try expectVersion(recovered, records[0].txid, "recovered")
+        #expect(recovered.commitLogRecoveryReport?.lostCommits == newest - records[0].txid)
+        recovered.close()
+
+        // The last record.
+        let last = records[records.count - 1]
+        if published == newest {
+            #expect(throws: StorageError.self) { try open(zeroing: last.offset).close() }
+        } else {
+            let engine = try open(zeroing: last.offset)
+            try expectVersion(engine, newest - 1, "the last record in flight")
+            engine.close()
+        }
+        let intact = try open(zeroing: CommitLog.end(of: 0, at: generation.end))
+        try expectVersion(intact, newest, "a zero block past the generation")
+        intact.close()
+    }
+
     /// A missing log, where the lock file shows a logged commit was published from it (the
     /// writer was killed and the log deleted): refused, naming the recovery option.
     @Test func aMissingLogWithPublishedCommitsIsRefused() throws {
