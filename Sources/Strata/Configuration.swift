@@ -74,6 +74,14 @@ extension Database {
         /// yet (a prepopulated database shipped with the app, made with
         /// `Database.writeCopy(toFile:)`). Ignored for in-memory databases. RealmSwift's name.
         public var seedFilePath: URL?
+        /// What opening does when the file's commit log (the `-log` file beside it) is
+        /// damaged rather than cut short by a crash: `.refuse` (the default) throws
+        /// `Database.Error` with code `.invalidDatabase`, naming the last version the log holds
+        /// intact and how many durable commits after it would be lost. `.openAtLastGoodVersion`
+        /// opens at that version instead, giving those commits up, and erases the damaged log;
+        /// `Database.commitLogRecoveryReport` then says what was given up. Needs write access.
+        /// `strata recover FILE` does the same from the command line.
+        public var commitLogRecovery: CommitLogRecovery = .refuse
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,

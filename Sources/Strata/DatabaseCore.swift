@@ -578,6 +578,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         options.durability = configuration.inMemoryIdentifier != nil ? .none : configuration.durability
         options.readOnly = configuration.readOnly
         options.maximumFileSize = configuration.maximumFileSize
+        options.commitLogRecovery = configuration.commitLogRecovery
         return options
     }
 

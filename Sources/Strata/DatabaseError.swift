@@ -65,7 +65,7 @@ extension Database {
             if let error = error as? StorageError {
                 let code: Code
                 switch error {
-                case .notADatabase, .corrupted, .truncated, .commitLogMismatch: code = .invalidDatabase
+                case .notADatabase, .corrupted, .truncated, .commitLogMismatch, .commitLogDamaged: code = .invalidDatabase
                 case .unsupportedFormatVersion: code = .unsupportedFileFormatVersion
                 case .ioFailure(_, let errno):
                     switch errno {

@@ -12,7 +12,8 @@
 // Generations. The log holds one *generation*: the records of consecutive logged commits that
 // all start from one durable state, the generation's *base* (an anchor or record that was
 // synced). The first record sits at offset 0 and names the base (its txid and its meta's
-// checksum); every record carries the generation's random salt and the next txid, and records
+// checksum); every record carries the generation's salt (derived from the base: see
+// `StorageEngine.generationSalt`) and the next txid, and records
 // follow each other block-aligned. A later logged commit in any process continues the
 // generation: its base meta carries the salt and where the next record goes. A commit that is
 // not logged (too large, or the log is full) is a two-sync anchor that makes everything
@@ -50,6 +51,21 @@
 //  32  u32 checksum of the base's meta page (its stored crc32c)
 //  36  u32 length: header and body
 //  40      body: the redo record
+// Padding to the block's end, zeros, except that the last 16 bytes of the record's last block
+// hold a *length claim* when the content leaves room for it (not covered by the record's
+// checksum, which covers only the length above; readers that predate it ignore it):
+//   0  u64 the log's length, in bytes, when the record was written (at least)
+//   8  u32 "SLEN"
+//  12  u32 crc32c of the 12 bytes before it, xor the record's checksum
+//
+// Damage. Records are written strictly in order: a record is written only after every record
+// before it in its generation was synced, and a failed commit zeros its record's first block
+// before the next commit writes the same txid at the same offset. So a crash can spoil only a
+// generation's last record (a torn tail), and the log never shrinks. Recovery treats anything
+// else as damage (StorageError.commitLogDamaged): a valid record of the generation past the
+// point where replay stops, a log shorter than one of the generation's records claims it was,
+// or a commit the lock file says was published that the log cannot replay (see
+// CommitLogDamage.swift).
 
 #if canImport(Glibc)
 import Glibc
@@ -98,7 +114,9 @@ final class CommitLog: @unchecked Sendable {
 
     /// Writes the record's image (header and body, padded with zeros to whole blocks:
     /// `paddedLength(headerSize + body.count)` bytes) to `page`.
-    static func encode(_ header: Header, body: [UInt8], into page: UnsafeMutableRawPointer) {
+    /// `logLength` (when known) is what the record claims the log's length is: at most the
+    /// length the log has once the record is written.
+    static func encode(_ header: Header, body: [UInt8], logLength: UInt64? = nil, into page: UnsafeMutableRawPointer) {
         let length = headerSize + body.count
         page.initializeMemory(as: UInt8.self, repeating: 0, count: headerSize)
         page.storeBytes(of: signature.littleEndian, toByteOffset: 4, as: UInt32.self)
@@ -109,7 +127,37 @@ final class CommitLog: @unchecked Sendable {
         page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 36, as: UInt32.self)
         if !body.isEmpty { body.withUnsafeBytes { (page + headerSize).copyMemory(from: $0.baseAddress!, byteCount: body.count) } }
         (page + length).initializeMemory(as: UInt8.self, repeating: 0, count: paddedLength(length) - length)
-        page.storeBytes(of: crc32c(page + 4, count: length - 4).littleEndian, as: UInt32.self)
+        let checksum = crc32c(page + 4, count: length - 4)
+        page.storeBytes(of: checksum.littleEndian, as: UInt32.self)
+        let padded = paddedLength(length)
+        if let logLength, padded - length >= trailerSize {
+            let trailer = page + padded - trailerSize
+            trailer.storeBytes(of: logLength.littleEndian, as: UInt64.self)
+            trailer.storeBytes(of: trailerSignature.littleEndian, toByteOffset: 8, as: UInt32.self)
+            trailer.storeBytes(of: (crc32c(UnsafeRawPointer(trailer), count: 12) ^ checksum).littleEndian, toByteOffset: 12, as: UInt32.self)
+        }
+    }
+
+    /// The length claim at the end of a record's padding (see the layout above).
+    static let trailerSize = 16
+    static let trailerSignature: UInt32 = 0x4E45_4C53  // "SLEN"
+
+    /// The length claim of the record whose padded image is `image` (header checked), if it
+    /// has an intact one.
+    private static func claimedLength(_ image: UnsafeRawBufferPointer, length: Int) -> UInt64? {
+        let padded = paddedLength(length)
+        guard padded - length >= trailerSize, padded <= image.count else { return nil }
+        let trailer = image.baseAddress! + padded - trailerSize
+        guard UInt32(littleEndian: trailer.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) == trailerSignature else { return nil }
+        let checksum = UInt32(littleEndian: image.loadUnaligned(as: UInt32.self))
+        guard UInt32(littleEndian: trailer.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) == crc32c(trailer, count: 12) ^ checksum else { return nil }
+        return UInt64(littleEndian: trailer.loadUnaligned(as: UInt64.self))
+    }
+
+    /// The length the log has at least once a record ending at `end` is written (`write`
+    /// extends it to a whole growth step first when it is shorter).
+    func lengthAfterWriting(to end: UInt64) -> UInt64 {
+        max(allocated, (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep)
     }
 
     /// Writes `image` at `offset` (the file is first extended over the record if it does not
@@ -169,48 +217,112 @@ final class CommitLog: @unchecked Sendable {
         try file.synchronize()
     }
 
-    /// The txid of the base of the generation at the start of the log, from its first record
-    /// (checked whole); nil when there is none.
-    func firstBaseTxid() throws -> UInt64? {
-        guard let (header, _) = try readRecord(at: 0, fileSize: try file.size()), header.txid == header.baseTxid + 1 else { return nil }
-        return header.baseTxid
+    /// Zeros the whole log, synced: no record in it can be replayed or read as evidence of
+    /// anything. For recovery that gave up a damaged generation.
+    func eraseAll() throws {
+        let size = try file.size()
+        let zeros = [UInt8](repeating: 0, count: Int(min(size, Self.growthStep)))
+        var at: UInt64 = 0
+        while at < size {
+            let count = Int(min(UInt64(zeros.count), size - at))
+            try zeros.withUnsafeBytes { try file.write([UnsafeRawBufferPointer(rebasing: $0.prefix(count))], at: at) }
+            at += UInt64(count)
+        }
+        try file.synchronize()
     }
 
-    /// The record at `offset`, checksum verified: its header and its image (header and body).
-    private func readRecord(at offset: UInt64, fileSize: UInt64) throws -> (Header, [UInt8])? {
+    /// A record read from the log, checksum verified.
+    struct Record {
+        var header: Header
+        var offset: UInt64
+        /// The record's length claim (see the layout above), if it has an intact one.
+        var claimedLength: UInt64?
+        /// Its image: header and body.
+        var image: [UInt8]
+        var body: [UInt8] { Array(image[CommitLog.headerSize..<header.length]) }
+    }
+
+    /// The log's first blocks, as far as a record starting in the first four may reach: what
+    /// open reads of a log whose generation it does not replay (one read).
+    static let headLength = 7 * blockSize
+
+    /// The records that start at block boundaries in `starts` (every one of them, not only
+    /// those a generation reaches), and whether the first block is all zeros. One read of the
+    /// stretch they can occupy, at most `capacity` past its start.
+    func records(startingIn starts: Range<UInt64>) throws -> (records: [Record], firstBlockZero: Bool) {
+        let size = try file.size()
+        guard starts.lowerBound < size else { return ([], true) }
+        let end = min(size, starts.upperBound + 3 * Self.blockSize, starts.lowerBound + Self.capacity)
+        var buffer = [UInt8](repeating: 0, count: Int(end - starts.lowerBound))
+        try buffer.withUnsafeMutableBytes { try file.read(into: $0, at: starts.lowerBound) }
+        return buffer.withUnsafeBytes { raw in
+            var found: [Record] = []
+            var offset = starts.lowerBound
+            while offset < starts.upperBound && offset + Self.blockSize <= end {
+                let at = Int(offset - starts.lowerBound)
+                if let record = Self.record(in: UnsafeRawBufferPointer(rebasing: raw[at...]), at: offset) { found.append(record) }
+                offset += Self.blockSize
+            }
+            let zero = raw.prefix(Int(min(Self.blockSize, UInt64(raw.count)))).allSatisfy { $0 == 0 }
+            return (found, zero)
+        }
+    }
+
+    /// The record at the start of `raw` (which holds the log from `offset` on), if a valid one
+    /// starts there and `raw` holds all of it.
+    private static func record(in raw: UnsafeRawBufferPointer, at offset: UInt64) -> Record? {
+        guard raw.count >= Int(blockSize), let header = decodeHeader(raw), header.length <= raw.count,
+              raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian else { return nil }
+        let image = UnsafeRawBufferPointer(rebasing: raw.prefix(min(raw.count, paddedLength(header.length))))
+        return Record(header: header, offset: offset, claimedLength: claimedLength(image, length: header.length),
+                      image: Array(raw.prefix(header.length)))
+    }
+
+    /// The record at `offset`, checksum verified.
+    private func readRecord(at offset: UInt64, fileSize: UInt64) throws -> Record? {
         guard offset + Self.blockSize <= fileSize else { return nil }
         var image = [UInt8](repeating: 0, count: Int(Self.blockSize))
         try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
         guard let header = image.withUnsafeBytes({ Self.decodeHeader($0) }), offset + UInt64(header.length) <= fileSize else { return nil }
+        let padded = UInt64(Self.paddedLength(header.length))
         if header.length > image.count {
-            image = [UInt8](repeating: 0, count: header.length)
+            image = [UInt8](repeating: 0, count: Int(min(padded, fileSize - offset)))
             try image.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
         }
-        let valid = image.withUnsafeBytes { raw in
-            raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian
-        }
-        return valid ? (header, image) : nil
+        return image.withUnsafeBytes { Self.record(in: $0, at: offset) }
     }
 
-    /// The generation at the start of the log: its first record's header and every record's
-    /// txid and body, in order, up to the first block that does not hold the next valid record.
-    /// Empty when the log has none.
-    func readGeneration() throws -> (first: Header, records: [(txid: UInt64, body: [UInt8], offset: UInt64)])? {
+    /// A generation read from the start of the log.
+    struct Generation {
+        /// Its first record's header: the generation's salt and base.
+        var first: Header
+        /// Every record's txid and body, in order.
+        var records: [(txid: UInt64, body: [UInt8], offset: UInt64)]
+        /// Where reading stopped: the end of the last record.
+        var end: UInt64
+        /// The largest length claim among its records (0 without one).
+        var claimedLength: UInt64
+    }
+
+    /// The generation at the start of the log: every record, in order, up to the first block
+    /// that does not hold the next valid record. nil when the log starts with none.
+    func readGeneration() throws -> Generation? {
         let size = try file.size()
+        var generation: Generation?
         var offset: UInt64 = 0
-        var first: Header?
-        var records: [(txid: UInt64, body: [UInt8], offset: UInt64)] = []
-        while let (header, image) = try readRecord(at: offset, fileSize: size) {
+        while let record = try readRecord(at: offset, fileSize: size) {
+            let header = record.header
             // The first names the base and follows it; each next one has the same salt and base
             // and follows its predecessor.
-            let follows = first.map { header.salt == $0.salt && header.baseTxid == $0.baseTxid } ?? true
-            guard follows, header.txid == (records.last?.txid ?? header.baseTxid) + 1 else { break }
-            if first == nil { first = header }
-            records.append((header.txid, Array(image[Self.headerSize..<header.length]), offset))
+            let follows = generation.map { header.salt == $0.first.salt && header.baseTxid == $0.first.baseTxid } ?? true
+            guard follows, header.txid == (generation?.records.last?.txid ?? header.baseTxid) + 1 else { break }
             offset = Self.end(of: header.length, at: offset)
+            if generation == nil { generation = Generation(first: header, records: [], end: 0, claimedLength: 0) }
+            generation!.records.append((header.txid, record.body, record.offset))
+            generation!.end = offset
+            generation!.claimedLength = max(generation!.claimedLength, record.claimedLength ?? 0)
         }
-        guard let first else { return nil }
-        return (first, records)
+        return generation
     }
 
     private static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {

@@ -51,6 +51,11 @@ final class LockFile: @unchecked Sendable {
     private let freeSlots = Locked<[Int]>([])
     /// True when this process was the first to open and (re)initialised the table.
     let initialisedByThisProcess: Bool
+    /// The version the table said was published when this process (re)initialised it, and the
+    /// page of its meta: what the last process to have the database open published before it
+    /// closed or died. nil when this process did not initialise the table, or the file held no
+    /// table of this layout. Recovery compares it with what the commit log can replay.
+    private(set) var inheritedPublication: (txid: UInt64, metaPage: UInt64)?
 
     /// Lets other processes open the database: the end of an initialisation that kept the
     /// flock exclusive.
@@ -117,11 +122,17 @@ final class LockFile: @unchecked Sendable {
         self.slotCount = slots
         self.initialisedByThisProcess = exclusive
         if exclusive {
+            if map.loadUnaligned(as: UInt64.self) == Self.signature
+                && map.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == Self.layoutVersion {
+                inheritedPublication = (strata_atomic_load_u64(map + 16), strata_atomic_load_u64(map + 32))
+            }
             Self.reset(map, length: length, slots: slots)
             let keep: Bool
             do {
                 keep = try initialise(self)
             } catch {
+                // An open that failed must not erase what the next one checks the log against.
+                restoreInheritedPublication()
                 munmap(map, length)
                 Glibc_close(fd)
                 throw error
@@ -196,6 +207,15 @@ final class LockFile: @unchecked Sendable {
     /// The page of the published version's meta. Read after pinning a txid; a reader that races
     /// a publish decodes a meta whose txid differs, and retries.
     var publishedMetaPage: UInt64 { strata_atomic_load_u64(mapping + 32) }
+
+    /// Publishes the inherited version again (`inheritedPublication`), for an opening that
+    /// fails: the next first opener then finds it as this one did. Only while this process
+    /// initialises the table (nobody else uses it).
+    func restoreInheritedPublication() {
+        guard let inherited = inheritedPublication else { return }
+        strata_atomic_store_u64(mapping + 32, inherited.metaPage)
+        strata_atomic_store_u64(mapping + 16, inherited.txid)
+    }
 
     func publish(_ txid: UInt64, metaPage: UInt64) {
         strata_atomic_store_u64(mapping + 32, metaPage)

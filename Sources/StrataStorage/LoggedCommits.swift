@@ -24,36 +24,6 @@ struct ReplayPlan {
 }
 
 extension StorageEngine {
-    /// What the log means for a file that recovered to `recovered`: nil when it holds nothing
-    /// newer; the records to replay when its generation starts there; an error when it
-    /// belongs to another history of the file.
-    static func replayPlan(_ log: CommitLog, logPath: String, recovered: MetaPage, file: any StorageFile, path: String) throws -> ReplayPlan? {
-        // A state durable in the file after the generation's base is a checkpoint, and a
-        // checkpoint ends the generation: nothing to read past the first block (an open of a
-        // database closed cleanly costs one read).
-        guard let base = try log.firstBaseTxid() else { return nil }
-        if base > recovered.txid { throw StorageError.commitLogMismatch(path: logPath, logBase: base, recovered: recovered.txid) }
-        guard base == recovered.txid else { return nil }
-        guard let (first, records) = try log.readGeneration() else { return nil }
-        guard let last = records.last, last.txid > recovered.txid else { return nil }
-        let checksum = try storedMetaChecksum(of: recovered, file: file, path: path)
-        guard first.baseTxid == recovered.txid, first.txid == recovered.txid + 1, first.baseChecksum == checksum else {
-            throw StorageError.commitLogMismatch(path: logPath, logBase: first.baseTxid, recovered: recovered.txid)
-        }
-        return ReplayPlan(salt: first.salt, baseTxid: first.baseTxid, baseChecksum: checksum, records: records)
-    }
-
-    /// The checksum stored in the meta page `meta` was decoded from.
-    private static func storedMetaChecksum(of meta: MetaPage, file: any StorageFile, path: String) throws -> UInt32 {
-        let size = try file.size()
-        var header = [UInt8](repeating: 0, count: FileHeader.size)
-        try header.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
-        let pageSize = try header.withUnsafeBytes { try FileHeader.decode($0.baseAddress!, fileSize: size, path: path) }
-        var stored: UInt32 = 0
-        try withUnsafeMutableBytes(of: &stored) { try file.read(into: $0, at: meta.selfPage * UInt64(pageSize)) }
-        return stored
-    }
-
     /// Replays the log's records as write transactions, each committed like the logged commit
     /// it repeats (same txid, same place in the generation) without writing the log again.
     /// Runs while opening, before any other process may open the file.
@@ -100,7 +70,8 @@ extension StorageEngine {
         let durable = state.withLock { !$0.group.hasUnsynced && (!base.isGrouped || $0.group.durable >= base.txid) }
         guard durable else { return nil }
         let checksum = self.base.loadUnaligned(fromByteOffset: Int(base.selfPage) * pageSize, as: UInt32.self)
-        return LogPosition(salt: nextToken(), offset: 0, baseTxid: base.txid, baseChecksum: checksum)
+        return LogPosition(salt: Self.generationSalt(baseTxid: base.txid, baseChecksum: checksum), offset: 0,
+                           baseTxid: base.txid, baseChecksum: checksum)
     }
 }
 

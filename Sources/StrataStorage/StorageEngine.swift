@@ -38,6 +38,10 @@ public final class StorageEngine: @unchecked Sendable {
     /// The commit log (CommitLog.swift); nil for a read-only engine whose file has none, and
     /// for engines opened on a given file without one.
     let log: CommitLog?
+    /// What this engine's opening gave up of a damaged commit log, when it was opened with
+    /// `StorageOptions.commitLogRecovery` set to `.openAtLastGoodVersion` and found damage;
+    /// nil otherwise (and for an engine another open in this process had already opened).
+    public let commitLogRecoveryReport: CommitLogRecoveryReport?
     let lockFile: LockFile
     /// Called after each commit this engine publishes (`setLocalCommitObserver(_:)`). In a
     /// box: a function value kept directly in the generic `Locked` gained two reabstraction
@@ -155,6 +159,7 @@ public final class StorageEngine: @unchecked Sendable {
             log = nil
         }
         var replay: ReplayPlan?
+        var gaveUp: CommitLogRecoveryReport?
         let lockFile: LockFile
         do {
             lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders) { lockFile in
@@ -181,9 +186,13 @@ public final class StorageEngine: @unchecked Sendable {
                         // before this existed.
                         do { try log.preallocate() } catch {}
                     } else {
-                        replay = try Self.replayPlan(log, logPath: logPath, recovered: meta, file: opened!, path: path)
-                        if replay != nil && options.readOnly { throw StorageError.recoveryNeedsWriteAccess(path: logPath) }
+                        (replay, gaveUp) = try Self.assessLogAtOpen(log, logPath: logPath, recovered: meta, file: opened!, path: path,
+                                                                    lockFile: lockFile, options: options)
                     }
+                } else if given == nil && !created {
+                    // No log beside the file: fine, unless the lock file shows one was in use.
+                    (replay, gaveUp) = try Self.assessLogAtOpen(nil, logPath: logPath, recovered: meta, file: opened!, path: path,
+                                                                lockFile: lockFile, options: options)
                 }
                 return replay != nil
             }
@@ -217,6 +226,7 @@ public final class StorageEngine: @unchecked Sendable {
             }
             self.file = file
             self.log = log
+            self.commitLogRecoveryReport = gaveUp
             self.lockFile = lockFile
             self.pageSize = pageSize
             self.base = base
@@ -236,7 +246,9 @@ public final class StorageEngine: @unchecked Sendable {
         if let replay {
             do {
                 try replayLog(replay)
+                if gaveUp != nil { try endDamagedGeneration() }
             } catch {
+                lockFile.restoreInheritedPublication()
                 abandon()
                 throw error
             }
@@ -779,7 +791,8 @@ public final class StorageEngine: @unchecked Sendable {
                                           baseChecksum: position.baseChecksum, length: recordLength)
             // Into the arena: no array (and no runtime metadata lookup for one) per commit.
             let image = transaction.arena.allocate(CommitLog.paddedLength(recordLength), alignment: 4096)
-            CommitLog.encode(header, body: transaction.redo.bytes, into: image)
+            CommitLog.encode(header, body: transaction.redo.bytes,
+                             logLength: log?.lengthAfterWriting(to: position.offset + UInt64(CommitLog.paddedLength(recordLength))), into: image)
             try commitLogged(transaction, at: position, image: UnsafeRawBufferPointer(start: image, count: CommitLog.paddedLength(recordLength)),
                              length: recordLength)
             return

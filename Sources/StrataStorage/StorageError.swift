@@ -43,6 +43,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's commit log holds commits the file does not have yet, and replaying them
     /// needs write access: open the database writable once.
     case recoveryNeedsWriteAccess(path: String)
+    /// The commit log at `path` is damaged, not just cut short by a crash: replay can reach
+    /// version `lastGoodVersion`, but the log shows that durable commits followed it (a bad
+    /// record with valid ones after it, a log shorter than it was, or a published commit the
+    /// log no longer holds). `lostCommits` is how many later commits the log shows (at least;
+    /// 0 when the damage hides how many). `reason` says what was found. Opening with
+    /// `StorageOptions.commitLogRecovery` set to `.openAtLastGoodVersion` (or running
+    /// `strata recover`) opens at `lastGoodVersion` and gives those commits up.
+    case commitLogDamaged(path: String, lastGoodVersion: UInt64, lostCommits: UInt64, reason: String)
 
     public var description: String {
         switch self {
@@ -69,6 +77,11 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "the commit log \(path) continues version \(logBase), but the database file is at version \(recovered): the log belongs to another copy of the database; move it aside to open the file as it is"
         case .recoveryNeedsWriteAccess(let path):
             "the commit log \(path) holds commits the database file does not have yet; open the database writable once to replay them"
+        case .commitLogDamaged(let path, let lastGood, let lost, let reason):
+            "the commit log \(path) is damaged (\(reason)): its commits are intact only up to version \(lastGood), and "
+                + (lost > 0 ? "at least \(lost) durable commit\(lost == 1 ? "" : "s") after it would be lost" : "an unknown number of commits after it may be lost")
+                + "; to open the database at version \(lastGood) and give them up, open it with the commit log recovery option "
+                + "(StorageOptions.commitLogRecovery = .openAtLastGoodVersion) or run `strata recover` on it"
         }
     }
 }

@@ -47,6 +47,10 @@ public struct StorageOptions: Sendable, Hashable {
     /// the blocks it wrote, so syncs would write back many times the data committed. Readers
     /// always use a read-only mapping.
     public var writesInPlace: Bool
+    /// What opening does when the commit log is damaged rather than cut short by a crash
+    /// (`StorageError.commitLogDamaged`, and `StorageError.commitLogMismatch` for a log of
+    /// another copy of the database): `.refuse` by default.
+    public var commitLogRecovery: CommitLogRecovery
 
     /// Creates options; every parameter has the default described on its property.
     public init(durability: Durability = .full, pageSize: Int = 4096, maximumFileSize: UInt64 = 1 << 40,
@@ -59,6 +63,7 @@ public struct StorageOptions: Sendable, Hashable {
         self.failpoint = nil
         self.logsCommits = true
         self.writesInPlace = true
+        self.commitLogRecovery = .refuse
     }
 
     static let validPageSizes: Set<Int> = [4096, 8192, 16384, 65536]
@@ -67,6 +72,7 @@ public struct StorageOptions: Sendable, Hashable {
         lhs.durability == rhs.durability && lhs.pageSize == rhs.pageSize && lhs.maximumFileSize == rhs.maximumFileSize
             && lhs.readOnly == rhs.readOnly && lhs.maximumReaders == rhs.maximumReaders
             && lhs.logsCommits == rhs.logsCommits && lhs.writesInPlace == rhs.writesInPlace
+            && lhs.commitLogRecovery == rhs.commitLogRecovery
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -77,6 +83,7 @@ public struct StorageOptions: Sendable, Hashable {
         hasher.combine(maximumReaders)
         hasher.combine(logsCommits)
         hasher.combine(writesInPlace)
+        hasher.combine(commitLogRecovery)
     }
 }
 

@@ -14,6 +14,7 @@ struct StrataCommand {
         ("dump", "FILE [--type T] [--json]", "print every object (of type T), readably or as one JSON document"),
         ("verify", "FILE", "check a database file completely"),
         ("compact", "FILE COPY", "write a compacted copy of FILE to COPY"),
+        ("recover", "FILE", "open FILE past a damaged commit log, at its last good version"),
     ]
 
     static var usage: String {
@@ -44,9 +45,10 @@ struct StrataCommand {
             case ("dump", _):
                 try dump(DumpRequest(parsing: Array(arguments.dropFirst())))
             case ("verify", 2):
-                let verification = try verify(path: arguments[1])
-                print(verification)
-                if !verification.isHealthy { exit(2) }
+                let healthy = try printVerification(path: arguments[1])
+                if !healthy { exit(2) }
+            case ("recover", 2):
+                print(try recover(path: arguments[1]))
             case ("compact", 3):
                 try compact(path: arguments[1], to: arguments[2])
                 print("wrote \(arguments[2])")
@@ -63,6 +65,21 @@ struct StrataCommand {
         } catch {
             CommandFailure("\(error)").report()
         }
+    }
+
+    /// Prints what `verify(path:)` finds, or that the file's commit log is damaged (the file
+    /// does not open then: that is the finding); returns whether the file is healthy.
+    static func printVerification(path: String) throws(CommandFailure) -> Bool {
+        let verification: FileVerification
+        do {
+            verification = try verify(path: path)
+        } catch {
+            guard error.damagedLog else { throw error }
+            print(error.message)
+            return false
+        }
+        print(verification)
+        return verification.isHealthy
     }
 
     /// The engine's verification (every page and tree), then, if the engine finds nothing and
@@ -142,6 +159,8 @@ struct FileVerification: CustomStringConvertible {
 struct CommandFailure: Error {
     let message: String
     var status: Int32 = 1
+    /// The file's commit log is damaged or belongs to another copy (`strata recover` opens it).
+    var damagedLog = false
 
     init(_ message: String) { self.message = message }
 
@@ -152,6 +171,10 @@ struct CommandFailure: Error {
         switch error {
         case StorageError.notADatabase, StoreError.storage(.notADatabase):
             self.init(path: path, "not a Strata database file")
+        case StorageError.commitLogDamaged, StorageError.commitLogMismatch,
+             StoreError.storage(.commitLogDamaged), StoreError.storage(.commitLogMismatch):
+            self.init(path: path, "\(error); `strata recover \(path)` opens it at the last good version")
+            damagedLog = true
         default:
             self.init(path: path, "\(error)")
         }
@@ -172,10 +195,8 @@ struct CommandFailure: Error {
 
 // MARK: Opening files
 
-/// Opens an existing database file read-only. The checks before the engine opens it keep a
-/// missing path or a directory from getting a lock file created beside it, and word the
-/// common mistakes plainly.
-func openEngine(_ path: String) throws(CommandFailure) -> StorageEngine {
+/// Refuses a missing path, a directory and an empty file before an engine opens them.
+func checkIsDatabaseFile(_ path: String) throws(CommandFailure) {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw CommandFailure(path: path, "no such file")
@@ -183,6 +204,13 @@ func openEngine(_ path: String) throws(CommandFailure) -> StorageEngine {
     guard !isDirectory.boolValue else { throw CommandFailure(path: path, "is a directory, not a database file") }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     if size == 0 { throw CommandFailure(path: path, "the file is empty, not a database") }
+}
+
+/// Opens an existing database file read-only. The checks before the engine opens it keep a
+/// missing path or a directory from getting a lock file created beside it, and word the
+/// common mistakes plainly.
+func openEngine(_ path: String) throws(CommandFailure) -> StorageEngine {
+    try checkIsDatabaseFile(path)
     do {
         return try StorageEngine.open(path: path, options: StorageOptions(readOnly: true))
     } catch {

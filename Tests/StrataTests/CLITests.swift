@@ -159,6 +159,42 @@ import StrataStorage
         }
     }
 
+    /// A killed writer's commit log with a damaged record followed by valid ones: `verify`
+    /// reports it (status 2) and `dump` refuses, instead of reading the version before it;
+    /// `recover` opens at the last good version, says how many commits it gave up, and after
+    /// it the file verifies healthy.
+    @Test func verifyReportsADamagedCommitLogAndRecoverGivesItsCommitsUp() throws {
+        let folder = TemporaryFolder()
+        let path = folder.url.appendingPathComponent("db.strata").path
+        let copy = folder.url.appendingPathComponent("copy.strata").path
+        do {
+            let engine = try StorageEngine.open(path: path, options: StorageOptions(maximumFileSize: 1 << 30))
+            defer { engine.close() }
+            try engine.write { try $0.put([0], forKey: [0], in: try $0.createTree(named: "t")) }
+            try engine.checkpoint()
+            for i in 1...8 as ClosedRange<UInt8> { try engine.write { try $0.put([i], forKey: [i], in: try $0.tree(named: "t")!) } }
+            // As a killed process leaves them: copied while the engine is open.
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            var log = try Data(contentsOf: URL(fileURLWithPath: StorageEngine.logPath(for: path)))
+            log.replaceSubrange(4096..<8192, with: Data(count: 4096))  // the second record
+            try log.write(to: URL(fileURLWithPath: StorageEngine.logPath(for: copy)))
+        }
+        let verify = try runStrata("verify", copy)
+        #expect(verify.status == 2, "\(verify.output) \(verify.errors)")
+        #expect(verify.output.contains("copy.strata-log is damaged") && verify.output.contains("at least 7 durable commits"), "\(verify.output)")
+        #expect(verify.output.contains("strata recover"), "\(verify.output)")
+        let dump = try runStrata("dump", copy)
+        #expect(dump.status == 1 && dump.errors.contains("is damaged"), "\(dump.output) \(dump.errors)")
+
+        let recover = try runStrata("recover", copy)
+        #expect(recover.status == 0, "\(recover.errors)")
+        #expect(recover.output.contains("opened at version 2, giving up 7 later commits"), "\(recover.output)")
+        let healthy = try runStrata("verify", copy)
+        #expect(healthy.status == 0 && healthy.output.contains("version 2,"), "\(healthy.output) \(healthy.errors)")
+        let again = try runStrata("recover", copy)
+        #expect(again.status == 0 && again.output.contains("nothing to recover (version 2)"), "\(again.output) \(again.errors)")
+    }
+
     // MARK: Running the tool
 
     struct Run {
