@@ -43,6 +43,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's commit log holds commits the file does not have yet, and replaying them
     /// needs write access: open the database writable once.
     case recoveryNeedsWriteAccess(path: String)
+    /// `path` is not a regular file (or a symbolic link to one), so it is not opened as a
+    /// database, and nothing there is replaced: it is `kind`, or a symbolic link to
+    /// `linkTarget`, which is `kind`.
+    case notARegularFile(path: String, kind: FileKind, linkTarget: String?)
+    /// The database file at `path` is empty (or holds no database yet), but its commit log at
+    /// `logPath` holds commits: the file was truncated or replaced. Nothing is changed; restore
+    /// the file, or move the log aside to start a new database there.
+    case emptyDatabaseWithCommitLog(path: String, logPath: String)
 
     public var description: String {
         switch self {
@@ -69,6 +77,16 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "the commit log \(path) continues version \(logBase), but the database file is at version \(recovered): the log belongs to another copy of the database; move it aside to open the file as it is"
         case .recoveryNeedsWriteAccess(let path):
             "the commit log \(path) holds commits the database file does not have yet; open the database writable once to replay them"
+        case .notARegularFile(let path, let kind, let target):
+            if let target, kind == .danglingSymbolicLink || kind == .symbolicLink {
+                "\(path) is \(kind) to \(target): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            } else if let target {
+                "\(path) is a symbolic link to \(target), which is \(kind): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            } else {
+                "\(path) is \(kind): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            }
+        case .emptyDatabaseWithCommitLog(let path, let logPath):
+            "the database file \(path) is empty, but its commit log \(logPath) holds commits: the file was truncated or replaced; restore it (nothing was changed), or move the log aside to start a new database"
         }
     }
 }
