@@ -609,18 +609,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                                    policy: policy, migration: migration)
         } catch {
             if case .schemaMismatch = error, configuration.deleteIfMigrationNeeded {
-                // The data goes, and its commit log with it (a log left behind would be moved
-                // aside as an orphan at the next open). Through a symbolic link, the file it
-                // leads to is what goes, and an empty file takes its place for the link to lead
-                // to (opening initialises it).
-                var target = path
-                if let resolved = realpath(path, nil) {
-                    target = String(cString: resolved)
-                    free(resolved)
-                }
-                try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: target))
-                try? FileManager.default.removeItem(atPath: target)
-                if target != path { _ = FileManager.default.createFile(atPath: target, contents: nil) }
+                try? FileManager.default.removeItem(atPath: path)
                 return try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
             }
             throw error

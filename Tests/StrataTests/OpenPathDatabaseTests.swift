@@ -95,20 +95,4 @@ import Darwin
         #expect(kind(path("db.strata")) == S_IFLNK)
         #expect(!names().contains("db.strata-lock") && !names().contains("db.strata-log"))
     }
-
-    @Test func deleteIfMigrationNeededLeavesNoOrphanedLogAndKeepsALink() throws {
-        #expect(symlink(path("real.strata"), path("db.strata")) == 0)
-        #expect(FileManager.default.createFile(atPath: path("real.strata"), contents: nil))
-        var old = folder.configuration("db.strata", objectTypes: [LateV0.self])
-        do {
-            let db = try Database(configuration: old)
-            try db.write { db.create(LateV0.self, value: ["value": "text"]) }
-        }
-        old.objectTypes = [LateV1.self]
-        old.deleteIfMigrationNeeded = true
-        let db = try Database(configuration: old)
-        #expect(db.objects(LateV1.self).isEmpty)
-        #expect(kind(path("db.strata")) == S_IFLNK)
-        #expect(!names().contains { $0.contains("orphaned") })
-    }
 }
