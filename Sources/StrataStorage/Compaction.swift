@@ -71,9 +71,11 @@ extension StorageEngine {
     /// and the copy renamed over the file (the directory synced). A crash at any point leaves
     /// the old file or the new one, both with every commit; a copy left behind is removed by
     /// the next attempt. An error (a full disk, say) leaves the file as it was. The log is
-    /// erased in place, not removed: a process waiting to open the database may hold it open
-    /// already, and must find in it what the file at the path finds. `failpoint` (tests) runs
-    /// after each step.
+    /// erased in place, not removed, so it keeps its allocated blocks (openers open it only
+    /// under the lock file's flock, after this). Through a symbolic link, the regular file it
+    /// leads to is compacted and the copy renamed onto that file, never onto the link; anything
+    /// else at `path` is refused as `open(path:)` refuses it. `failpoint` (tests) runs after
+    /// each step.
     public static func compactIfUnused(path: String, options: StorageOptions,
                                        decide: (_ fileBytes: UInt64, _ usedBytes: UInt64) throws -> Bool,
                                        failpoint: ((CompactionStep) throws -> Void)? = nil) throws -> Bool {
