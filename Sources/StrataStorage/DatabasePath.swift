@@ -230,17 +230,18 @@ enum DatabasePath {
         throw StorageError.ioFailure(operation: "move the orphaned commit log \(path) aside", code: EEXIST)
     }
 
-    /// Whether the database file holds nothing: empty, all zeros, or holding only what an
-    /// interrupted initialisation in place writes first (the first meta of a new database:
+    /// Whether the database file holds nothing: empty, or holding only what an interrupted
+    /// initialisation in place writes first (the first meta of a new database, checksummed:
     /// version 0, no data pages; see `StorageEngine.writeInitialContents`). Initialising such a
-    /// file loses nothing. Anything else, however short, is opened (and refused) as it is.
+    /// file loses nothing. Anything else, however short, is opened (and refused) as it is: a
+    /// file of zeros too, which Strata never writes as a database (it may be a database a file
+    /// system lost the contents of, and is not changed).
     static func isUninitialised(_ file: any StorageFile) throws -> Bool {
         let size = try file.size()
         if size == 0 { return true }
         guard let largest = StorageOptions.validPageSizes.max(), size <= UInt64(3 * largest) else { return false }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
-        if !bytes.contains(where: { $0 != 0 }) { return true }
         for pageSize in StorageOptions.validPageSizes where bytes.count >= 2 * pageSize {
             guard !bytes[..<pageSize].contains(where: { $0 != 0 }), !bytes[(2 * pageSize)...].contains(where: { $0 != 0 }) else { continue }
             let meta = bytes.withUnsafeBytes { MetaPage.decode($0.baseAddress! + pageSize, pageSize: pageSize, at: 1) }

@@ -99,8 +99,8 @@ public final class StorageEngine: @unchecked Sendable {
     /// - nothing: a new database is created there (written under a temporary name and renamed
     ///   onto the path only if it is still missing). A commit log left beside it (its database
     ///   file was deleted) is not erased: it is moved aside to `path + "-log.orphaned"`.
-    /// - a regular file: it is opened. An empty one (or one holding only zeros) is initialised
-    ///   in place as a new database, unless its commit log holds commits:
+    /// - a regular file: it is opened. An empty one is initialised in place as a new database
+    ///   (its owner, mode and attributes kept), unless its commit log holds commits:
     ///   `StorageError.emptyDatabaseWithCommitLog`, and nothing is changed.
     /// - a symbolic link to a regular file: that file is opened as above, with its lock file
     ///   and commit log beside it (not beside the link), so that openers through different links
