@@ -460,4 +460,49 @@ private struct Identity: Equatable {
         try DatabasePath.renameIntoMissing(temporary, directory.file("missing"))
         #expect(FileManager.default.contents(atPath: directory.file("missing")) == Data("new".utf8))
     }
+
+    #if os(Linux)
+    /// How many of this process's descriptors are open on `path` (from /proc/self/fd).
+    private func descriptors(on path: String) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
+    }
+
+    @Test func anOpenerWaitingOnALockFileAFailedOpenRemovedStartsAgain() throws {
+        defer { directory.remove() }
+        // Lock files are flocked per open file description, so two in one process exclude each
+        // other as two processes would.
+        let path = directory.file("db-lock")
+        let second = DispatchSemaphore(value: 0)
+        let secondInitialised = Locked(false)
+        let secondResult = Locked<LockFile?>(nil)
+        #expect(throws: StorageError.failpoint("first open fails")) {
+            _ = try LockFile(path: path, slotCount: 4) { _ in
+                // The first opener holds the flock exclusively and created the file. A second
+                // opener opens the same file and waits for the flock.
+                Thread.detachNewThread {
+                    let lockFile = try? LockFile(path: path, slotCount: 4) { _ in
+                        secondInitialised.withLock { $0 = true }
+                        return false
+                    }
+                    secondResult.withLock { $0 = lockFile }
+                    second.signal()
+                }
+                var waited = 0
+                while descriptors(on: path) < 2 && waited < 10_000 {
+                    usleep(1_000)
+                    waited += 1
+                }
+                #expect(descriptors(on: path) == 2, "the second opener has the file open")
+                throw StorageError.failpoint("first open fails")
+            }
+        }
+        second.wait()
+        let lockFile = try #require(secondResult.withLock { $0 })
+        defer { lockFile.close() }
+        // It did not go on with the removed file: it made a new one and initialised it.
+        #expect(secondInitialised.withLock { $0 })
+        #expect(DatabasePath.sameFile(lockFile.descriptor, path))
+    }
+    #endif
 }
