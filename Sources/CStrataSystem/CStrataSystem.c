@@ -152,6 +152,24 @@ int strata_start_writeback(int fd, int64_t offset, int64_t length) {
 #endif
 }
 
+#if defined(__APPLE__)
+#include <stdio.h>
+#endif
+
+int strata_rename_noreplace(const char *from, const char *to) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    // 1 is RENAME_NOREPLACE (older C libraries do not declare it or renameat2).
+    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u) == 0) return 0;
+    return errno;
+#elif defined(__APPLE__)
+    if (renamex_np(from, to, RENAME_EXCL) == 0) return 0;
+    return errno;
+#else
+    (void)from; (void)to;
+    return ENOSYS;
+#endif
+}
+
 // ---- CRC32C ----
 
 static uint32_t strata_crc_table[8][256];

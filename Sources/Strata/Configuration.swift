@@ -11,6 +11,12 @@ extension Database {
     /// actors.
     public struct Configuration: Sendable, CustomStringConvertible {
         /// The file (nil for an in-memory database). Setting it clears `inMemoryIdentifier`.
+        ///
+        /// Opening never replaces what this names: nothing there → a new database; a regular
+        /// file → opened (an empty one initialised, unless its commit log holds commits:
+        /// `invalidDatabase`); a symbolic link to a regular file → that file, with its lock file
+        /// and log beside it; anything else (a directory, a device, a FIFO, a dangling link) →
+        /// `fileAccess`, left as it was.
         public var fileURL: URL? {
             didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
         }

@@ -65,7 +65,7 @@ extension Database {
             if let error = error as? StorageError {
                 let code: Code
                 switch error {
-                case .notADatabase, .corrupted, .truncated, .commitLogMismatch, .commitLogDamaged: code = .invalidDatabase
+                case .notADatabase, .corrupted, .truncated, .commitLogMismatch, .commitLogDamaged, .emptyDatabaseWithCommitLog: code = .invalidDatabase
                 case .unsupportedFormatVersion: code = .unsupportedFileFormatVersion
                 case .ioFailure(_, let errno):
                     switch errno {
@@ -77,6 +77,9 @@ extension Database {
                 case .fileTooLarge: code = .addressSpaceExhausted
                 case .lockFileInvalid: code = .incompatibleLockFile
                 case .recoveryNeedsWriteAccess: code = .fileAccess
+                // Something that cannot hold a database (a device, a FIFO, a directory, a
+                // dangling link) is where the file should be: the file cannot be accessed.
+                case .notARegularFile: code = .fileAccess
                 default: code = .fail
                 }
                 return Error(code, error.description, path: path)

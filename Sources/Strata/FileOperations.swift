@@ -98,20 +98,30 @@ extension StoreHandle {
 
 extension DatabaseCore {
     /// Copies the configuration's seed file (and its commit log, if it has one) to the
-    /// database's path when no file is there yet.
+    /// database's path when nothing is there yet (not even a symbolic link or something else
+    /// opening will refuse: the seed is never copied over or through anything).
     static func copySeedIfNeeded(_ configuration: Database.Configuration, path: String) throws(Database.Error) {
+        var info = stat()
         guard let seed = configuration.seedFilePath, configuration.inMemoryIdentifier == nil,
-              !FileManager.default.fileExists(atPath: path) else { return }
+              lstat(path, &info) != 0 && errno == ENOENT else { return }
         guard FileManager.default.fileExists(atPath: seed.path) else {
             throw Database.Error(.fileNotFound, "The seed file \(seed.path) does not exist.", path: seed.path)
         }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let seedLog = StorageEngine.logPath(for: seed.path)
+            var copiedLog = false
             if FileManager.default.fileExists(atPath: seedLog) {
                 try FileManager.default.copyItem(atPath: seedLog, toPath: StorageEngine.logPath(for: path))
+                copiedLog = true
             }
-            try FileManager.default.copyItem(atPath: seed.path, toPath: path)
+            do {
+                try FileManager.default.copyItem(atPath: seed.path, toPath: path)
+            } catch {
+                // The log copied above is no use without its file.
+                if copiedLog { try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: path)) }
+                throw error
+            }
         } catch {
             // Another opener (another process) may have copied it first.
             if FileManager.default.fileExists(atPath: path) { return }

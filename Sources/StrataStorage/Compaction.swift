@@ -21,7 +21,8 @@ extension StorageEngine {
     /// file at `destination`, compacted as `copyCompacted(to:)` does.
     public func copyCompacted(from source: ReadTransaction, to destination: String) throws {
         var info = stat()
-        if stat(destination, &info) == 0 { throw StorageError.ioFailure(operation: "create \(destination)", code: EEXIST) }
+        // lstat: a symbolic link (even a dangling one) is something there.
+        if lstat(destination, &info) == 0 { throw StorageError.ioFailure(operation: "create \(destination)", code: EEXIST) }
         var copyOptions = StorageOptions(durability: .full, pageSize: pageSize, maximumFileSize: options.maximumFileSize)
         copyOptions.maximumReaders = 16
         // The copy's one commit syncs the file itself: a logged commit would leave the copy
@@ -70,22 +71,35 @@ extension StorageEngine {
     /// and the copy renamed over the file (the directory synced). A crash at any point leaves
     /// the old file or the new one, both with every commit; a copy left behind is removed by
     /// the next attempt. An error (a full disk, say) leaves the file as it was. The log is
-    /// erased in place, not removed: a process waiting to open the database may hold it open
-    /// already, and must find in it what the file at the path finds. `failpoint` (tests) runs
-    /// after each step.
+    /// erased in place, not removed, so it keeps its allocated blocks (openers open it only
+    /// under the lock file's flock, after this). Through a symbolic link, the regular file it
+    /// leads to is compacted and the copy renamed onto that file, never onto the link; anything
+    /// else at `path` is refused as `open(path:)` refuses it. `failpoint` (tests) runs after
+    /// each step.
     public static func compactIfUnused(path: String, options: StorageOptions,
                                        decide: (_ fileBytes: UInt64, _ usedBytes: UInt64) throws -> Bool,
                                        failpoint: ((CompactionStep) throws -> Void)? = nil) throws -> Bool {
         guard !options.readOnly else { return false }
+        // The file a symbolic link leads to, as `open(path:)` opens it: the copy is renamed onto
+        // that regular file, never onto the link. Anything but a regular file is refused.
+        let resolved = try DatabasePath.resolve(path)
+        let path = resolved.path
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else { return false }
+        guard resolved.exists, stat(path, &info) == 0, info.st_size > 0 else { return false }
         let mode = info.st_mode & 0o7777
         // The lock file held exclusively excludes every other user, here and elsewhere: an
         // engine holds it shared for as long as it is open, and one that opens waits for it.
-        let lock = openCreating(path + "-lock")
-        guard lock >= 0 else { throw StorageError.ioFailure(operation: "open \(path)-lock", code: errno) }
-        defer { Glibc_close(lock) }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return false }
+        let (lock, lockCreated) = try DatabasePath.openRegularFile(path + "-lock", readOnly: false, create: true)
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc_close(lock)
+            return false
+        }
+        // A lock file this call created goes again (under the exclusive flock: openers check
+        // that the file they locked is still the one at its path, LockFile.init).
+        defer {
+            if lockCreated { unlink(path + "-lock") }
+            Glibc_close(lock)
+        }
         let temporary = path + ".compacting"
         let privateLock = path + ".compacting-source-lock"
         for leftover in [temporary, temporary + "-lock", logPath(for: temporary), privateLock] { unlink(leftover) }
@@ -127,7 +141,8 @@ extension StorageEngine {
         source.close()
         sourceOpen = false
         if logFile != nil {
-            // Checkpointed: its records are history. Erased (its first block zeroed, synced),
+            // Checkpointed: the file, and so the copy, holds every commit in the log, whose
+            // records are history. Erased (its first block zeroed, synced),
             // the new file opens with it as an empty log, as the old one would.
             do {
                 let log = try PosixFile(path: logPath(for: path), create: false, maximumSize: options.maximumFileSize)
@@ -170,5 +185,3 @@ extension StorageEngine {
     }
 }
 
-/// Opens (creating) a file for reading and writing.
-private func openCreating(_ path: String) -> Int32 { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }

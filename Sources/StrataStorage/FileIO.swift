@@ -78,6 +78,8 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     let descriptor: Int32
     /// The path the file was opened at.
     public let path: String
+    /// Whether opening it created the file.
+    let created: Bool
     private let reservation: UnsafeMutableRawPointer
     private let reservationLength: Int
     private let lock = Locked<Int>(0)  // bytes mapped so far
@@ -89,12 +91,13 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     /// address space for its mapping. With `writesInPlace`, `writeInPlace` stores into ranges
     /// this instance has already written whole, when the file system allows it (tmpfs on
     /// Linux: see `strata_supports_in_place_writes`); otherwise it always declines.
+    ///
+    /// Only a regular file is opened: a symbolic link at `path` is not followed, and a device,
+    /// FIFO, socket or directory is refused with `StorageError.notARegularFile` (see
+    /// DatabasePath.swift).
     public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64, writesInPlace: Bool = false) throws {
-        var flags = readOnly ? O_RDONLY : O_RDWR
-        if create { flags |= O_CREAT }
-        flags |= O_CLOEXEC
-        let fd = open(path, flags, 0o644)
-        guard fd >= 0 else { throw StorageError.ioFailure(operation: "open \(path)", code: errno) }
+        let (fd, created) = try DatabasePath.openRegularFile(path, readOnly: readOnly, create: create)
+        self.created = created
         let length = Int(min(maximumSize, UInt64(Int.max / 2)))
         let base = mmap(nil, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
         guard let base, base != MAP_FAILED else {

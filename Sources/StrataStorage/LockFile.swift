@@ -56,6 +56,15 @@ final class LockFile: @unchecked Sendable {
     /// closed or died. nil when this process did not initialise the table, or the file held no
     /// table of this layout. Recovery compares it with what the commit log can replay.
     private(set) var inheritedPublication: (txid: UInt64, metaPage: UInt64)?
+    /// Whether this open created the file (`removeIfCreated()`).
+    let createdByThisOpen: Bool
+
+    /// Removes the file if this open created it and no other process has it open now (the
+    /// flock can be taken exclusively; see `init`): for an open that fails after its
+    /// initialisation. Call it only just before `close()`.
+    func removeIfCreated() {
+        if createdByThisOpen && tryExclusive() { unlink(path) }
+    }
 
     /// Lets other processes open the database: the end of an initialisation that kept the
     /// flock exclusive.
@@ -74,19 +83,37 @@ final class LockFile: @unchecked Sendable {
     /// exclusive flock (no other process has the database open), before readers can start.
     /// When it returns true the flock stays exclusive until `endInitialisation()` (the engine
     /// replays its commit log first).
-    init(path: String, slotCount: Int, initialise: (LockFile) throws -> Bool) throws {
+    ///
+    /// The file is opened only if it is a regular file (never through a symbolic link, never
+    /// blocking on a FIFO: DatabasePath.swift). If `initialise` throws and this call created the
+    /// file, the file is removed (while the exclusive flock is held), so a failed first open
+    /// leaves no lock file behind. That is safe because every opener, once it holds its flock,
+    /// checks that the file it locked is still the one at `path`, and starts again if not: a
+    /// process that opened the file before its removal never uses it.
+    /// `removeOnFailure` names other files to remove (first) when `initialise` throws: those the
+    /// failed open created, which nobody else can have opened while the flock is exclusive.
+    init(path: String, slotCount: Int, removeOnFailure: () -> [String] = { [] }, initialise: (LockFile) throws -> Bool) throws {
         self.path = path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StorageError.ioFailure(operation: "open \(path)", code: errno) }
-        self.descriptor = fd
-        self.processID = UInt64(getpid())
-        var exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0
-        if !exclusive {
-            // Someone else has it open; wait (briefly) for its initialisation to finish.
-            while flock(fd, LOCK_SH) != 0 {
-                if errno != EINTR { let code = errno; Glibc_close(fd); throw StorageError.ioFailure(operation: "flock", code: code) }
+        var fd: Int32 = -1
+        var created = false
+        var exclusive = false
+        for attempt in 0... {
+            (fd, created) = try DatabasePath.openRegularFile(path, readOnly: false, create: true)
+            exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0
+            if !exclusive {
+                // Someone else has it open; wait (briefly) for its initialisation to finish.
+                while flock(fd, LOCK_SH) != 0 {
+                    if errno != EINTR { let code = errno; Glibc_close(fd); throw StorageError.ioFailure(operation: "flock", code: code) }
+                }
             }
+            if DatabasePath.sameFile(fd, path) { break }
+            // Removed (and perhaps created again) by a first opener whose open failed.
+            Glibc_close(fd)
+            if attempt >= 1000 { throw StorageError.ioFailure(operation: "open \(path) (it keeps being removed)", code: EAGAIN) }
         }
+        self.descriptor = fd
+        self.createdByThisOpen = created
+        self.processID = UInt64(getpid())
         var info = stat()
         fstat(fd, &info)
         var slots = slotCount
@@ -109,12 +136,16 @@ final class LockFile: @unchecked Sendable {
         // (Truncating a file to the size it has is a no-op, so that syscall is skipped.)
         if (exclusive && Int(info.st_size) != length) || Int(info.st_size) < length {
             if ftruncate(fd, off_t(length)) != 0 {
-                let code = errno; Glibc_close(fd)
+                let code = errno
+                if created && exclusive { unlink(path) }
+                Glibc_close(fd)
                 throw StorageError.ioFailure(operation: "ftruncate \(path)", code: code)
             }
         }
         guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
-            let code = errno; Glibc_close(fd)
+            let code = errno
+            if created && exclusive { unlink(path) }
+            Glibc_close(fd)
             throw StorageError.ioFailure(operation: "mmap \(path)", code: code)
         }
         self.mapping = map
@@ -134,6 +165,9 @@ final class LockFile: @unchecked Sendable {
                 // An open that failed must not erase what the next one checks the log against.
                 restoreInheritedPublication()
                 munmap(map, length)
+                // Under the exclusive flock: see above.
+                for file in removeOnFailure() { unlink(file) }
+                if created { unlink(path) }
                 Glibc_close(fd)
                 throw error
             }
@@ -153,7 +187,9 @@ final class LockFile: @unchecked Sendable {
             code = strata_ofd_lock(fd, Self.livenessOffset + Int64(processID), 1, 0)
         }
         if code != 0 {
-            munmap(map, length); Glibc_close(fd)
+            munmap(map, length)
+            if created && flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+            Glibc_close(fd)
             throw StorageError.ioFailure(operation: "liveness lock", code: code)
         }
     }

@@ -94,10 +94,35 @@ public final class StorageEngine: @unchecked Sendable {
     private static let registry = Locked<[String: Weak]>([:])
     private struct Weak { weak var engine: StorageEngine? }
 
-    /// Opens the database at `path`, creating it if it does not exist (unless read-only).
-    /// A lock file named `path + "-lock"` is created beside it. Opening the same file again in
-    /// the same process returns the same engine.
-    public static func open(path: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
+    /// Opens the database at `path`, creating it if nothing is there (unless read-only).
+    /// A lock file named `path + "-lock"` and the commit log `path + "-log"` are kept beside
+    /// it. Opening the same file again in the same process returns the same engine.
+    ///
+    /// What is at `path` decides what happens, and nothing but a missing path is ever created
+    /// over (DatabasePath.swift):
+    /// - nothing: a new database is created there (written under a temporary name and renamed
+    ///   onto the path only if it is still missing). A commit log left beside it (its database
+    ///   file was deleted) is not erased: it is moved aside to `path + "-log.orphaned"`.
+    /// - a regular file: it is opened. An empty one is initialised in place as a new database
+    ///   (its owner, mode and attributes kept), unless its commit log holds commits:
+    ///   `StorageError.emptyDatabaseWithCommitLog`, and nothing is changed.
+    /// - a symbolic link to a regular file: that file is opened as above, with its lock file
+    ///   and commit log beside it (not beside the link), so that openers through different links
+    ///   share them. `path` on the engine is then the target's path.
+    /// - anything else (a directory, a device, a FIFO, a socket, a dangling symbolic link, a
+    ///   loop of symbolic links, a link to any of these): `StorageError.notARegularFile`, and
+    ///   it is left as it was. A symbolic link or non-regular file at the lock file's or the
+    ///   commit log's path is refused the same way.
+    ///
+    /// An open that fails removes the files it created (the lock file, a new log, a new
+    /// database file) while no other process can have opened them. A read-only open never
+    /// creates a database or a log.
+    public static func open(path given: String, options: StorageOptions = StorageOptions()) throws -> StorageEngine {
+        let resolved = try DatabasePath.resolve(given)
+        if options.readOnly && !resolved.exists {
+            throw StorageError.ioFailure(operation: "open \(given) read-only (no database there)", code: ENOENT)
+        }
+        let path = resolved.path
         let key = canonicalPath(path)
         // An engine found closing is kept alive until the lock is released, so that its last
         // reference (and its deinit, which takes the registry lock) never goes away inside it.
@@ -148,28 +173,36 @@ public final class StorageEngine: @unchecked Sendable {
         self.registryKey = registryKey
         var opened: (any StorageFile)? = given
         var recovered: MetaPage?
-        let log: CommitLog?
+        // The log beside a database file is opened only under the lock file's flock (by the
+        // first opener in the closure below, by others after it), so a log that the first
+        // opener moves aside or removes is never one another process holds open.
+        var log: CommitLog? = try givenLog.map { try CommitLog(file: $0) }
         let logPath = given == nil ? Self.logPath(for: path) : path + " (commit log)"
-        if let givenLog {
-            log = try CommitLog(file: givenLog)
-        } else if given == nil {
-            log = try Self.openLog(at: logPath, readOnly: options.readOnly,
-                                   create: options.durability == .full && options.logsCommits)
-        } else {
-            log = nil
-        }
+        let createsLog = options.durability == .full && options.logsCommits
         var replay: ReplayPlan?
         var gaveUp: CommitLogRecoveryReport?
+        // Files this open created, removed if its initialisation fails: nobody else can have
+        // them open (they would need the flock, which is exclusive until then).
+        var createdFiles: [String] = []
         let lockFile: LockFile
         do {
-            lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders) { lockFile in
+            lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders, removeOnFailure: { createdFiles }) { lockFile in
                 // We are the only process with the database open.
                 var created = false
                 if given == nil {
-                    created = try Self.createIfNeeded(path: path, options: options)
+                    let creation = try Self.createIfNeeded(path: path, logPath: logPath, options: options)
+                    created = creation != .none
+                    if creation == .createdFile { createdFiles.append(path) }
                     opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize,
                                        writesInPlace: options.writesInPlace)
+                    let logFile = try Self.openLog(at: logPath, readOnly: options.readOnly, create: createsLog)
+                    log = logFile?.log
+                    if logFile?.created == true { createdFiles.append(logPath) }
                 } else if try given!.size() == 0 {
+                    // A log with records belongs to a database this empty file is not (any more).
+                    if let log, try DatabasePath.holdsRecords(log.file) {
+                        throw StorageError.emptyDatabaseWithCommitLog(path: path, logPath: logPath)
+                    }
                     try Self.writeInitialContents(to: given!, pageSize: options.pageSize)
                     created = true
                 }
@@ -177,10 +210,9 @@ public final class StorageEngine: @unchecked Sendable {
                 recovered = meta
                 lockFile.publish(meta.txid, metaPage: meta.selfPage)
                 if let log {
-                    // A new database starts a new log: whatever the file held belonged to a
-                    // database that is gone.
+                    // A new database starts a new log. Nothing to erase: `createIfNeeded` (or
+                    // the check above) found the log holding no records, or moved it aside.
                     if created {
-                        if try log.file.size() > 0 { try log.erase(at: 0) }
                         // Best effort: if the zeros cannot all be written (a full disk), the
                         // log grows as commits need it, as it does for a database created
                         // before this existed.
@@ -202,6 +234,10 @@ public final class StorageEngine: @unchecked Sendable {
             throw error
         }
         do {
+            // Not the first opener: the log is opened now, under the shared flock.
+            if given == nil && !lockFile.initialisedByThisProcess {
+                log = try Self.openLog(at: logPath, readOnly: options.readOnly, create: createsLog)?.log
+            }
             if opened == nil {
                 opened = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: options.maximumFileSize,
                                        writesInPlace: options.writesInPlace)
@@ -240,6 +276,9 @@ public final class StorageEngine: @unchecked Sendable {
         } catch {
             opened?.close()
             log?.file.close()
+            // Only the lock file: another process may have used a database or log this open
+            // created once the flock was shared.
+            lockFile.removeIfCreated()
             lockFile.close()
             throw error
         }
@@ -258,16 +297,19 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Opens the commit log beside a database, creating it when `create` (an engine that logs
     /// commits) unless read-only; otherwise only if it exists (it may hold commits to replay).
-    private static func openLog(at path: String, readOnly: Bool, create: Bool) throws -> CommitLog? {
-        if readOnly || !create {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-        }
-        let file = try PosixFile(path: path, create: create && !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
+    /// Also says whether this call created the file.
+    private static func openLog(at path: String, readOnly: Bool, create: Bool) throws -> (log: CommitLog, created: Bool)? {
+        let file: PosixFile
         do {
-            return try CommitLog(file: file)
+            file = try PosixFile(path: path, create: create && !readOnly, readOnly: readOnly, maximumSize: CommitLog.capacity + CommitLog.growthStep)
+        } catch StorageError.ioFailure(_, let code) where code == ENOENT && (readOnly || !create) {
+            return nil
+        }
+        do {
+            return (try CommitLog(file: file), file.created)
         } catch {
             file.close()
+            if file.created { unlink(path) }
             throw error
         }
     }
@@ -277,6 +319,7 @@ public final class StorageEngine: @unchecked Sendable {
     private func abandon() {
         state.withLock { $0.closed = true }
         writeLock.shutdown()
+        lockFile.removeIfCreated()
         lockFile.close()
         file.close()
         log?.file.close()
@@ -296,15 +339,43 @@ public final class StorageEngine: @unchecked Sendable {
         return path
     }
 
-    /// Creates the file atomically: written under a temporary name, synced, renamed, and the
-    /// directory synced, so a crash leaves either no file or a complete empty database.
-    @discardableResult
-    private static func createIfNeeded(path: String, options: StorageOptions) throws -> Bool {
-        var info = stat()
-        if stat(path, &info) == 0 && info.st_size > 0 { return false }
-        // Read-only: nothing to create; an empty or missing file is reported as such.
-        if options.readOnly { throw StorageError.ioFailure(operation: "open \(path) read-only (no database there)", code: ENOENT) }
+    /// How `createIfNeeded` found the database file.
+    enum Creation: Equatable {
+        /// A database was there: nothing was written.
+        case none
+        /// Nothing was there: a new file was created.
+        case createdFile
+        /// A regular file holding no database yet was initialised in place.
+        case initialisedInPlace
+    }
+
+    /// Makes sure a database is at `path`, for the first opener (under the exclusive flock):
+    /// - nothing there: creates it atomically (written under a temporary name, synced, renamed
+    ///   onto the path only if that is still missing, the directory synced), so a crash leaves
+    ///   either no file or a complete empty database. A commit log beside it that holds records
+    ///   (its database file was deleted) is moved aside first, never erased.
+    /// - a regular file holding no database yet (`DatabasePath.isUninitialised`: empty, say,
+    ///   made by the app): initialised in place, so its owner, mode and attributes stay; but
+    ///   if its commit log holds records, `emptyDatabaseWithCommitLog` and nothing changes.
+    /// - any other regular file: nothing (it is opened as it is).
+    /// Anything else at `path` (a link put there since `open(path:)` resolved it) is refused.
+    private static func createIfNeeded(path: String, logPath: String, options: StorageOptions) throws -> Creation {
+        let noDatabase = StorageError.ioFailure(operation: "open \(path) read-only (no database there)", code: ENOENT)
+        if try DatabasePath.regularFileExists(path) {
+            let file = try PosixFile(path: path, create: false, readOnly: options.readOnly, maximumSize: UInt64(16 * options.pageSize))
+            defer { file.close() }
+            guard try DatabasePath.isUninitialised(file) else { return .none }
+            if options.readOnly { throw noDatabase }
+            if try DatabasePath.logHoldsRecords(at: logPath) {
+                throw StorageError.emptyDatabaseWithCommitLog(path: path, logPath: logPath)
+            }
+            try writeInitialContents(to: file, pageSize: options.pageSize, headerLast: true)
+            return .initialisedInPlace
+        }
+        if options.readOnly { throw noDatabase }
+        if try DatabasePath.logHoldsRecords(at: logPath) { _ = try DatabasePath.moveOrphanedLog(at: logPath) }
         let temporary = path + ".creating-\(getpid())"
+        unlink(temporary)  // left by a process with this pid that stopped while creating
         let file = try PosixFile(path: temporary, create: true, maximumSize: UInt64(16 * options.pageSize))
         do {
             try writeInitialContents(to: file, pageSize: options.pageSize)
@@ -314,16 +385,21 @@ public final class StorageEngine: @unchecked Sendable {
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
+        do {
+            try DatabasePath.renameIntoMissing(temporary, path)
+        } catch {
             unlink(temporary)
-            throw StorageError.ioFailure(operation: "rename \(temporary)", code: code)
+            throw error
         }
         syncDirectory(of: path)
-        return true
+        return .createdFile
     }
 
-    static func writeInitialContents(to file: any StorageFile, pageSize: Int) throws {
+    /// Writes a new database's three pages (header, first meta, empty slot) and syncs them.
+    /// With `headerLast` (a file initialised in place, which no rename makes appear whole), the
+    /// meta pages are written and synced before the header: a crash between the two leaves a
+    /// file `DatabasePath.isUninitialised` still recognises, never a header without its meta.
+    static func writeInitialContents(to file: any StorageFile, pageSize: Int, headerLast: Bool = false) throws {
         let image = UnsafeMutableRawPointer.allocate(byteCount: 3 * pageSize, alignment: 4096)
         defer { image.deallocate() }
         image.initializeMemory(as: UInt8.self, repeating: 0, count: 3 * pageSize)
@@ -336,7 +412,13 @@ public final class StorageEngine: @unchecked Sendable {
         var system = SystemRandomNumberGenerator()
         meta.nextToken = system.next() | 1
         meta.encode(into: image + pageSize, pageSize: pageSize)
-        try file.write([UnsafeRawBufferPointer(start: image, count: 3 * pageSize)], at: 0)
+        if headerLast {
+            try file.write([UnsafeRawBufferPointer(start: image + pageSize, count: 2 * pageSize)], at: UInt64(pageSize))
+            try file.synchronize()
+            try file.write([UnsafeRawBufferPointer(start: image, count: pageSize)], at: 0)
+        } else {
+            try file.write([UnsafeRawBufferPointer(start: image, count: 3 * pageSize)], at: 0)
+        }
         try file.synchronize()
     }
 

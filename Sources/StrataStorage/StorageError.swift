@@ -51,6 +51,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `StorageOptions.commitLogRecovery` set to `.openAtLastGoodVersion` (or running
     /// `strata recover`) opens at `lastGoodVersion` and gives those commits up.
     case commitLogDamaged(path: String, lastGoodVersion: UInt64, lostCommits: UInt64, reason: String)
+    /// `path` is not a regular file (or a symbolic link to one), so it is not opened as a
+    /// database, and nothing there is replaced: it is `kind`, or a symbolic link to
+    /// `linkTarget`, which is `kind`.
+    case notARegularFile(path: String, kind: FileKind, linkTarget: String?)
+    /// The database file at `path` is empty (or holds no database yet), but its commit log at
+    /// `logPath` holds commits: the file was truncated or replaced. Nothing is changed; restore
+    /// the file, or move the log aside to start a new database there.
+    case emptyDatabaseWithCommitLog(path: String, logPath: String)
 
     public var description: String {
         switch self {
@@ -82,6 +90,16 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (lost > 0 ? "at least \(lost) durable commit\(lost == 1 ? "" : "s") after it would be lost" : "an unknown number of commits after it may be lost")
                 + "; to open the database at version \(lastGood) and give them up, open it with the commit log recovery option "
                 + "(StorageOptions.commitLogRecovery = .openAtLastGoodVersion) or run `strata recover` on it"
+        case .notARegularFile(let path, let kind, let target):
+            if let target, kind == .danglingSymbolicLink || kind == .symbolicLink {
+                "\(path) is \(kind) to \(target): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            } else if let target {
+                "\(path) is a symbolic link to \(target), which is \(kind): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            } else {
+                "\(path) is \(kind): a database is a regular file (or a symbolic link to one), and nothing else is opened or replaced"
+            }
+        case .emptyDatabaseWithCommitLog(let path, let logPath):
+            "the database file \(path) is empty, but its commit log \(logPath) holds commits: the file was truncated or replaced; restore it (nothing was changed), or move the log aside to start a new database"
         }
     }
 }

@@ -88,6 +88,12 @@ int strata_start_writeback(int fd, int64_t offset, int64_t length);
 /// stored would cost a write-back of up to the folio's size at the next sync.
 int strata_supports_in_place_writes(int fd);
 
+/// Renames `from` to `to` only if nothing is at `to` (renameat2 with RENAME_NOREPLACE on
+/// Linux, renamex_np with RENAME_EXCL on Apple platforms): atomic, so nothing that appears at
+/// `to` meanwhile is ever replaced. Returns 0, EEXIST when something is there, or another
+/// errno value (EINVAL, ENOSYS or ENOTSUP when the system or file system cannot do it).
+int strata_rename_noreplace(const char *from, const char *to);
+
 /// CRC32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
 uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t length);
 
