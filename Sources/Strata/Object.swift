@@ -283,6 +283,8 @@ open class Object: CustomStringConvertible {
             if case .objectNotFound = error {
                 fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
+            // Damage inside `write { }` (or begin/commitWrite, asyncWrite): the commit throws.
+            if table.core.noteWriteDamage(error) { return }
             table.fail(error)
         }
     }
