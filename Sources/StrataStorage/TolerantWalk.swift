@@ -53,20 +53,20 @@ extension ReadTransaction {
         return (names, walk.lost)
     }
 
-    /// The pages of `tree` (its tree pages and the first page of each overflow run), for tests
-    /// that damage one tree on purpose.
+    /// The pages of `tree` in the order the walk reads them (the root first; tree pages and
+    /// the first page of each overflow run), for tests that damage one tree on purpose.
     package func pageNumbers(of tree: Tree) throws -> [UInt64] {
         let root = try info(tree).root
         var walk = TolerantWalk(snapshot: snapshot, name: tree.name)
         walk.walk(root, lower: nil, upper: nil, depth: 0) { _, _ in }
-        return walk.visited.sorted()
+        return walk.order
     }
 
-    /// The pages of the catalog of trees, for tests.
+    /// The pages of the catalog of trees, the root first, for tests.
     package var catalogPageNumbers: [UInt64] {
         var walk = TolerantWalk(snapshot: snapshot, name: "catalog")
         walk.walk(snapshot.meta.catalogRoot, lower: nil, upper: nil, depth: 0) { _, _ in }
-        return walk.visited.sorted()
+        return walk.order
     }
 }
 
@@ -77,6 +77,8 @@ private struct TolerantWalk {
     /// Pages already walked: a damaged branch that points at a page twice (or at an ancestor)
     /// would otherwise make the walk repeat or never end.
     var visited = Set<UInt64>()
+    /// The pages walked, in order, with the first page of each overflow run read.
+    var order: [UInt64] = []
 
     init(snapshot: Snapshot, name: String) {
         self.snapshot = snapshot
@@ -92,6 +94,7 @@ private struct TolerantWalk {
         guard page != 0 else { return }
         guard depth < Snapshot.maximumDepth else { return lose(page, "the tree is deeper than \(Snapshot.maximumDepth) levels", lower, upper) }
         guard visited.insert(page).inserted else { return lose(page, "the page is reached twice", lower, upper) }
+        order.append(page)
         let view: PageView
         do { view = try snapshot.treePage(page) } catch {
             return lose(page, Self.reason(error), lower, upper)
@@ -100,6 +103,8 @@ private struct TolerantWalk {
             for i in 0..<view.count {
                 let key = view.leafKey(i)
                 do {
+                    let (field, pointer) = view.leafValueField(i)
+                    if field & PageLayout.overflowFlag != 0 { order.append(pointer.loadUnaligned(as: UInt64.self)) }
                     let value = try snapshot.leafValue(view, i)
                     visit(key, value)
                 } catch {
