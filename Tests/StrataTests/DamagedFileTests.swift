@@ -111,12 +111,15 @@ import Testing
         #expect(db.object(ofType: DamagedRecord.self, forPrimaryKey: 5)?.tag == expected[5]!.tag)
     }
 
-    @Test func aReadThatStopsOnDamageMakesTheNextOpenThrowInstead() throws {
+    /// The child reads through an accessor that cannot throw: every record's properties, a
+    /// look-up by primary key of each, or a query's count.
+    @Test(arguments: ["read-damaged", "lookup-damaged", "query-damaged"])
+    func aReadThatStopsOnDamageMakesTheNextOpenThrowInstead(_ read: String) throws {
         let folder = TemporaryFolder()
         let (configuration, expected, page) = try damagedDatabase(folder, tree: "c")
         let path = configuration.fileURL!.path
-        // The child reads every record: property reads cannot throw, so it stops.
-        let run = try MisuseChild.run("read-damaged", in: folder.url)
+        // Reads cannot throw, so the child stops.
+        let run = try MisuseChild.run(read, in: folder.url)
         #expect(run.output.contains("misusing"), "the child stopped before reading; stderr: \(run.errors)")
         #expect(run.signalled, "expected the read to stop the child; status \(run.status), stdout: \(run.output), stderr: \(run.errors)")
         #expect(run.errors.contains("Strata could not access 'DamagedRecord'"), "stderr: \(run.errors)")
