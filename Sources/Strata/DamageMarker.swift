@@ -37,6 +37,15 @@ enum DamageMarker {
         }
     }
 
+    /// Whether `error` says the file's contents are damaged (not that an operation failed).
+    static func isCorruption(_ error: any Error) -> Bool {
+        switch error {
+        case StorageError.corrupted, StorageError.truncated, StoreError.corrupted,
+             StoreError.storage(.corrupted), StoreError.storage(.truncated): return true
+        default: return false
+        }
+    }
+
     /// Records `error` beside the database at `databasePath`, durably. Best effort: the
     /// caller is about to stop the process, and a marker that cannot be written changes
     /// nothing but the next open.
