@@ -126,6 +126,18 @@ extension DatabaseCore {
     }
 }
 
+extension TableContext {
+    /// Whether object `key` exists. Damage stops the process (recording it) rather than
+    /// reading as "no such object": a damaged object is not a deleted one. Other errors (a
+    /// closed session) read as "no such object", as they always did here.
+    func containsOrStops(_ key: ObjectKey) -> Bool {
+        do { return try table.contains(key) } catch {
+            if DamageMarker.isDamage(error) { fail(error) }
+            return false
+        }
+    }
+}
+
 extension Database.Error {
     /// The typed error for a damaged file: the engine's words (naming the page), the file, and
     /// what to do.

@@ -83,7 +83,14 @@ public struct Database {
     /// Whether the database holds no objects.
     public var isEmpty: Bool {
         core.verify("isEmpty")
-        return core.withReadLock { core.session.tables.allSatisfy { ((try? $0.count) ?? 0) == 0 } }
+        return core.withReadLock {
+            core.session.tables.allSatisfy { table in
+                do { return try table.count == 0 } catch {
+                    if DamageMarker.isDamage(error) { core.stop(error, "isEmpty could not count '\(table.schema.name)'") }
+                    return true
+                }
+            }
+        }
     }
 
     /// The version this instance reads.

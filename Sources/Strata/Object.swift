@@ -100,7 +100,7 @@ open class Object: CustomStringConvertible {
         guard let table = _slot.table else { return false }
         if table.database.isInvalidatedForObjects { return true }
         let key = ObjectKey(_slot.key)
-        return table.core.withReadLock { (try? table.table.contains(key)) != true }
+        return table.core.withReadLock { !table.containsOrStops(key) }
     }
 
     /// Whether the object is managed by a database.

@@ -186,11 +186,7 @@ extension Database {
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
         core.withReadLock {
             guard let context = try? core.context(for: type) else { return nil }
-            do {
-                guard try context.table.contains(key) else { return nil }
-            } catch {
-                context.fail(error)  // a damaged object is not a deleted one
-            }
+            guard context.containsOrStops(key) else { return nil }
             return context.materialize(type, key: key)
         }
     }
