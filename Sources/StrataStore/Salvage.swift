@@ -277,7 +277,14 @@ extension Store {
             }
         }
         try session.beginWrite()
-        var copied: [String: Int] = [:]
+        let positions = Dictionary(outcome.types.indices.map { (outcome.types[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
+        /// A value the new file refuses (damage that checksums cannot see): the object, or the
+        /// property, is left out and the reason reported.
+        func refused(_ type: String, _ text: String, lost: Bool) {
+            guard let position = positions[type] else { return }
+            if lost { outcome.types[position].lost += 1 }
+            if outcome.types[position].problems.count < SalvageOutcome.problemLimit { outcome.types[position].problems.append(text) }
+        }
         // First every object with its values, links left out: links are set once every object
         // exists, so that an embedded object is taken by its parent the way the store requires.
         for object in schema.objectSchemas {
@@ -292,38 +299,46 @@ extension Store {
                         values[index] = translate(values[index], property: property, type: object.name) ?? .null
                     }
                 }
-                try table.insertSalvaged(values, key: read.key)
-                copied[object.name, default: 0] += 1
+                do { try table.insertSalvaged(values, key: read.key) } catch {
+                    kept[object.name]?.remove(read.key.rawValue)
+                    refused(object.name, "object \(read.key.rawValue) cannot be written: \(error)", lost: true)
+                }
             }
         }
         for object in schema.objectSchemas {
             guard let table = session.table(named: object.name), let list = objects[object.name] else { continue }
+            // (Without the objects the new file refused.)
             let keep = kept[object.name] ?? []
             for read in list where keep.contains(read.key.rawValue) {
                 for (index, property) in object.properties.enumerated() {
-                    if property.isMap {
-                        var keys: [String] = []
-                        var values: [StoreValue] = []
-                        for (mapKey, value) in zip(read.mapKeys[index] ?? [], read.lists[index] ?? []) {
-                            // A map keeps its key with a nil value, as a deleted object leaves it.
-                            keys.append(mapKey)
-                            values.append(translate(value, property: property, type: object.name) ?? .null)
+                    do {
+                        if property.isMap {
+                            var keys: [String] = []
+                            var values: [StoreValue] = []
+                            for (mapKey, value) in zip(read.mapKeys[index] ?? [], read.lists[index] ?? []) {
+                                // A map keeps its key with a nil value, as a deleted object leaves it.
+                                keys.append(mapKey)
+                                values.append(translate(value, property: property, type: object.name) ?? .null)
+                            }
+                            if !keys.isEmpty { try table.setMap(keys: keys, values: values, for: read.key, property: index) }
+                        } else if property.isList {
+                            let values = (read.lists[index] ?? []).compactMap { translate($0, property: property, type: object.name) }
+                            if !values.isEmpty { try table.setList(values, for: read.key, property: index) }
+                        } else if property.kind == .link, case .link = read.values[index],
+                                  let value = translate(read.values[index], property: property, type: object.name) {
+                            try table.set(value, for: read.key, property: index)
                         }
-                        if !keys.isEmpty { try table.setMap(keys: keys, values: values, for: read.key, property: index) }
-                    } else if property.isList {
-                        let values = (read.lists[index] ?? []).compactMap { translate($0, property: property, type: object.name) }
-                        if !values.isEmpty { try table.setList(values, for: read.key, property: index) }
-                    } else if property.kind == .link, case .link = read.values[index],
-                              let value = translate(read.values[index], property: property, type: object.name) {
-                        try table.set(value, for: read.key, property: index)
+                    } catch {
+                        refused(object.name, "'\(property.name)' of object \(read.key.rawValue) cannot be written: \(error)", lost: false)
                     }
                 }
             }
         }
         _ = try session.commit()
+        // What the new file holds (embedded objects no kept parent took are gone with the commit).
         for position in outcome.types.indices {
             let name = outcome.types[position].name
-            outcome.types[position].copied = copied[name] ?? 0
+            outcome.types[position].copied = (try? session.table(named: name)?.count) ?? 0
             outcome.types[position].clearedLinks = cleared[name] ?? 0
         }
     }

@@ -145,6 +145,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + "-damaged"))
     }
 
+    @Test func writeCopyAndCheckpointOfADamagedFileThrowTypedErrorsNamingTheSource() throws {
+        let folder = TemporaryFolder()
+        let (configuration, _, page) = try damagedDatabase(folder, tree: "c")
+        let db = try Database(configuration: configuration)
+        let copy = folder.url.appendingPathComponent("copy.strata")
+        do {
+            try db.writeCopy(toFile: copy)
+            Issue.record("a copy of a damaged file was written")
+        } catch let error as Database.Error {
+            #expect(error.code == .invalidDatabase)
+            #expect(error.path == configuration.fileURL!.path, "\(error)")
+            #expect(error.message.contains("page \(page)"), "\(error)")
+        }
+        try db.checkpoint()  // nothing to flush: the damage is not read
+    }
+
     @Test func aMarkerBesideAHealthyFileIsCheckedAndRemoved() throws {
         let folder = TemporaryFolder()
         let configuration = DamageLab.configuration(folder)

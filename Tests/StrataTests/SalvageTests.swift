@@ -5,6 +5,19 @@ import Foundation
 import Strata
 import Testing
 
+final class SalvageShelf: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var anything: MixedValue
+    @Persisted var history: List<MixedValue>
+    @Persisted var byLabel: Map<String, SalvageBox?>
+    @Persisted var tags: MutableSet<String>
+    @Persisted var boxes: List<SalvageBox>
+}
+
+final class SalvageBox: Object {
+    @Persisted var number = 0
+}
+
 @Suite struct SalvageTests {
     /// Checks the salvaged file against what was written: it opens with a full check, every
     /// record in it equals the original (a link or note may be cleared, when its object was
@@ -149,5 +162,45 @@ import Testing
         try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: foreign)
         #expect(code { _ = try Database.salvage(from: foreign, to: folder.url.appendingPathComponent("c.strata")) } == .invalidDatabase)
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("c.strata").path))
+    }
+
+    @Test func mixedValuesMapsSetsAndListsOfLinksAreCopied() throws {
+        let folder = TemporaryFolder()
+        let configuration = folder.configuration("shelves.strata", objectTypes: [SalvageShelf.self, SalvageBox.self])
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write {
+                for number in 0..<30 { db.create(SalvageBox.self, value: ["number": number]) }
+                let boxes = db.objects(SalvageBox.self).sorted(byKeyPath: "number")
+                for index in 0..<10 {
+                    let shelf = db.create(SalvageShelf.self, value: ["name": "shelf \(index)"])
+                    shelf.anything = index.isMultiple(of: 2) ? .object(boxes[index]) : .string("text \(index)")
+                    shelf.history.append(objectsIn: [.int(index), .object(boxes[index + 1]), .none])
+                    shelf.byLabel["a"] = boxes[index + 2]
+                    shelf.byLabel["b"] = boxes[20 + index]
+                    shelf.tags.insert(objectsIn: ["x\(index)", "y"])
+                    shelf.boxes.append(objectsIn: [boxes[index], boxes[29 - index]])
+                }
+            }
+        }
+        let destination = folder.url.appendingPathComponent("copy.strata")
+        let report = try Database.salvage(from: configuration.fileURL!, to: destination)
+        #expect(report.isComplete && report.copiedObjects == 40, "\(report)")
+        let db = try Database(configuration: folder.configuration("copy.strata", objectTypes: [SalvageShelf.self, SalvageBox.self]))
+        for index in 0..<10 {
+            let shelf = try #require(db.object(ofType: SalvageShelf.self, forPrimaryKey: "shelf \(index)"))
+            if index.isMultiple(of: 2) {
+                #expect(shelf.anything.object(SalvageBox.self)?.number == index)
+            } else {
+                #expect(shelf.anything == .string("text \(index)"))
+            }
+            #expect(shelf.history.count == 3 && shelf.history[0] == .int(index) && shelf.history[2] == MixedValue.none)
+            #expect(shelf.history[1].object(SalvageBox.self)?.number == index + 1)
+            #expect(shelf.byLabel["a"]??.number == index + 2)
+            #expect(shelf.byLabel.keys.sorted() == ["a", "b"] && shelf.byLabel["b"]??.number == 20 + index)
+            #expect(Set(shelf.tags) == ["x\(index)", "y"])
+            #expect(shelf.boxes.map(\.number) == [index, 29 - index])
+        }
+        #expect(db.objects(SalvageBox.self).count == 30)
     }
 }
