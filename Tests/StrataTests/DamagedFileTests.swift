@@ -62,6 +62,22 @@ import Testing
         #expect(db.objects(DamagedRecord.self).count == 200)
     }
 
+    @MainActor
+    @Test func actorOpensThrowTheTypedErrorToo() async throws {
+        let folder = TemporaryFolder()
+        var (configuration, _, page) = try damagedDatabase(folder, tree: "c")
+        configuration.verifyOnOpen = true
+        for open in [0, 1] {
+            do {
+                _ = open == 0 ? try await Database(configuration: configuration) : try await Database.open(configuration: configuration)
+                Issue.record("an actor open of a damaged file with verifyOnOpen succeeded")
+            } catch let error as Database.Error {
+                #expect(error.code == .invalidDatabase)
+                #expect(error.message.contains("page \(page)"), "\(error)")
+            }
+        }
+    }
+
     @Test func aSetterThatMeetsDamageMakesWriteThrowAndRollsBack() throws {
         let folder = TemporaryFolder()
         // The index of `tag` is damaged: reads of the objects work, changing a tag does not.
