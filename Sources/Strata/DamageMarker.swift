@@ -20,8 +20,9 @@ enum DamageMarker {
     /// The marker's path for the database at `path`.
     static func path(for databasePath: String) -> String { databasePath + "-damaged" }
 
-    /// Whether `error` says the file is damaged (or the disk failed reading it): the errors
-    /// worth recording so that the next open checks the file.
+    /// Whether `error` says the file is damaged (or the disk failed reading it, `EIO`): the
+    /// errors worth recording so that the next open checks the file. A full disk or a missing
+    /// permission says nothing about the file's contents.
     static func isDamage(_ error: any Error) -> Bool {
         let storage: StorageError
         switch error {
@@ -32,7 +33,8 @@ enum DamageMarker {
         default: return false
         }
         switch storage {
-        case .corrupted, .truncated, .ioFailure: return true
+        case .corrupted, .truncated: return true
+        case .ioFailure(_, let code): return code == EIO  // a disk that cannot read the page back
         default: return false
         }
     }
