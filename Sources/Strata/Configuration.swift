@@ -88,6 +88,15 @@ extension Database {
         /// `Database.commitLogRecoveryReport` then says what was given up. Needs write access.
         /// `strata recover FILE` does the same from the command line.
         public var commitLogRecovery: CommitLogRecovery = .refuse
+        /// Check the whole file when this process first opens it: every page and tree, then
+        /// every object against its table's counter and indexes (what `strata verify` checks).
+        /// A damaged file then fails the open with `Database.Error` code `.invalidDatabase`
+        /// instead of being found later, by a read that cannot throw and stops the process.
+        /// The check reads the whole file, so the first open takes time in proportion to the
+        /// file's size; off by default. Strata runs the same check on its own when a process
+        /// stopped on damage in this file before (see <doc:DamagedFiles>). Ignored for
+        /// in-memory databases.
+        public var verifyOnOpen = false
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,

@@ -83,7 +83,14 @@ public struct Database {
     /// Whether the database holds no objects.
     public var isEmpty: Bool {
         core.verify("isEmpty")
-        return core.withReadLock { core.session.tables.allSatisfy { ((try? $0.count) ?? 0) == 0 } }
+        return core.withReadLock {
+            core.session.tables.allSatisfy { table in
+                do { return try table.count == 0 } catch {
+                    if DamageMarker.isDamage(error) { core.stop(error, "isEmpty could not count '\(table.schema.name)'") }
+                    return true
+                }
+            }
+        }
     }
 
     /// The version this instance reads.
@@ -115,7 +122,7 @@ public struct Database {
     /// `commitWrite()` or `cancelWrite()`. Stops with a message if the database is read-only
     /// or the disk fails; `write { }` throws instead.
     public func beginWrite() {
-        do { try core.beginWrite() } catch { fatalError("beginWrite() failed: \(error)") }
+        do { try core.beginWrite() } catch { core.stop(error, "beginWrite() failed") }
     }
 
     /// Commits the write transaction: durable (per the configuration's durability) and visible
@@ -260,7 +267,7 @@ public struct Database {
         do {
             for (table, keys) in byTable.values { try core.session.delete(keys, from: table.table) }
         } catch {
-            fatalError("delete failed: \(error)")
+            core.stop(error, "delete failed")
         }
     }
 
@@ -271,7 +278,7 @@ public struct Database {
         do {
             try core.session.delete(results.keys(), from: context.table)
         } catch {
-            fatalError("delete failed: \(error)")
+            core.stop(error, "delete failed")
         }
     }
 
@@ -281,7 +288,7 @@ public struct Database {
         do {
             for table in core.session.tables { try core.session.deleteAll(in: table) }
         } catch {
-            fatalError("deleteAll failed: \(error)")
+            core.stop(error, "deleteAll failed")
         }
     }
 
@@ -368,7 +375,7 @@ public struct Database {
         }
         let path = configuration.path
         let existed = FileManager.default.fileExists(atPath: path)
-        for file in [path, path + "-lock", StorageEngine.logPath(for: path)] where FileManager.default.fileExists(atPath: file) {
+        for file in [path, path + "-lock", StorageEngine.logPath(for: path), DamageMarker.path(for: path)] where FileManager.default.fileExists(atPath: file) {
             do { try FileManager.default.removeItem(atPath: file) } catch { throw Error(.fileAccess, "\(error)", path: file) }
         }
         return existed

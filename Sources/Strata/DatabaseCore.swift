@@ -31,6 +31,9 @@ final class DatabaseCore {
     /// `DynamicObject` contexts, by type name (`dynamicContext(named:)`).
     private var dynamicContexts: [String: TableContext] = [:]
     private(set) var isInvalidated = false
+    /// Damage a property setter met in the open write transaction (`noteWriteDamage`): its
+    /// commit rolls back and throws this instead.
+    var writeDamage: Database.Error?
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
 
@@ -393,7 +396,7 @@ final class DatabaseCore {
     /// naming the type.
     private func addFailed(_ error: StoreError, _ typeName: String) -> Never {
         if case .duplicatePrimaryKey = error { fatalError("\(error)") }
-        fatalError("Could not add the '\(typeName)' object: \(error)")
+        stop(error, "Could not add the '\(typeName)' object")
     }
 
     // MARK: Writes
@@ -406,6 +409,7 @@ final class DatabaseCore {
         if asyncWrites.isBusy { asyncWrites.drain() }
         advanceBeforeWrite()
         let old = session.version
+        writeDamage = nil
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
         try didBeginWrite(from: old)
     }
@@ -415,6 +419,7 @@ final class DatabaseCore {
         guard !configuration.readOnly else { throw readOnlyWrite() }
         advanceBeforeWrite()
         let old = session.version
+        writeDamage = nil
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
         try didBeginWrite(from: old)
     }
@@ -427,6 +432,7 @@ final class DatabaseCore {
     func commitWrite() throws(Database.Error) {
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
+        try throwWriteDamage()
         let old = session.version
         let target = ownCommit()
         defer { target?.committing(0) }
@@ -437,6 +443,7 @@ final class DatabaseCore {
     /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
     /// suspended meanwhile and the instance keeps reading the version it started from.
     func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+        try throwWriteDamage()
         let pending: PendingCommit
         let old = session.version
         let target = ownCommit()
@@ -469,6 +476,7 @@ final class DatabaseCore {
     func cancelWrite() {
         verify("cancelWrite()")
         require(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
+        writeDamage = nil
         session.rollback()
     }
 
@@ -522,6 +530,10 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                 try DatabaseCore.copySeedIfNeeded(configuration, path: path)
                 try compactIfAsked(configuration, path: path)
                 let store = try openStore(configuration, path: path)
+                do { try checkAtOpen(store, configuration, path: path) } catch {
+                    store.close()
+                    throw error
+                }
                 let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
                 handle.users = 1
                 handles[key] = handle

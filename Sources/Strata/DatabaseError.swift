@@ -57,7 +57,8 @@ extension Database {
                 case .storage(let storage): return wrap(storage, path: path)
                 case .invalidSchema, .invalidValue, .duplicatePrimaryKey, .objectNotFound: return Error(.invalidInput, error.description, path: path)
                 case .schemaMismatch, .schemaVersionTooOld: return Error(.schemaMismatch, error.description, path: path)
-                case .notAnObjectDatabase, .corrupted: return Error(.invalidDatabase, error.description, path: path)
+                case .corrupted: return path.map { damaged(error, path: $0) } ?? Error(.invalidDatabase, error.description)
+                case .notAnObjectDatabase: return Error(.invalidDatabase, error.description, path: path)
                 case .readOnly: return Error(.fileAccess, error.description, path: path)
                 case .transactionEnded: return Error(.fail, error.description, path: path)
                 }
@@ -65,7 +66,8 @@ extension Database {
             if let error = error as? StorageError {
                 let code: Code
                 switch error {
-                case .notADatabase, .corrupted, .truncated, .commitLogMismatch, .commitLogDamaged, .emptyDatabaseWithCommitLog: code = .invalidDatabase
+                case .corrupted, .truncated: return path.map { damaged(error, path: $0) } ?? Error(.invalidDatabase, error.description)
+                case .notADatabase, .commitLogMismatch, .commitLogDamaged, .emptyDatabaseWithCommitLog: code = .invalidDatabase
                 case .unsupportedFormatVersion: code = .unsupportedFileFormatVersion
                 case .ioFailure(_, let errno):
                     switch errno {

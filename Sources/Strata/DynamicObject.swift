@@ -215,7 +215,7 @@ struct DynamicFieldAccess: FieldAccess {
         case .link:
             guard case .link(let key) = value, let target = property.objectType,
                   let targetContext = try? context.core.dynamicContext(named: target),
-                  (try? targetContext.table.contains(key)) == true else { return nil }
+                  targetContext.containsOrStops(key) else { return nil }
             return targetContext.materialize(dynamicKey: key)
         case .mixed:
             return MixedValue._strataLoad(value, context.database)

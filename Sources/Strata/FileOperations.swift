@@ -32,7 +32,8 @@ extension Database {
         do {
             try core.session.copyCompacted(to: destination)
         } catch {
-            throw Error.wrap(error, path: destination)
+            // Damage is in the file copied from; anything else concerns the copy.
+            throw Error.wrap(error, path: DamageMarker.isCorruption(error) ? core.configuration.path : destination)
         }
     }
 

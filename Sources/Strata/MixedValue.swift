@@ -234,7 +234,7 @@ extension Database {
             guard let table = core.session.table(id: id) else { return nil }
             let name = table.schema.name
             let context = core.modelClass(named: name).flatMap { try? core.context(for: $0) } ?? (try? core.dynamicContext(named: name))
-            guard let context, (try? context.table.contains(key)) == true else { return nil }
+            guard let context, context.containsOrStops(key) else { return nil }
             return context.materialize(dynamicKey: key)
         }
     }

@@ -102,7 +102,7 @@ open class Object: CustomStringConvertible {
         guard let table = _slot.table else { return false }
         if table.database.isInvalidatedForObjects { return true }
         let key = ObjectKey(_slot.key)
-        return table.core.withReadLock { (try? table.table.contains(key)) != true }
+        return table.core.withReadLock { !table.containsOrStops(key) }
     }
 
     /// Whether the object is managed by a database.
@@ -285,6 +285,8 @@ open class Object: CustomStringConvertible {
             if case .objectNotFound = error {
                 fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
+            // Damage inside `write { }` (or begin/commitWrite, asyncWrite): the commit throws.
+            if table.core.noteWriteDamage(error) { return }
             table.fail(error)
         }
     }

@@ -31,9 +31,10 @@ final class TableContext {
     var database: Database { Database(core: core) }
 
     /// Stops on an error the store reported while reading or writing a property, which only
-    /// a damaged file or a failed disk causes.
+    /// a damaged file or a failed disk causes; damage is recorded first, so that the next
+    /// open throws instead (`DatabaseCore.stop`).
     func fail(_ error: any Error) -> Never {
-        fatalError("Strata could not access '\(table.schema.name)' in \(core.configuration.path): \(error)")
+        core.stop(error, "Strata could not access '\(table.schema.name)' in \(core.configuration.path)")
     }
 
     /// A managed object for `key`, as `type`: the context's class (`info.type`) is the class
@@ -184,7 +185,8 @@ extension Database {
     /// The managed object for `key` of type `type`, or nil when it does not exist.
     func materialize<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
         core.withReadLock {
-            guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+            guard let context = try? core.context(for: type) else { return nil }
+            guard context.containsOrStops(key) else { return nil }
             return context.materialize(type, key: key)
         }
     }

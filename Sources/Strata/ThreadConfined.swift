@@ -138,7 +138,7 @@ extension Results {
 extension Database {
     /// The managed object of class `type` (as stored, a subclass included) for `key`, or nil.
     func materialize(dynamic type: Object.Type, key: ObjectKey) -> Object? {
-        guard let context = try? core.context(for: type), (try? context.table.contains(key)) == true else { return nil }
+        guard let context = try? core.context(for: type), context.containsOrStops(key) else { return nil }
         return context.materialize(dynamicKey: key)
     }
 
@@ -146,7 +146,7 @@ extension Database {
     /// needs the name), or nil.
     func materialize(_ type: Object.Type, typeName: String, key: ObjectKey) -> Object? {
         core.withReadLock {
-            guard let context = core.existingContext(for: type, typeName: typeName), (try? context.table.contains(key)) == true else { return nil }
+            guard let context = core.existingContext(for: type, typeName: typeName), context.containsOrStops(key) else { return nil }
             return context.materialize(dynamicKey: key)
         }
     }

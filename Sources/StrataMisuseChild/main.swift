@@ -4,6 +4,9 @@
 //
 //   StrataMisuseChild CASE DIR     set up a database in DIR, print "misusing", make the mistake
 //   StrataMisuseChild commit-parcel DIR   add a Parcel in DIR/parcels.strata (cross-process test)
+//   StrataMisuseChild read-damaged DIR    read every DamagedRecord of DIR/damaged.strata, which
+//                                         the parent damaged (DamagedFileTests); also
+//                                         lookup-damaged (by primary key) and query-damaged
 //
 // If the mistake does not stop the process, the child prints "survived" and exits 0, which the
 // parent reports as a missing check. Setup failures print "error: ..." to stderr and exit 1.
@@ -37,6 +40,20 @@ final class Flat: EmbeddedObject {
 final class Tenant: Object {
     @Persisted var name = ""
     @Persisted var flat: Flat?
+}
+
+/// The model of DamagedFileTests (the same schema as the test target's classes of these names).
+final class DamagedRecord: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var tag = ""
+    @Persisted var payload = ""
+    @Persisted var scores: List<Int>
+    @Persisted var friend: DamagedRecord?
+    @Persisted var note: DamagedNote?
+}
+
+final class DamagedNote: EmbeddedObject {
+    @Persisted var text = ""
 }
 
 /// For the map misuses.
@@ -373,6 +390,26 @@ do {
         }
     // Not a misuse: another process's commit, for the cross-process notification test. It ends
     // normally (printing "survived").
+    // Not a misuse: a read that meets damage the parent made. Reads cannot throw, so the
+    // process stops, recording the damage for the parent's next open.
+    case "read-damaged", "lookup-damaged", "query-damaged":
+        let damaged = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("damaged.strata"),
+                                             objectTypes: [DamagedRecord.self, DamagedNote.self])
+        let database = try Database(configuration: damaged)
+        misusing()
+        var characters = 0
+        switch misuse {
+        case "read-damaged":
+            for record in database.objects(DamagedRecord.self) { characters += record.payload.count + record.scores.count }
+        case "lookup-damaged":
+            for id in 0..<100_000 { characters += database.object(ofType: DamagedRecord.self, forPrimaryKey: id)?.payload.count ?? 0 }
+        default:
+            // Reads every column of the objects' clusters.
+            characters = database.objects(DamagedRecord.self)
+                .filter("payload CONTAINS 'zz' OR tag BEGINSWITH 'x' OR id < 0 OR friend == nil OR note == nil").count
+        }
+        emit("read \(characters) characters", to: STDOUT_FILENO)
+
     case "commit-parcel":
         let parcels = Database.Configuration(fileURL: URL(fileURLWithPath: arguments[1]).appendingPathComponent("parcels.strata"),
                                              objectTypes: [Parcel.self])

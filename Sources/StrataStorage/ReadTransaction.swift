@@ -63,7 +63,7 @@ public final class ReadTransaction: TransactionReading {
     }
 
     @inline(__always)
-    private func info(_ tree: Tree) throws -> TreeInfo {
+    func info(_ tree: Tree) throws -> TreeInfo {
         try checkOpen()
         if tree.owner == serial { return trees[tree.slot].info }
         guard let own = try self.tree(named: tree.name) else { throw StorageError.unknownTree(tree.name) }

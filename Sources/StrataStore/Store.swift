@@ -43,7 +43,7 @@ public final class Store: @unchecked Sendable {
     static let tablesTree = "strata.tables"
     static let logTree = "strata.log"
 
-    private init(engine: StorageEngine, schema: Schema, schemaVersion: UInt64, upgrade: SchemaUpgrade?) {
+    init(engine: StorageEngine, schema: Schema, schemaVersion: UInt64, upgrade: SchemaUpgrade?) {
         self.engine = engine
         self.schemaState = Locked(schema)
         self.schemaVersion = schemaVersion
@@ -196,6 +196,11 @@ public final class Store: @unchecked Sendable {
             if !names.isEmpty { throw StoreError.notAnObjectDatabase(reason: "it has data but no schema (trees: \(names.prefix(5).joined(separator: ", ")))") }
             return (nil, 0)
         }
+        return try readSchema(t, tree: tree)
+    }
+
+    /// The schema and schema version stored in the schema tree.
+    static func readSchema(_ t: any TransactionReading, tree: Tree) throws -> (Schema, UInt64) {
         guard let json = try t.value(forKey: Array("schema".utf8), in: tree),
               let version = try t.value(forKey: Array("version".utf8), in: tree), version.count == 8 else {
             throw StoreError.corrupted("the stored schema is missing")

@@ -435,14 +435,14 @@ package final class TableAccess {
         }
     }
 
-    private func place(_ value: UnsafeRawBufferPointer, column: Int, in columns: inout [ChunkView]) throws(StoreError) {
+    func place(_ value: UnsafeRawBufferPointer, column: Int, in columns: inout [ChunkView]) throws(StoreError) {
         guard column < propertyByColumn.count else { return }
         let index = propertyByColumn[column]
         guard index >= 0, !schema.properties[index].isList else { return }
         columns[index] = try ChunkView(encoded: value, expectedWidth: schema.properties[index].kind.width)
     }
 
-    private func makeView(first: Int64, keys: ChunkView, columns: [ChunkView]) throws(StoreError) -> ClusterView {
+    func makeView(first: Int64, keys: ChunkView, columns: [ChunkView]) throws(StoreError) -> ClusterView {
         for (index, column) in columns.enumerated() where column.values != nil && column.count != keys.count {
             throw .corrupted("column '\(schema.properties[index].name)' of a '\(schema.name)' cluster holds \(column.count) values for \(keys.count) objects")
         }

@@ -15,6 +15,7 @@ struct StrataCommand {
         ("verify", "FILE", "check a database file completely"),
         ("compact", "FILE COPY", "write a compacted copy of FILE to COPY"),
         ("recover", "FILE", "open FILE past a damaged commit log, at its last good version"),
+        ("salvage", "FILE NEW", "copy every readable object of a damaged FILE into NEW (exit 2 if some were lost)"),
     ]
 
     static var usage: String {
@@ -24,7 +25,8 @@ struct StrataCommand {
         }.joined(separator: "\n")
     }
 
-    /// Exit statuses: 1 for a failure, 2 for a file that verify found damaged, 64 (EX_USAGE)
+    /// Exit statuses: 1 for a failure, 2 for a file that verify found damaged (or whose
+    /// salvage lost objects), 64 (EX_USAGE)
     /// for a command line that makes no sense.
     @MainActor
     static func main() async {
@@ -52,6 +54,8 @@ struct StrataCommand {
             case ("compact", 3):
                 try compact(path: arguments[1], to: arguments[2])
                 print("wrote \(arguments[2])")
+            case ("salvage", 3):
+                if !(try salvage(path: arguments[1], to: arguments[2])) { exit(2) }
             case (nil, _), ("help", _), ("-h", _), ("--help", _):
                 print(usage)
             case (let name?, _):

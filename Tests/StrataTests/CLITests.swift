@@ -203,6 +203,33 @@ import StrataStorage
         var errors: String
     }
 
+    @Test func salvageCopiesAHealthyFileAndReportsWhatADamagedOneLost() throws {
+        let folder = TemporaryFolder()
+        let configuration = DamageLab.configuration(folder)
+        try DamageLab.populate(configuration, count: 1_500)
+        let path = configuration.fileURL!.path
+        let copy = folder.url.appendingPathComponent("copy.strata").path
+        let healthy = try runStrata("salvage", path, copy)
+        #expect(healthy.status == 0, "\(healthy.errors)")
+        #expect(healthy.output.contains("2250 objects copied, 0 lost"), "\(healthy.output)")
+        #expect(healthy.output.contains("DamagedRecord: 1500 copied"), "\(healthy.output)")
+        let again = try runStrata("salvage", path, copy)
+        #expect(again.status == 1 && again.errors.contains("already exists"), "\(again.errors)")
+
+        let clusters = try DamageLab.treeName("DamagedRecord", "c", in: configuration)
+        let (pageSize, trees) = try DamageLab.trees(of: path)
+        let page = try #require(trees[clusters]?.last)
+        try DamageLab.damage(page: page, of: path, pageSize: pageSize)
+        let salvaged = folder.url.appendingPathComponent("salvaged.strata").path
+        let damaged = try runStrata("salvage", path, salvaged)
+        #expect(damaged.status == 2, "\(damaged.errors)")
+        #expect(damaged.output.contains("page \(page) of tree '\(clusters)'"), "\(damaged.output)")
+        #expect(damaged.output.range(of: #"DamagedRecord: \d+ copied, \d+ lost"#, options: .regularExpression) != nil, "\(damaged.output)")
+        #expect(FileManager.default.fileExists(atPath: salvaged))
+        let usage = try runStrata("salvage", path)
+        #expect(usage.status == 64)
+    }
+
     func runStrata(_ arguments: String...) throws -> Run { try runStrata(arguments) }
 
     func runStrata(_ arguments: [String]) throws -> Run {

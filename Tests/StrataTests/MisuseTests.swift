@@ -120,7 +120,8 @@ enum MisuseChild {
         let errors: String
     }
 
-    static func run(_ misuse: String, limit: TimeInterval = 30) throws -> Run {
+    /// `directory` is the child's DIR argument (a fresh folder when nil).
+    static func run(_ misuse: String, in directory: URL? = nil, limit: TimeInterval = 30) throws -> Run {
         let folder = TemporaryFolder()
         let outputURL = folder.url.appendingPathComponent("stdout")
         let errorsURL = folder.url.appendingPathComponent("stderr")
@@ -134,7 +135,7 @@ enum MisuseChild {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [misuse, folder.url.path]
+        process.arguments = [misuse, (directory ?? folder.url).path]
         // The backtracer would spend a second or more symbolicating each crash; the runtime
         // still prints the message and its own short stack trace.
         var environment = ProcessInfo.processInfo.environment
