@@ -616,13 +616,28 @@ public final class StoreSession {
 
     // MARK: The change log
 
-    /// Appends the commit's change-log entry and prunes the entries no reader can ask for.
-    /// Returns the log's first key afterwards when known (for `logFirst`).
+    /// How many of the newest change-log entries a commit keeps at most, whatever readers pin.
+    /// The log is live data of every version, not something a snapshot can reach: kept back to
+    /// an old snapshot's version, it grew by one entry per commit for as long as the snapshot
+    /// was held (a frozen `Results`, another instance or another process), and promise 4
+    /// (a snapshot pins only what it can reach) did not hold. An observer more commits behind
+    /// than this finds the log gone (`changes(since:)` is nil) and reports conservatively.
+    static let changeLogLength: UInt64 = 1024
+
+    /// Appends the commit's change-log entry and prunes the entries no reader can ask for, and
+    /// those more than `changeLogLength` commits old. Returns the log's first key afterwards
+    /// when known (for `logFirst`).
     private func appendLog(_ entry: [UInt8], in write: WriteTransaction) throws -> UInt64? {
         let tree = try writableTree(Store.logTree, handle: &logTreeHandle, carried: carriedLogTree, in: write)
         var first: UInt64?
-        // Keep entries newer than the oldest pinned version; older ones no reader can ask for.
-        if let oldest = store.engine.oldestPinnedVersion {
+        // Keep entries newer than the oldest pinned version (older ones no reader can ask
+        // for), and no more than `changeLogLength` of them.
+        var oldest = store.engine.oldestPinnedVersion
+        if write.committingVersion > Self.changeLogLength {
+            let horizon = write.committingVersion - Self.changeLogLength
+            if oldest.map({ $0 < horizon }) ?? true { oldest = horizon }
+        }
+        if let oldest {
             if let known = logFirst, known.version == write.version, oldest < known.first || oldest - known.first < 64 {
                 // The log is as this session's last commit left it, and its first key is
                 // known: delete the few stale keys by name, without a cursor (a key missing in

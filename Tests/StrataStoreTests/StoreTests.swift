@@ -120,6 +120,37 @@ import StrataStorage
 }
 
 extension ChangeLogTests {
+    /// A snapshot held across more than `StoreSession.changeLogLength` commits does not keep
+    /// the change log back to its version: the log keeps that many newest entries, so the file
+    /// does not grow by one entry per commit for as long as the snapshot lives. The snapshot
+    /// still reads its version; catching up from it finds the log gone (nil), as the
+    /// notifications expect of an observer that far behind.
+    @Test func theLogKeepsAtMostItsLengthBehindAnOldSnapshot() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        defer { store.close() }
+        let writer = try store.makeSession()
+        let people = writer.table(named: "Person")!
+        try writer.beginWrite()
+        _ = try people.insert([.int(0), .string("p0"), .int(1), .null, .null, .null])
+        try writer.commit()
+        let reader = try store.makeSession()  // pins this version for the whole test
+        let start = reader.version
+        let length = StoreSession.changeLogLength
+        for id in 1...Int64(length) + 40 {
+            try writer.beginWrite()
+            _ = try people.insert([.int(id), .string("p\(id)"), .int(1), .null, .null, .null])
+            try writer.commit()
+        }
+        let newest = writer.version
+        #expect(reader.version == start)
+        #expect(try reader.table(named: "Person")!.count == 1, "the snapshot still reads its version")
+        #expect(try writer.changes(since: start) == nil, "the log does not reach back to the held snapshot")
+        #expect(try writer.changes(since: newest - length)?.tables[people.tableID]?.inserted.count == Int(length))
+        #expect(try writer.changes(since: newest - length - 1) == nil)
+        reader.close()
+    }
+
     /// The entry a commit that only inserted into one table writes without building its change
     /// set (`commit(reportingChanges: false)`) is byte for byte the general encoding, and any
     /// other transaction (an update, a delete, an insert deleted again) takes the general path.
