@@ -119,6 +119,21 @@ int strata_sync_data(int fd) {
 #endif
 }
 
+int strata_allocate_past_end(int fd, int64_t offset, int64_t length) {
+#if defined(__linux__)
+    for (;;) {
+        if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length) == 0) return 0;
+        if (errno == EINTR) continue;
+        // Not supported by the file system or the kernel: the caller goes on without.
+        if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return ENOTSUP;
+        return errno;
+    }
+#else
+    (void)fd; (void)offset; (void)length;
+    return ENOTSUP;
+#endif
+}
+
 #if defined(__linux__)
 #include <sys/vfs.h>
 #endif

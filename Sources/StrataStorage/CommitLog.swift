@@ -23,8 +23,12 @@
 // Preallocation. A new database writes its log's whole capacity as zeros, synced, while it is
 // created, so the first generation's commits write over allocated blocks as later ones do
 // (a commit that grew the log would write the growth's zeros, their blocks' allocation and the
-// new size in its own sync). A log that is shorter (a database created before this, or whose
-// preallocation failed) grows as records need it.
+// new size in its own sync). Best effort: only when the volume has room to spare (at least
+// `roomLeftAfterPreallocation` still free afterwards), and zeros written by a preallocation or
+// growth that fails part way are cut off again, so a small or nearly full volume keeps its
+// space for the database. A log that is shorter (a database created before this, on a small
+// volume, or whose preallocation failed) grows as records need it; a commit whose record
+// cannot grow the log commits without it (`StorageEngine.commitWrite`).
 //
 // Crash safety:
 // - The base's pages are kept from reuse while its generation lasts (the base is pinned like a
@@ -90,6 +94,8 @@ final class CommitLog: @unchecked Sendable {
     /// the disk a metadata update per sync. The zeros are synced with the record that needed
     /// them.
     static let growthStep: UInt64 = 256 << 10
+    /// Preallocation goes ahead only if at least this much stays free on the volume after it.
+    static let roomLeftAfterPreallocation: UInt64 = 4 * capacity
 
     let file: any StorageFile
     private var allocated: UInt64
@@ -160,6 +166,27 @@ final class CommitLog: @unchecked Sendable {
         max(allocated, (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep)
     }
 
+    /// Whether the log reaches `end`, growing it there first if it does not: false when the
+    /// volume has no room for the growth (then nothing is written, or what was is cut off
+    /// again), and the commit goes without the log. Other errors are left for `write`, which
+    /// meets them again. The free space is asked only when the log must grow.
+    func makeRoom(through end: UInt64) -> Bool {
+        guard end > allocated else { return true }
+        guard let size = try? file.size() else { return true }
+        allocated = size
+        guard end > allocated else { return true }
+        let target = (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep
+        if let free = file.availableSpace(), free < target - allocated { return false }
+        do {
+            try extendOrGiveBack(to: target)
+        } catch let error as StorageError where error.isOutOfSpace {
+            return false
+        } catch {
+            return true
+        }
+        return true
+    }
+
     /// Writes `image` at `offset` (the file is first extended over the record if it does not
     /// reach that far) and starts writing it to the disk without waiting: the caller does the
     /// rest of its commit while the disk works, then calls `synchronize(failpoint:)`.
@@ -168,7 +195,7 @@ final class CommitLog: @unchecked Sendable {
         if end > allocated {
             allocated = try file.size()
             if end > allocated {
-                try extend(to: (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep)
+                try extendOrGiveBack(to: (end + Self.growthStep - 1) / Self.growthStep * Self.growthStep)
             }
         }
         try failpoint?(.beforeLogWrite)
@@ -181,11 +208,41 @@ final class CommitLog: @unchecked Sendable {
     /// development machine 0.5–1.5 ms, once every 64 one-block commits). Later generations
     /// reuse the same blocks. Only for a log no other process can be appending to (the first
     /// opener, while it initialises a new database).
-    func preallocate() throws {
+    ///
+    /// Best effort, and never at the database's expense: nothing is written unless the volume
+    /// would still have `roomLeftAfterPreallocation` free afterwards (when the file can tell),
+    /// and if the zeros cannot all be written, what was written is cut off again before the
+    /// error is thrown. Returns whether the log is now preallocated.
+    @discardableResult
+    func preallocate() throws -> Bool {
         allocated = try file.size()
-        guard allocated < Self.capacity else { return }
-        try extend(to: Self.capacity)
-        try file.synchronize()
+        guard allocated < Self.capacity else { return true }
+        if let free = file.availableSpace(), free < Self.capacity - allocated + Self.roomLeftAfterPreallocation { return false }
+        let before = allocated
+        try extendOrGiveBack(to: Self.capacity)
+        do {
+            try file.synchronize()
+        } catch {
+            try? file.truncate(to: before)
+            allocated = before
+            throw error
+        }
+        return true
+    }
+
+    /// `extend(to:)`, except that if it fails the file is cut back to the length it had
+    /// (`allocated`, which the caller has just read), so that zeros written before the volume
+    /// filled up do not keep its space. Only zeros past every record are cut: records are
+    /// written under the write lock, after their log reaches past them.
+    private func extendOrGiveBack(to target: UInt64) throws {
+        let before = allocated
+        do {
+            try extend(to: target)
+        } catch {
+            try? file.truncate(to: before)
+            allocated = before
+            throw error
+        }
     }
 
     /// Writes zeros from the end of the file (`allocated`, which the caller has just read) to
@@ -212,6 +269,10 @@ final class CommitLog: @unchecked Sendable {
     /// Makes sure the record at `offset` can never be replayed: zeros over its first block,
     /// synced. For a commit that failed after (part of) its record may have been written.
     func erase(at offset: UInt64) throws {
+        // Nothing of a record past the end of the log can have been written (its growth
+        // failed, and was cut off again): nothing to erase, and writing zeros there would grow
+        // the log on a volume that just refused it.
+        guard offset < (try file.size()) else { return }
         let zeros = [UInt8](repeating: 0, count: Int(Self.blockSize))
         try zeros.withUnsafeBytes { try file.write([$0], at: offset) }
         try file.synchronize()

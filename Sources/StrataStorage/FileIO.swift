@@ -58,6 +58,17 @@ public protocol StorageFile: AnyObject, Sendable {
     /// `write`). What was stored is visible and made durable exactly as written bytes are. The
     /// default never can.
     func writeInPlace(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) -> Bool
+    /// Has the volume set aside the blocks of bytes `range` of the file without changing its
+    /// size, so that writes there (past the end too) need no new space: false when the
+    /// implementation cannot (nothing set aside; the default). Throws
+    /// `StorageError.ioFailure` with ENOSPC (or EDQUOT) when the volume refuses.
+    func allocate(_ range: Range<UInt64>) throws -> Bool
+    /// Bytes free on the file's volume for an unprivileged writer, or nil when unknown (the
+    /// default).
+    func availableSpace() -> UInt64?
+    /// Cuts the file to `size` bytes (or extends it with zeros), giving its blocks past there
+    /// back to the volume. The default throws ENOTSUP.
+    func truncate(to size: UInt64) throws
 }
 
 extension StorageFile {
@@ -70,6 +81,15 @@ extension StorageFile {
 
     /// Returns false: the caller writes with `write`.
     public func writeInPlace(_ buffers: [UnsafeRawBufferPointer], at offset: UInt64) -> Bool { false }
+
+    /// Returns false: nothing is set aside, and writes find space as they go.
+    public func allocate(_ range: Range<UInt64>) throws -> Bool { false }
+
+    /// Returns nil: the free space is unknown.
+    public func availableSpace() -> UInt64? { nil }
+
+    /// Throws ENOTSUP: the file cannot be cut.
+    public func truncate(to size: UInt64) throws { throw StorageError.ioFailure(operation: "truncate", code: ENOTSUP) }
 }
 
 /// A `StorageFile` over a real file descriptor.
@@ -205,6 +225,33 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     public func synchronize() throws {
         let code = strata_sync_data(descriptor)
         if code != 0 { throw StorageError.ioFailure(operation: "fdatasync", code: code) }
+    }
+
+    /// `fallocate(FALLOC_FL_KEEP_SIZE)` on Linux, where the file system supports it (ext4,
+    /// XFS, btrfs, tmpfs); false elsewhere. A copy-on-write file system (btrfs) may still need
+    /// new space when the blocks are written.
+    public func allocate(_ range: Range<UInt64>) throws -> Bool {
+        guard !range.isEmpty else { return true }
+        let code = strata_allocate_past_end(descriptor, Int64(range.lowerBound), Int64(range.count))
+        if code == 0 { return true }
+        if code == ENOTSUP { return false }
+        throw StorageError.ioFailure(operation: "allocate bytes \(range.lowerBound)..<\(range.upperBound) of \(path)", code: code)
+    }
+
+    /// `fstatvfs`: the blocks available to an unprivileged writer.
+    public func availableSpace() -> UInt64? {
+        var info = statvfs()
+        guard fstatvfs(descriptor, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
+    /// `ftruncate`. The file must not be mapped past `size` (only the commit log, which is
+    /// never mapped, is cut).
+    public func truncate(to size: UInt64) throws {
+        while ftruncate(descriptor, off_t(size)) != 0 {
+            if errno == EINTR { continue }
+            throw StorageError.ioFailure(operation: "truncate \(path)", code: errno)
+        }
     }
 
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)` on Linux; errors are ignored (the sync that

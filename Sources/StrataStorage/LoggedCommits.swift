@@ -56,6 +56,9 @@ extension StorageEngine {
     /// ordinary way: no log, not durable, too large, freeing too much, the log full, or a base
     /// that is not durable in the file (an unsynced grouped commit) and not logged either.
     func logPosition(for transaction: WriteTransaction, recordLength: Int) -> LogPosition? {
+        // A volume that refused the delete reserve's growth: unlogged, the pages commits free
+        // are reusable at once instead of pinned until a checkpoint (SpaceReserve.swift).
+        guard !spaceReserve.isShort else { return nil }
         guard log != nil, options.logsCommits, options.durability == .full, transaction.redo.isLoggable,
               transaction.freeSpace.pagesMadePending &- transaction.pendingAtStart <= Self.loggedFreeLimit else { return nil }
         let base = transaction.snapshot.meta
@@ -102,7 +105,8 @@ extension StorageEngine {
         if !base.isLogged { try discardUnpublishedRecord(announcedBy: base) }
         guard let image, let log else {
             // A replay: the commit it repeats was durable.
-            try publish(try writeLogged(transaction, at: position, length: length, failpoint: failpoint), of: transaction, durable: true, grouped: false)
+            try publish(try writeLogged(transaction, at: position, length: length, failpoint: failpoint, replaying: true),
+                        of: transaction, durable: true, grouped: false)
             return
         }
         // The record first: the disk writes it while this thread does the rest of the commit's
@@ -134,9 +138,10 @@ extension StorageEngine {
     /// Lays out a logged commit and writes its pages and meta to the database file, without a
     /// sync; returns the meta to publish.
     private func writeLogged(_ transaction: WriteTransaction, at position: LogPosition, length: Int,
-                             failpoint: ((CommitStep) throws -> Void)?) throws -> MetaPage {
+                             failpoint: ((CommitStep) throws -> Void)?, replaying: Bool = false) throws -> MetaPage {
         let base = transaction.snapshot.meta
         var meta = try transaction.layOut(chain: nil, logged: true)
+        try makeRoom(for: meta, of: transaction, replaying: replaying)
         meta.flags |= MetaPage.flagUnsynced | MetaPage.flagLogged
         meta.syncedThrough = position.baseTxid
         meta.logSalt = position.salt

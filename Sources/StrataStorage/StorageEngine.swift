@@ -88,6 +88,8 @@ public final class StorageEngine: @unchecked Sendable {
     /// `Locked<Void>`: a zero-size value shares its address with the mutex pointer, and the
     /// thread sanitizer then reports the pointer's load before locking as a race.)
     let syncGate = Locked<UInt64>(0)
+    /// The room kept past the end of the file for deletes on a full volume (SpaceReserve.swift).
+    let spaceReserve = SpaceReserve()
 
     // MARK: Opening
 
@@ -868,7 +870,8 @@ public final class StorageEngine: @unchecked Sendable {
         // Small durable commits go through the commit log (a grouped one too: its record is
         // synced at once, which costs what the group's sync would).
         let recordLength = CommitLog.headerSize + transaction.redo.bytes.count
-        if let position = logPosition(for: transaction, recordLength: recordLength) {
+        if let position = logPosition(for: transaction, recordLength: recordLength),
+           log?.makeRoom(through: position.offset + UInt64(CommitLog.paddedLength(recordLength))) != false {
             let header = CommitLog.Header(salt: position.salt, txid: transaction.txid, baseTxid: position.baseTxid,
                                           baseChecksum: position.baseChecksum, length: recordLength)
             // Into the arena: no array (and no runtime metadata lookup for one) per commit.
@@ -887,6 +890,7 @@ public final class StorageEngine: @unchecked Sendable {
         let chainLimit = requested ? MetaPage.groupChainLimit : MetaPage.chainLimit
         let chainable = durable && synced && base.nextPage != 0 && base.chain.count < chainLimit
         var meta = try transaction.layOut(chain: chainable ? base : nil)
+        try makeRoom(for: meta, of: transaction)
         let oneSync = durable && synced && transaction.dirty.count <= MetaPage.listCapacity(pageSize: pageSize)
         if oneSync || meta.isRecord {
             meta.written = transaction.dirty.map { MetaPage.WrittenRun(page: $0.page, checksum: $0.checksum, pages: UInt32($0.pages)) }

@@ -55,6 +55,11 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         var writeBudget: (bytes: Int, code: Int32)?
         var failingSync: Int32?
         var failingGrowth: Int32?
+        /// How far `allocate` has set blocks aside (past the end of the file too).
+        var allocatedEnd = 0
+        /// What `availableSpace()` reports (nil: unknown).
+        var freeSpace: UInt64?
+        var allocations = 0
         var writes = 0
         var syncs = 0
         var bytesWritten = 0
@@ -115,7 +120,8 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
             let total = buffers.reduce(0) { $0 + $1.count }
             let end = Int(offset) + total
             guard end <= capacity else { throw StorageError.ioFailure(operation: "write", code: EFBIG) }
-            if let code = state.failingGrowth, end > state.volatileSize {
+            // Blocks set aside by `allocate` need no new space, past the end too.
+            if let code = state.failingGrowth, end > max(state.volatileSize, state.allocatedEnd) {
                 throw StorageError.ioFailure(operation: "write", code: code)
             }
             // A full disk accepts what fits, then fails: the caller sees an error after a short write.
@@ -152,6 +158,56 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
         }
     }
 
+    /// Sets blocks aside up to `range`'s end without changing the file's size: refused
+    /// (ENOSPC, nothing set aside) while writes that grow the file fail, or when a full-disk
+    /// budget is set that the new blocks exceed (they use it up). A model of
+    /// `fallocate(FALLOC_FL_KEEP_SIZE)`; it is neither a write nor a sync, and survives crashes.
+    func allocate(_ range: Range<UInt64>) throws -> Bool {
+        try state.withLock { state in
+            let end = Int(range.upperBound)
+            let new = end - max(state.volatileSize, state.allocatedEnd)
+            guard new > 0 else { return true }
+            if let code = state.failingGrowth { throw StorageError.ioFailure(operation: "allocate", code: code) }
+            if let budget = state.writeBudget {
+                guard budget.bytes >= new else { throw StorageError.ioFailure(operation: "allocate", code: budget.code) }
+                state.writeBudget!.bytes -= new
+            }
+            state.allocatedEnd = end
+            state.allocations += 1
+            return true
+        }
+    }
+
+    /// Successful `allocate` calls that set new blocks aside.
+    var allocationCount: Int { state.withLock { $0.allocations } }
+
+    func availableSpace() -> UInt64? { state.withLock { $0.freeSpace } }
+
+    /// Makes `availableSpace()` report `bytes` (nil: unknown).
+    func reportFreeSpace(_ bytes: UInt64?) { state.withLock { $0.freeSpace = bytes } }
+
+    /// Cuts the file (a metadata change: durable at once, as a model): bytes past `size` are
+    /// gone from both images and from the writes not yet synced.
+    func truncate(to size: UInt64) throws {
+        state.withLock { state in
+            let size = Int(size)
+            guard size < state.volatileSize else { return }
+            (mapping + size).initializeMemory(as: UInt8.self, repeating: 0, count: state.volatileSize - size)
+            if state.durableSize > size {
+                (durable + size).initializeMemory(as: UInt8.self, repeating: 0, count: state.durableSize - size)
+                state.durableSize = size
+            }
+            state.pending = state.pending.compactMap { chunk in
+                guard chunk.offset < size else { return nil }
+                var chunk = chunk
+                if chunk.offset + chunk.bytes.count > size { chunk.bytes.removeLast(chunk.offset + chunk.bytes.count - size) }
+                return chunk
+            }
+            state.volatileSize = size
+            state.allocatedEnd = min(state.allocatedEnd, size)
+        }
+    }
+
     func size() throws -> UInt64 {
         UInt64(state.withLock { state in
             state.sizeQueries += 1
@@ -174,9 +230,10 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
     /// some 512-byte sectors. The same seed gives the same disk.
     func crash(seed: UInt64) -> SimulatedDisk {
         var random = SplitMix64(seed: seed)
-        let (durableSize, pending) = state.withLock { ($0.durableSize, $0.pending) }
+        let (durableSize, pending, allocatedEnd) = state.withLock { ($0.durableSize, $0.pending, $0.allocatedEnd) }
         let disk = SimulatedDisk(capacity: capacity)
         disk.restore(UnsafeRawBufferPointer(start: durable, count: durableSize))
+        disk.state.withLock { $0.allocatedEnd = allocatedEnd }
         // How much of the cache reached the disk varies from crash to crash: sometimes nearly
         // nothing, sometimes nearly everything.
         let keepPercent = Bool.random(using: &random) ? 100 : Int.random(in: 0...100, using: &random)
@@ -212,6 +269,7 @@ final class SimulatedDisk: StorageFile, @unchecked Sendable {
                 disk.durable.copyMemory(from: durable, byteCount: state.durableSize)
                 copy.durableSize = state.durableSize
                 copy.pending = state.pending
+                copy.allocatedEnd = state.allocatedEnd
             }
         }
         return disk

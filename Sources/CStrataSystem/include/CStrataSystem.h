@@ -73,6 +73,12 @@ int strata_ofd_is_locked(int fd, int64_t start, int64_t length);
 /// fdatasync on Linux, F_FULLFSYNC (falling back to fsync) on Apple platforms.
 int strata_sync_data(int fd);
 
+/// Has the file system allocate the blocks of bytes [offset, offset+length) of `fd` without
+/// changing the file's size (Linux: fallocate with FALLOC_FL_KEEP_SIZE), so that later writes
+/// there, past the end too, need no new space. Returns 0, ENOSPC (or EDQUOT) when the volume
+/// refuses, ENOTSUP where the system or file system cannot do it, or another errno value.
+int strata_allocate_past_end(int fd, int64_t offset, int64_t length);
+
 /// Starts writing back a file range's dirty pages without waiting for them
 /// (sync_file_range with SYNC_FILE_RANGE_WRITE on Linux; nothing elsewhere). Only a head
 /// start for a later `strata_sync_data`, never a durability guarantee. Returns 0 or errno.
