@@ -74,15 +74,21 @@ extension StorageEngine {
     /// opener cannot replay or give anything up, and a log whose damage is accepted with
     /// nothing to replay is erased at once (with commits to replay, `endDamagedGeneration`
     /// erases it after them).
+    /// `expectedLength` is the length the database's header says its log was preallocated to
+    /// (0: none to check).
     static func assessLogAtOpen(_ log: CommitLog?, logPath: String, recovered: MetaPage, file: any StorageFile, path: String,
-                                lockFile: LockFile, options: StorageOptions) throws -> (ReplayPlan?, CommitLogRecoveryReport?) {
+                                lockFile: LockFile, options: StorageOptions, expectedLength: UInt64) throws -> (ReplayPlan?, CommitLogRecoveryReport?) {
         let assessment = try assessLog(log, logPath: logPath, recovered: recovered, file: file, path: path,
-                                       published: lockFile.inheritedPublication, recovery: options.commitLogRecovery)
+                                       published: lockFile.inheritedPublication, recovery: options.commitLogRecovery,
+                                       expectedLength: expectedLength)
         if options.readOnly {
             if let gaveUp = assessment.gaveUp { throw gaveUp.error }
             if assessment.plan != nil { throw StorageError.recoveryNeedsWriteAccess(path: logPath) }
         }
-        if assessment.gaveUp != nil, assessment.plan == nil { try log?.eraseAll() }
+        if assessment.gaveUp != nil, assessment.plan == nil, let log {
+            try log.eraseAll()
+            try keepLogLength(log, file: file)
+        }
         return (assessment.plan, assessment.gaveUp)
     }
 
@@ -91,7 +97,21 @@ extension StorageEngine {
     /// records past the damage are never found again.
     func endDamagedGeneration() throws {
         try checkpoint()
-        try log?.eraseAll()
+        if let log {
+            try log.eraseAll()
+            try Self.keepLogLength(log, file: file)
+        }
+    }
+
+    /// Makes the log as long as the database's header says it was preallocated to (a log made
+    /// again, or one that was cut and has been given up), or, if the zeros cannot be written,
+    /// makes the header say nothing, so that the next open does not find it cut. Only for the
+    /// first opener, while no one else has the database open.
+    static func keepLogLength(_ log: CommitLog, file: any StorageFile) throws {
+        let expected = try FileHeader.logLength(of: file)
+        guard expected > 0, try log.file.size() < expected else { return }
+        if (try? log.preallocate()) == true, try log.file.size() >= expected { return }
+        try FileHeader.recordLogLength(0, in: file)
     }
 
     /// The salt of a generation that starts from the durable state with txid `baseTxid` whose
@@ -111,7 +131,8 @@ extension StorageEngine {
     /// `published` is what the lock file said was published before this open (the version and
     /// the page of its meta).
     static func assessLog(_ log: CommitLog?, logPath: String, recovered: MetaPage, file: any StorageFile, path: String,
-                          published: (txid: UInt64, metaPage: UInt64)?, recovery: CommitLogRecovery) throws -> LogAssessment {
+                          published: (txid: UInt64, metaPage: UInt64)?, recovery: CommitLogRecovery,
+                          expectedLength: UInt64 = 0) throws -> LogAssessment {
         var damage = DamageFinding(logPath: logPath, lastGood: recovered.txid)
         var checksum: UInt32?
         func baseChecksum() throws -> UInt32 {
@@ -122,10 +143,15 @@ extension StorageEngine {
         }
         var plan: ReplayPlan?
         var generationSalt: UInt64?
+        // Whether the log starts with an intact record of a generation a checkpoint ended: every
+        // generation starts at offset 0, so none started after the recovered state, and nothing
+        // the log could hold is missing from the file however short it is.
+        var onlyHistory = false
         if let log {
             let head = try log.records(startingIn: 0..<(4 * CommitLog.blockSize))
             let first = head.records.first { $0.offset == 0 }
             let startsGeneration = first.map { $0.header.txid == $0.header.baseTxid + 1 } ?? false
+            onlyHistory = startsGeneration && (first.map { $0.header.baseTxid < recovered.txid } ?? false)
             if let first, startsGeneration, first.header.baseTxid >= recovered.txid {
                 // The generation at the start of the log continues the recovered state, or a
                 // state the file does not have.
@@ -157,6 +183,12 @@ extension StorageEngine {
                         damage.found(through: newest, "the record of version \(recovered.txid + 1) is damaged or out of place, and \(found.count) valid later record\(found.count == 1 ? "" : "s") of its generation follow")
                     }
                 }
+            }
+        }
+        if let log, expectedLength > 0, !onlyHistory {
+            let size = try log.file.size()
+            if size < expectedLength {
+                damage.found(through: damage.lastGood, "the log is \(size) bytes long, but it was preallocated to \(expectedLength) bytes when the database was created, and a log never shrinks: it was cut short")
             }
         }
         if let newest = try publishedEvidence(published, lastGood: damage.lastGood, recovered: recovered, salt: generationSalt, file: file, path: path) {

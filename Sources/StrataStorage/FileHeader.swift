@@ -5,6 +5,15 @@
 //        8    4 format version
 //       12    4 page size
 //       16    4 crc32c of bytes 0 ..< 16
+//       20    8 the length the commit log was preallocated to when the database was created
+//               (0, or a failing check below: not preallocated, or made before this existed)
+//       28    4 crc32c of bytes 20 ..< 28, xor "SLEN"
+//
+// Bytes 20 ..< 32 are outside the checksum of the first 16, so builds that predate them read
+// the header as before. The log never shrinks below its preallocated length (CommitLog.swift),
+// so a log beside the database that is shorter than this was cut: open reports it as damage
+// (CommitLogDamage.swift). A missing log is not: a database may be copied without its log
+// after a checkpoint.
 //
 // Pages 1 and 2 are the meta slots (MetaPage.swift); data pages start at 3.
 
@@ -27,6 +36,47 @@ enum FileHeader {
         page.storeBytes(of: formatVersion, toByteOffset: 8, as: UInt32.self)
         page.storeBytes(of: UInt32(pageSize), toByteOffset: 12, as: UInt32.self)
         page.storeBytes(of: crc32c(page, count: 16), toByteOffset: 16, as: UInt32.self)
+    }
+
+    /// Where the log's preallocated length is kept, and how many bytes with its check.
+    static let logLengthOffset = 20
+    static let logLengthFieldSize = 12
+    private static let logLengthSeal: UInt32 = 0x4E45_4C53  // "SLEN"
+
+    /// The 12 bytes that say the log was preallocated to `length` (0: it was not).
+    static func encodeLogLength(_ length: UInt64) -> [UInt8] {
+        var field = [UInt8](repeating: 0, count: logLengthFieldSize)
+        field.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: length.littleEndian, as: UInt64.self)
+            let check = crc32c(UnsafeRawPointer(raw.baseAddress!), count: 8) ^ logLengthSeal
+            raw.storeBytes(of: check.littleEndian, toByteOffset: 8, as: UInt32.self)
+        }
+        return field
+    }
+
+    /// The log's preallocated length the header records: 0 when it records none (an older
+    /// file, a log that was not preallocated, or a field that fails its check).
+    static func decodeLogLength(_ field: UnsafeRawBufferPointer) -> UInt64 {
+        guard field.count >= logLengthFieldSize else { return 0 }
+        let check = UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        guard check == crc32c(field.baseAddress!, count: 8) ^ logLengthSeal else { return 0 }
+        return UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))
+    }
+
+    /// The log's preallocated length recorded in `file`'s header (0 when none).
+    static func logLength(of file: any StorageFile) throws -> UInt64 {
+        guard try file.size() >= UInt64(logLengthOffset + logLengthFieldSize) else { return 0 }
+        var field = [UInt8](repeating: 0, count: logLengthFieldSize)
+        try field.withUnsafeMutableBytes { try file.read(into: $0, at: UInt64(logLengthOffset)) }
+        return field.withUnsafeBytes { decodeLogLength($0) }
+    }
+
+    /// Records in `file`'s header that its log was preallocated to `length` (0: it is not),
+    /// durably. Only for the first opener, while no one else has the database open.
+    static func recordLogLength(_ length: UInt64, in file: any StorageFile) throws {
+        let field = encodeLogLength(length)
+        try field.withUnsafeBytes { try file.write([$0], at: UInt64(logLengthOffset)) }
+        try file.synchronize()
     }
 
     /// Validates the header bytes and returns the page size.

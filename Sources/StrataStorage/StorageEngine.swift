@@ -186,6 +186,8 @@ public final class StorageEngine: @unchecked Sendable {
         // Files this open created, removed if its initialisation fails: nobody else can have
         // them open (they would need the flock, which is exclusive until then).
         var createdFiles: [String] = []
+        // Whether this open made the log beside an existing database (it had none).
+        var logCreated = false
         let lockFile: LockFile
         do {
             lockFile = try LockFile(path: lockPath, slotCount: options.maximumReaders, removeOnFailure: { createdFiles }) { lockFile in
@@ -199,7 +201,7 @@ public final class StorageEngine: @unchecked Sendable {
                                        writesInPlace: options.writesInPlace)
                     let logFile = try Self.openLog(at: logPath, readOnly: options.readOnly, create: createsLog)
                     log = logFile?.log
-                    if logFile?.created == true { createdFiles.append(logPath) }
+                    if logFile?.created == true { createdFiles.append(logPath); logCreated = true }
                 } else if try given!.size() == 0 {
                     // A log with records belongs to a database this empty file is not (any more).
                     if let log, try DatabasePath.holdsRecords(log.file) {
@@ -218,15 +220,21 @@ public final class StorageEngine: @unchecked Sendable {
                         // Best effort: if the zeros cannot all be written (a full disk), the
                         // log grows as commits need it, as it does for a database created
                         // before this existed.
-                        do { try log.preallocate() } catch {}
+                        // The header records the log's length once its zeros are synced: a
+                        // log found shorter later was cut (FileHeader.swift).
+                        if (try? log.preallocate()) == true { try FileHeader.recordLogLength(CommitLog.capacity, in: opened!) }
                     } else {
+                        // A log made now (the database was copied without its own) is checked
+                        // against nothing, and made as long as the header says logs are here.
+                        let expected = logCreated ? 0 : try FileHeader.logLength(of: opened!)
                         (replay, gaveUp) = try Self.assessLogAtOpen(log, logPath: logPath, recovered: meta, file: opened!, path: path,
-                                                                    lockFile: lockFile, options: options)
+                                                                    lockFile: lockFile, options: options, expectedLength: expected)
+                        if logCreated { try Self.keepLogLength(log, file: opened!) }
                     }
                 } else if given == nil && !created {
                     // No log beside the file: fine, unless the lock file shows one was in use.
                     (replay, gaveUp) = try Self.assessLogAtOpen(nil, logPath: logPath, recovered: meta, file: opened!, path: path,
-                                                                lockFile: lockFile, options: options)
+                                                                lockFile: lockFile, options: options, expectedLength: 0)
                 }
                 return replay != nil
             }

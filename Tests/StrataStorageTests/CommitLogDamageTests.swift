@@ -184,7 +184,11 @@ import Testing
                 Issue.record("\(label): opened silently at version \(version), not \(sample.newest)")
             }
         } catch StorageError.commitLogDamaged(let path, let lastGood, let lost, let reason) {
-            #expect(!clean, "\(label): a cleanly closed database's log is history, but open found \(reason)")
+            // A log cut to nothing cannot show it was history: beside a database whose header
+            // says its log was preallocated, it is refused whether or not the close was clean.
+            let emptied: Bool
+            if case .cut(at: 0) = mutation { emptied = true } else { emptied = false }
+            #expect(!clean || emptied, "\(label): a cleanly closed database's log is history, but open found \(reason)")
             #expect(path.hasSuffix("(commit log)"), "\(label): \(path)")
             #expect(lastGood >= sample.base && lastGood <= sample.newest && lastGood + lost <= sample.newest, "\(label): last good \(lastGood), lost \(lost)")
             outcomes.refused += 1
@@ -233,7 +237,9 @@ import Testing
         }
         print("CommitLogDamageTests (killed, lock \(keepLock ? "kept" : "lost")): \(outcomes.cases) cases; \(outcomes.exact) exact, \(outcomes.tornTail) torn tails, \(outcomes.logGone) logs gone, \(outcomes.refused) refused, \(outcomes.mismatch) mismatches")
         #expect(outcomes.refused > outcomes.cases / 2)
-        if keepLock { #expect(outcomes.tornTail == 0 && outcomes.logGone == 0) }
+        // A log cut to nothing is refused too: the database's header says how long it was.
+        #expect(outcomes.logGone == 0)
+        if keepLock { #expect(outcomes.tornTail == 0) }
     }
 
     @Test func everyMutationOfACleanlyClosedLogIsHarmless() throws {
@@ -248,7 +254,8 @@ import Testing
                 }
             }
         }
-        #expect(outcomes.exact == outcomes.cases && outcomes.cases > 0)
+        // Every mutation opens at the newest version, but a log cut to nothing (refused).
+        #expect(outcomes.exact + outcomes.refused == outcomes.cases && outcomes.exact > 0)
     }
 
     /// A crash can leave the last record half written or not written at all: replay ends
@@ -466,5 +473,67 @@ import Testing
         let again = try StorageEngine.open(path: copy, options: options)
         defer { again.close() }
         #expect(again.latestVersion == version - 1)
+    }
+
+    /// The database's header records the length its log was preallocated to: a log beside it
+    /// that is shorter was cut, even with no lock file and no record left to say so (emptied);
+    /// refused, read-only too, and the recovery option makes the log whole again. A missing
+    /// log is a database copied without it: it opens, and its new log is preallocated.
+    @Test func aLogCutShorterThanItsPreallocationIsRefusedWithoutALockFile() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("db.strata")
+        var options = StorageOptions()
+        options.maximumReaders = 8
+        let engine = try StorageEngine.open(path: path, options: options)
+        try engine.write { try $0.put([1], forKey: [1], in: try $0.createTree(named: "t")) }
+        try engine.checkpoint()
+        for key in UInt8(2)...9 { try engine.write { try $0.put([key], forKey: [key], in: try $0.tree(named: "t")!) } }
+        let newest = engine.latestVersion
+        let logPath = StorageEngine.logPath(for: path)
+        #expect(try FileManager.default.attributesOfItem(atPath: logPath)[.size] as? UInt64 == CommitLog.capacity)
+        // As a killed process leaves them, without its lock file.
+        let copy = directory.file("copy.strata")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        engine.close()
+        for length in [0, 4096, 8192] {
+            #expect(FileManager.default.createFile(atPath: StorageEngine.logPath(for: copy), contents: Data(count: 0)))
+            let handle = try #require(FileHandle(forWritingAtPath: StorageEngine.logPath(for: copy)))
+            let original = try #require(FileManager.default.contents(atPath: logPath))
+            try handle.write(contentsOf: original.prefix(length))
+            try handle.close()
+            var readOnly = options
+            readOnly.readOnly = true
+            for options in [readOnly, options] {
+                do {
+                    let opened = try StorageEngine.open(path: copy, options: options)
+                    Issue.record("a log cut to \(length) bytes opened at version \(opened.latestVersion) (read-only: \(options.readOnly))")
+                    opened.close()
+                } catch StorageError.commitLogDamaged(let damagedLog, _, _, let reason) {
+                    #expect(damagedLog == StorageEngine.logPath(for: copy) && reason.contains("preallocated"), "\(reason)")
+                }
+            }
+        }
+        var recover = options
+        recover.commitLogRecovery = .openAtLastGoodVersion
+        let recovered = try StorageEngine.open(path: copy, options: recover)
+        #expect(recovered.latestVersion < newest && recovered.commitLogRecoveryReport != nil)
+        recovered.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: StorageEngine.logPath(for: copy))[.size] as? UInt64 == CommitLog.capacity)
+        let again = try StorageEngine.open(path: copy, options: options)
+        #expect(again.commitLogRecoveryReport == nil)
+        again.close()
+        // Copied without its log after a checkpoint: opens as it is, with a new log as long as
+        // the header says, which the next open accepts.
+        let checkpointed = directory.file("checkpointed.strata")
+        let closed = try StorageEngine.open(path: path, options: options)
+        closed.close()
+        try FileManager.default.copyItem(atPath: path, toPath: checkpointed)
+        let withoutLog = try StorageEngine.open(path: checkpointed, options: options)
+        #expect(withoutLog.latestVersion == newest)
+        withoutLog.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: StorageEngine.logPath(for: checkpointed))[.size] as? UInt64 == CommitLog.capacity)
+        let reopened = try StorageEngine.open(path: checkpointed, options: options)
+        #expect(reopened.latestVersion == newest)
+        reopened.close()
     }
 }
