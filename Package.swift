@@ -24,16 +24,18 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         .target(name: "StrataRealmCompat", dependencies: ["Strata"], swiftSettings: strictSettings),
-        .executableTarget(name: "strata", dependencies: ["StrataStorage", "StrataStore", "Strata"], swiftSettings: strictSettings),
+        .executableTarget(name: "strata", dependencies: ["StrataStorage", "StrataStore", "Strata"], path: "Sources/StrataCLI",
+                          swiftSettings: strictSettings),
         // A child process for the kill and cross-process tests, and the workloads it shares
         // with them.
-        .target(name: "StrataTestWorkloads", swiftSettings: strictSettings),
-        .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
+        .target(name: "StrataTestWorkloads", path: "Tests/Support/StrataTestWorkloads", swiftSettings: strictSettings),
+        .executableTarget(name: "StrataTestChild", dependencies: ["StrataStorage", "StrataTestWorkloads"], path: "Tests/Support/StrataTestChild",
+                          swiftSettings: strictSettings),
         // A child process that makes one programming error per run, for the tests that check
         // the process stops with the documented message.
-        .executableTarget(name: "StrataMisuseChild", dependencies: ["Strata"], swiftSettings: strictSettings),
+        .executableTarget(name: "StrataMisuseChild", dependencies: ["Strata"], path: "Tests/Support/StrataMisuseChild", swiftSettings: strictSettings),
         // A child process that commits through Strata, for the cross-process refresh tests.
-        .executableTarget(name: "StrataCommitChild", dependencies: ["Strata"], swiftSettings: strictSettings),
+        .executableTarget(name: "StrataCommitChild", dependencies: ["Strata"], path: "Tests/Support/StrataCommitChild", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests",
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],

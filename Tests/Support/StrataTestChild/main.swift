@@ -147,7 +147,7 @@ do {
         say("\(version)")
 
     default:
-        fail("usage: see Sources/StrataTestChild/main.swift; got \(arguments)")
+        fail("usage: see Tests/Support/StrataTestChild/main.swift; got \(arguments)")
     }
 } catch {
     fail("\(error)")
