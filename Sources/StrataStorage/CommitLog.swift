@@ -26,7 +26,7 @@
 // new size in its own sync). Best effort: only when the volume has room to spare (at least
 // `roomLeftAfterPreallocation` still free afterwards), and zeros written by a preallocation or
 // growth that fails part way are cut off again, so a small or nearly full volume keeps its
-// space for the database. A log that is shorter (a database created before this, on a small
+// space for the database. A log that is shorter (a database whose file predates preallocation, on a small
 // volume, or whose preallocation failed) grows as records need it; a commit whose record
 // cannot grow the log commits without it (`StorageEngine.commitWrite`).
 //

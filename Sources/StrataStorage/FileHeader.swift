@@ -6,7 +6,7 @@
 //       12    4 page size
 //       16    4 crc32c of bytes 0 ..< 16
 //       20    8 the length the commit log was preallocated to when the database was created
-//               (0, or a failing check below: not preallocated, or made before this existed)
+//               (0, or a failing check below: not preallocated, or a file whose header predates the field)
 //       28    4 crc32c of bytes 20 ..< 28, xor "SLEN"
 //
 // Bytes 20 ..< 32 are outside the checksum of the first 16, so builds that predate them read
