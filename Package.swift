@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "StrataRealmCompat", targets: ["StrataRealmCompat"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
+    dependencies: [
+        // The `strata` tool's command line; no library target depends on it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
     targets: [
         // The few system facilities Swift cannot reach directly: C11 atomics on shared
         // memory, futex waits across processes, OFD lock constants, and the CPU's CRC32C.
@@ -24,7 +28,10 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         .target(name: "StrataRealmCompat", dependencies: ["Strata"], swiftSettings: strictSettings),
-        .executableTarget(name: "strata", dependencies: ["StrataStorage", "StrataStore", "Strata"], path: "Sources/StrataCLI",
+        .executableTarget(name: "strata",
+                          dependencies: ["StrataStorage", "StrataStore", "Strata",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          path: "Sources/StrataCLI",
                           swiftSettings: strictSettings),
         // A child process for the kill and cross-process tests, and the workloads it shares
         // with them.

@@ -3,8 +3,34 @@
 // instance; the main actor reads through primary keys and Sendable structs. Nothing managed
 // ever crosses an actor boundary: only ObjectIds, Strings and TodoSnapshots do.
 
+import ArgumentParser
 import Foundation
 import Strata
+
+/// `strata demo [DIRECTORY]`.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play the seeds' actor scenario on a fresh database, printing what happens.",
+        discussion: """
+            Writes todos.strata in DIRECTORY (created if needed), replacing the file a previous \
+            demo left there, then verifies it and says how to look inside.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The directory for the demo's file (default: a new folder in the temporary directory).",
+                                 valueName: "directory"))
+    var directory: String?
+
+    func run() async throws {
+        do {
+            try await runDemo(directory: directory)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("demo failed: \(error)")
+        }
+    }
+}
 
 @MainActor
 func runDemo(directory: String?) async throws {
@@ -57,7 +83,7 @@ func runDemo(directory: String?) async throws {
     await todos.close()
     db.invalidate()
 
-    let verification = try StrataCommand.verify(path: path)
+    let verification = try Verify.verify(path: path)
     let report = verification.engine
     let problems = report.problems.count + verification.objectProblems.count
     say("main actor", "verify: \(verification.isHealthy ? "healthy" : "\(problems) problem(s)"), version \(report.version), "

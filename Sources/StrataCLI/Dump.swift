@@ -2,64 +2,57 @@
 // its properties, read through the store's generic accessors, so any file can be dumped
 // without its model classes.
 
+import ArgumentParser
 import Foundation
 import StrataStore
 
-/// What `strata dump` was asked for.
-struct DumpRequest {
-    var path: String
+/// `strata dump FILE [--type T] [--json]`.
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print every object (of type T), readably or as one JSON document.",
+        discussion: """
+            Reads the file without its model classes: every property of every object, a link as \
+            Type#key. The JSON document has one member per object type, an array with one object \
+            per line, each with its key under "_key"; values JSON has no type for (links, dates, \
+            bytes, NaN and infinities, among others) are written as strings.
+            """
+    )
+
+    @Argument(help: "The database file to dump.")
+    var file: String
+
+    @Option(help: ArgumentHelp("Dump only the objects of this type.", valueName: "T"))
     var type: String?
+
+    @Flag(help: "Write one JSON document instead of readable text.")
     var json = false
 
-    init(parsing arguments: [String]) throws(CommandFailure) {
-        var path: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--json":
-                json = true
-            case "--type":
-                guard let name = remaining.popFirst() else { throw .usage("--type needs an object type name") }
-                type = name
-            case _ where argument.hasPrefix("--type="):
-                type = String(argument.dropFirst("--type=".count))
-            case _ where argument.hasPrefix("-") && argument != "-":
-                throw .usage("dump has no option \(argument)")
-            default:
-                guard path == nil else { throw .usage("dump takes one file, not \(path!) and \(argument)") }
-                path = argument
+    func run() throws {
+        let path = file
+        let opened = try OpenedFile(path)
+        defer { opened.close() }
+        guard let session = try opened.makeSession() else {
+            throw CommandFailure(path: path, "holds no object schema (a plain engine file); strata inspect lists its trees")
+        }
+        defer { session.close() }
+        var tables = session.tables
+        if let type = self.type {
+            guard let table = session.table(named: type) else {
+                let names = tables.map(\.schema.name)
+                throw CommandFailure(path: path, "no object type '\(type)' (it has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
             }
+            tables = [table]
         }
-        guard let path else { throw .usage("dump needs a file: strata dump FILE [--type T] [--json]") }
-        self.path = path
-    }
-}
-
-func dump(_ request: DumpRequest) throws(CommandFailure) {
-    let path = request.path
-    let file = try OpenedFile(path)
-    defer { file.close() }
-    guard let session = try file.makeSession() else {
-        throw CommandFailure(path: path, "holds no object schema (a plain engine file); strata inspect lists its trees")
-    }
-    defer { session.close() }
-    var tables = session.tables
-    if let type = request.type {
-        guard let table = session.table(named: type) else {
-            let names = tables.map(\.schema.name)
-            throw CommandFailure(path: path, "no object type '\(type)' (it has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
+        let format: DumpFormat = json ? .json : .text
+        do {
+            if format == .json { print("{") }
+            for (position, table) in tables.enumerated() {
+                try dump(table, format: format, isLast: position == tables.count - 1)
+            }
+            if format == .json { print("}") }
+        } catch {
+            throw CommandFailure(path: path, error)
         }
-        tables = [table]
-    }
-    let format: DumpFormat = request.json ? .json : .text
-    do {
-        if format == .json { print("{") }
-        for (position, table) in tables.enumerated() {
-            try dump(table, format: format, isLast: position == tables.count - 1)
-        }
-        if format == .json { print("}") }
-    } catch {
-        throw CommandFailure(path: path, error)
     }
 }
 

@@ -1,9 +1,28 @@
 // `strata inspect FILE`: what a file holds — its object types and their counts, the engine's
 // trees, and how its pages are used — read without modifying it.
 
+import ArgumentParser
 import Foundation
 import StrataStorage
 import StrataStore
+
+/// `strata inspect FILE`.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the schema, object counts, trees and space statistics.",
+        discussion: """
+            Opens the file read-only. Also checks every page and tree, as verify does before it \
+            reads the objects: exits with status 2, the problems printed, when the file is damaged.
+            """
+    )
+
+    @Argument(help: "The database file to inspect.")
+    var file: String
+
+    func run() throws {
+        if !(try inspect(path: file)) { throw ExitCode(2) }
+    }
+}
 
 /// Prints what the file holds. Returns whether verify found it healthy (its problems are
 /// printed too).

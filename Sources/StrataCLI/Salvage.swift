@@ -1,9 +1,30 @@
 // `strata salvage FILE NEW`: `Database.salvage(from:to:)` from the command line.
 
+import ArgumentParser
 import Foundation
 import Strata
 
-extension StrataCommand {
+/// `strata salvage FILE NEW`.
+struct Salvage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy every readable object of a damaged FILE into NEW (exit 2 if some were lost).",
+        discussion: """
+            FILE is opened read-only and never written to; NEW must not exist yet. Prints what was \
+            copied and what was lost, per object type; exits with status 2 when objects or links \
+            were lost.
+            """
+    )
+
+    @Argument(help: "The damaged database file to read.")
+    var file: String
+
+    @Argument(help: "The new database file to copy the readable objects into.")
+    var new: String
+
+    func run() throws {
+        if !(try Self.salvage(path: file, to: new)) { throw ExitCode(2) }
+    }
+
     /// Copies every readable object of `path` into the new file `copy` and prints the report.
     /// Returns whether every object was copied with its links (exit status 0); false (exit
     /// status 2) when objects or links were lost. A salvage that cannot start (no such file,
