@@ -7,8 +7,8 @@ import StrataStorage
 /// `strata compact FILE COPY`.
 struct Compact: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a compacted copy of FILE to COPY.",
-        discussion: "FILE is opened read-only and left as it is; COPY must not exist yet."
+        abstract: "Write a compacted copy of a database file to a new file.",
+        discussion: "<file> is opened read-only and left as it is; <copy> must not exist yet."
     )
 
     @Argument(help: "The database file to compact.")

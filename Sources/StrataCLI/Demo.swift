@@ -12,7 +12,7 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play the seeds' actor scenario on a fresh database, printing what happens.",
         discussion: """
-            Writes todos.strata in DIRECTORY (created if needed), replacing the file a previous \
+            Writes todos.strata in <directory> (created if needed), replacing the file a previous \
             demo left there, then verifies it and says how to look inside.
             """
     )

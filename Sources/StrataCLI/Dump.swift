@@ -9,7 +9,7 @@ import StrataStore
 /// `strata dump FILE [--type T] [--json]`.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print every object (of type T), readably or as one JSON document.",
+        abstract: "Print every object (or those of one type), readably or as one JSON document.",
         discussion: """
             Reads the file without its model classes: every property of every object, a link as \
             Type#key. The JSON document has one member per object type, an array with one object \

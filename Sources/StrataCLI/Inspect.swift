@@ -12,7 +12,7 @@ struct Inspect: ParsableCommand {
         abstract: "Print the schema, object counts, trees and space statistics.",
         discussion: """
             Opens the file read-only. Also checks every page and tree, as verify does before it \
-            reads the objects: exits with status 2, the problems printed, when the file is damaged.
+            reads the objects: when one is damaged, prints the problems and exits with status 2.
             """
     )
 

@@ -8,7 +8,7 @@ import StrataStorage
 /// `strata recover FILE`.
 struct Recover: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Open FILE past a damaged commit log, at its last good version.",
+        abstract: "Open a database file past a damaged commit log, at its last good version.",
         discussion: """
             Opens the file writable, replays its commit log up to the last version the log holds \
             intact, makes that version durable in the file and erases the log; the commits after \

@@ -7,9 +7,9 @@ import Strata
 /// `strata salvage FILE NEW`.
 struct Salvage: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy every readable object of a damaged FILE into NEW (exit 2 if some were lost).",
+        abstract: "Copy every readable object of a damaged file into a new file (exit status 2 if some were lost).",
         discussion: """
-            FILE is opened read-only and never written to; NEW must not exist yet. Prints what was \
+            <file> is opened read-only and never written to; <new> must not exist yet. Prints what was \
             copied and what was lost, per object type; exits with status 2 when objects or links \
             were lost.
             """
