@@ -49,7 +49,7 @@ final class DatabaseCore {
     var refreshTarget: RefreshTarget?
     /// The last frozen instance made from this one, reused while it reads the same version.
     weak var frozenCopy: DatabaseCore?
-    /// Called by `didRefresh(from:to:)`; see there.
+    /// Called by `reportAdvance(from:to:)`; see there.
     var refreshHandlers: [(UInt64, UInt64) -> Void] = []
     /// For tests: called on the executor whenever an auto-refresh request arrives, with whether
     /// the instance moved (it does not while `autorefresh` is off or a write is open).
@@ -127,7 +127,7 @@ final class DatabaseCore {
            core.confinement.isSame(as: confinement) {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
-            if !core.session.isInWriteTransaction { core.refreshNow() }
+            if !core.session.isInWriteTransaction { core.advanceToLatest() }
             return core
         }
         let handle = try StoreHandle.acquire(configuration)
@@ -407,7 +407,7 @@ final class DatabaseCore {
         require(!session.isInWriteTransaction, "The database is already in a write transaction; write transactions cannot be nested. Make the changes inside the open transaction's block.")
         guard !configuration.readOnly else { throw readOnlyWrite() }
         if asyncWrites.isBusy { asyncWrites.drain() }
-        advanceBeforeWrite()
+        advanceToLatestBeforeWrite()
         let old = session.version
         writeDamage = nil
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
@@ -417,7 +417,7 @@ final class DatabaseCore {
     func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
         if isFrozen { frozenWrite("asyncWrite()") }
         guard !configuration.readOnly else { throw readOnlyWrite() }
-        advanceBeforeWrite()
+        advanceToLatestBeforeWrite()
         let old = session.version
         writeDamage = nil
         do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
@@ -437,7 +437,7 @@ final class DatabaseCore {
         let target = ownCommit()
         defer { target?.committing(0) }
         do { try session.commit(reportingChanges: false) } catch { throw Database.Error.wrap(error, path: configuration.path) }
-        didAdvance(from: old, to: session.version)
+        notifyObservers(advancedFrom: old, to: session.version)
     }
 
     /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
@@ -462,7 +462,7 @@ final class DatabaseCore {
         }
         do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
-        if !session.isInWriteTransaction { didAdvance(from: old, to: session.version) }
+        if !session.isInWriteTransaction { notifyObservers(advancedFrom: old, to: session.version) }
     }
 
     /// Tells the instance's auto-refresh target that the version about to be committed is the
@@ -493,146 +493,4 @@ final class DatabaseCore {
         refreshTarget = nil
         session.close()  // releases the pinned version
     }
-}
-
-/// One open store per file in this process, shared by every instance of that file.
-final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
-    let store: Store
-    let key: String
-    let path: String
-    let inMemory: Bool
-    private var users = 0
-    /// Follows commits to the file for the auto-refreshing instances; started by the first.
-    let watcher: VersionWatcher
-
-    private init(store: Store, key: String, path: String, inMemory: Bool) {
-        self.store = store
-        self.key = key
-        self.path = path
-        self.inMemory = inMemory
-        self.watcher = VersionWatcher(engine: store.engine)
-    }
-
-    private static let registry = Locked<[String: StoreHandle]>([:])
-
-    static func acquire(_ configuration: Database.Configuration) throws(Database.Error) -> StoreHandle {
-        let key = configuration.identity
-        let path = configuration.path
-        if configuration.readOnly && configuration.shouldCompactOnLaunch != nil && configuration.inMemoryIdentifier == nil {
-            throw Database.Error(.invalidInput, "shouldCompactOnLaunch cannot be set for a read-only database: compacting writes the file. Remove it, or open the file writable.", path: path)
-        }
-        do {
-            return try registry.withLock { handles throws -> StoreHandle in
-                if let handle = handles[key] {
-                    handle.users += 1
-                    return handle
-                }
-                try DatabaseCore.copySeedIfNeeded(configuration, path: path)
-                try compactIfAsked(configuration, path: path)
-                let store = try openStore(configuration, path: path)
-                do { try checkAtOpen(store, configuration, path: path) } catch {
-                    store.close()
-                    throw error
-                }
-                let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
-                handle.users = 1
-                handles[key] = handle
-                return handle
-            }
-        } catch let error as Database.Error {
-            throw error
-        } catch {
-            throw Database.Error.wrap(error, path: path)
-        }
-    }
-
-    /// One more user of an open handle (a frozen instance of an open instance's file).
-    static func retain(_ handle: StoreHandle) {
-        registry.withLock { _ in handle.users += 1 }
-    }
-
-    static func release(_ handle: StoreHandle) {
-        registry.withLock { handles in
-            handle.users -= 1
-            guard handle.users == 0 else { return }
-            handles[handle.key] = nil
-            handle.watcher.stop()
-            handle.store.close()
-            if handle.inMemory {
-                try? FileManager.default.removeItem(atPath: handle.path)
-                try? FileManager.default.removeItem(atPath: handle.path + "-lock")
-                try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: handle.path))
-            }
-        }
-    }
-
-    /// Runs `body` with the handle of the file this process has open under `identity`, if any.
-    static func withOpenHandle<R>(identity: String, _ body: (StoreHandle) -> R) -> R? {
-        registry.withLock { handles in handles[identity].map(body) }
-    }
-
-    static func isOpen(_ configuration: Database.Configuration) -> Bool {
-        registry.withLock { $0[configuration.identity] != nil }
-    }
-
-    /// Runs `shouldCompactOnLaunch` and compacts the file if it says so (see the property). The
-    /// first open in this process: no instance here has the file open.
-    private static func compactIfAsked(_ configuration: Database.Configuration, path: String) throws {
-        guard let decide = configuration.shouldCompactOnLaunch, configuration.inMemoryIdentifier == nil, !configuration.readOnly else { return }
-        _ = try StorageEngine.compactIfUnused(path: path, options: storageOptions(configuration)) { fileBytes, usedBytes in
-            decide(Int(clamping: fileBytes), Int(clamping: usedBytes))
-        }
-    }
-
-    /// The engine's options for a configuration.
-    private static func storageOptions(_ configuration: Database.Configuration) -> StorageOptions {
-        var options = StorageOptions()
-        options.durability = configuration.inMemoryIdentifier != nil ? .none : configuration.durability
-        options.readOnly = configuration.readOnly
-        options.maximumFileSize = configuration.maximumFileSize
-        options.commitLogRecovery = configuration.commitLogRecovery
-        return options
-    }
-
-    private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {
-        let options = storageOptions(configuration)
-        if configuration.inMemoryIdentifier != nil {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + "-lock")
-            try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: path))
-        } else if !configuration.readOnly, let fileURL = configuration.fileURL, !fileExists(path) {
-            // (When the file exists, so does its folder: the usual reopen skips this.)
-            try? FileManager.default.createDirectory(atPath: fileURL.deletingLastPathComponent().path, withIntermediateDirectories: true)
-        }
-        let schema: Schema?
-        // Without explicit object types, the schema is every model class this process has
-        // used so far; classes used later are added to the file when first used.
-        let types = configuration.objectTypes ?? ClassInfo.allKnown()
-        schema = types.isEmpty ? nil : Schema(try ClassInfo.closure(of: types).map(\.schema))
-        let policy: SchemaMismatchPolicy = configuration.deleteIfMigrationNeeded ? .deleteData : .migrate(renames: [:])
-        let store: Store
-        if configuration.readOnly && !FileManager.default.fileExists(atPath: path) {
-            throw Database.Error(.fileNotFound, "Cannot open \(path) read-only: the file does not exist.", path: path)
-        }
-        let migration: ((StoreMigration) throws -> Void)? = configuration.migrationBlock.map { block in
-            { context in block(Migration(context: context), context.oldVersion) }
-        }
-        do {
-            store = try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion,
-                                   policy: policy, migration: migration)
-        } catch {
-            if case .schemaMismatch = error, configuration.deleteIfMigrationNeeded {
-                try? FileManager.default.removeItem(atPath: path)
-                return try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
-            }
-            throw error
-        }
-        return store
-    }
-}
-
-/// Whether something exists at `path` (one `stat`, without Foundation's path handling).
-private func fileExists(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0
 }

@@ -48,28 +48,3 @@ extension Database {
         try core.commitWrite()
     }
 }
-
-/// Watches the whole instance.
-extension DatabaseCore {
-    /// A newer version was published while this instance does not auto-refresh: tell its
-    /// database observers (on its executor; see `autoRefresh()`).
-    func notifyRefreshRequired() {
-        guard let notifier, !session.isInWriteTransaction else { return }
-        for observer in notifier.databaseObservers { observer.callback(.refreshRequired, Database(core: self)) }
-    }
-}
-
-final class DatabaseObserver: ChangeObserver {
-    unowned(unsafe) let core: DatabaseCore
-    let callback: (Database.Notification, Database) -> Void
-
-    init(core: DatabaseCore, callback: @escaping (Database.Notification, Database) -> Void) {
-        self.core = core
-        self.callback = callback
-        super.init(version: core.session.version)
-    }
-
-    override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
-        Delivery(update: {}, notify: { [self] in callback(.didChange, Database(core: core)) })
-    }
-}
