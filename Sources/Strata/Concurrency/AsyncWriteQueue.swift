@@ -1,103 +1,9 @@
-// RealmSwift's callback API for background writes: `writeAsync`, `beginAsyncWrite`,
-// `commitAsyncWrite`, `cancelAsyncWrite`, `isPerformingAsynchronousWriteOperations`.
-//
-// A begin queues for the write lock with a callback (no thread or task waits), then hands the
-// transaction to the context, where the block runs. A commit prepares
-// the transaction on the context and writes and syncs it on a background thread; the
-// completion runs back on the context. The instance keeps reading its version meanwhile.
-// Each operation is settled exactly once: by its hop back to the context, or earlier by
-// `invalidate()`, which waits for every operation in order and settles it in place.
+// The queue behind the callback async writes (Database+AsyncWrites.swift): begins waiting for
+// the write lock one at a time, blocks run on the instance's context, commits written and
+// synced in the background, grouped commits chained into one engine commit.
 
 import Dispatch
 import StrataStore
-
-/// Identifies an asynchronous write operation (a begin or a commit) for `cancelAsyncWrite(_:)`.
-public typealias AsyncTransactionId = UInt32
-
-extension Database {
-    /// Whether async write operations (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`)
-    /// are waiting for the lock, running, or committing. While true, `invalidate()` waits for
-    /// them to finish.
-    public var isPerformingAsynchronousWriteOperations: Bool {
-        core.verify("isPerformingAsynchronousWriteOperations")
-        return core.asyncWrites.isBusy
-    }
-
-    /// Runs `block` in a write transaction and commits it, without blocking the instance's
-    /// context: the lock is acquired in the background, `block` runs on the context (the
-    /// instance's queue, actor or the main actor), the commit's I/O runs in the background and
-    /// `onComplete` runs on the context once the commit is durable (with the error if it
-    /// failed). Inside `block` you may call `commitAsyncWrite` or `cancelAsyncWrite` yourself;
-    /// otherwise the transaction is committed when `block` returns.
-    ///
-    /// Only for instances confined to a serial queue, an actor or the main actor.
-    @discardableResult
-    public func writeAsync(_ block: @escaping () -> Void, onComplete: (((any Swift.Error)?) -> Void)? = nil) -> AsyncTransactionId {
-        beginAsyncWrite {
-            block()
-            if self.isInWriteTransaction { self.commitAsyncWrite(onComplete) }
-        }
-    }
-
-    /// Starts an asynchronous write transaction: the lock is acquired in the background, then
-    /// `asyncWriteBlock` runs in the transaction on the instance's context. Commit it inside the
-    /// block with `commitAsyncWrite` (or `commitWrite()`); a transaction still open when the
-    /// block returns is cancelled. Returns an id for `cancelAsyncWrite(_:)`, which, before the
-    /// block runs, cancels the transaction (the block never runs).
-    @discardableResult
-    public func beginAsyncWrite(_ asyncWriteBlock: @escaping () -> Void) -> AsyncTransactionId {
-        core.verify("beginAsyncWrite(_:)")
-        require(!configuration.readOnly, "beginAsyncWrite(_:) cannot write to a read-only database; open it with readOnly = false.")
-        return core.asyncWrites.begin(asyncWriteBlock)
-    }
-
-    /// Commits the open write transaction in the background and returns at once. The instance
-    /// keeps reading its current version until the commit is done; `onComplete` then runs on
-    /// the instance's context, once the commit is durable, with nil or the error.
-    ///
-    /// With `allowGrouping`, consecutive commits (from this and other instances of the file in
-    /// this process) share one durable sync: the commit is written and visible to other
-    /// instances at once, the write lock passes to the next writer, and `onComplete` runs only
-    /// once a sync has made it durable. As in RealmSwift, readers may see a grouped commit
-    /// shortly before it is durable; a power loss in that window loses it (never a commit whose
-    /// completion ran).
-    ///
-    /// When called in a `beginAsyncWrite` block while more of this instance's async writes
-    /// wait for the lock, a grouped commit *chains*: the next waiting block runs right away in
-    /// the same engine transaction, and one engine commit and one sync make the chain durable
-    /// (each completion then runs, in order). A later block that rolls back discards only its
-    /// own changes. The instance reads the chained writes meanwhile. See "Threading and
-    /// actors" for the details.
-    ///
-    /// Returns an id; `cancelAsyncWrite(_:)` with it drops `onComplete` (the commit still
-    /// happens).
-    @discardableResult
-    public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: (((any Swift.Error)?) -> Void)? = nil) -> AsyncTransactionId {
-        core.verify("commitAsyncWrite(allowGrouping:_:)")
-        require(isInWriteTransaction, "commitAsyncWrite() was called outside a write transaction; call it inside beginAsyncWrite's block or after beginWrite().")
-        return core.asyncWrites.commit(allowGrouping: allowGrouping, onComplete)
-    }
-
-    /// Cancels an async write operation:
-    /// - a begin still waiting for the lock: the transaction is cancelled and its block never
-    ///   runs;
-    /// - a begin whose block is running (called from inside the block): the transaction is
-    ///   rolled back;
-    /// - a commit: only its completion block is dropped; the commit itself still happens;
-    /// - an operation that already finished: nothing.
-    ///
-    /// Throws `Database.Error` (`.invalidInput`) for an id this instance never returned.
-    public func cancelAsyncWrite(_ asyncTransactionId: AsyncTransactionId) throws {
-        core.verify("cancelAsyncWrite(_:)")
-        try core.asyncWrites.cancel(asyncTransactionId)
-    }
-}
-
-/// Something that may only be touched in the context it was made in, carried through a
-/// `Sendable` closure that runs in that same context.
-struct ContextBound<Value>: @unchecked Sendable {
-    let value: Value
-}
 
 /// The callback async writes of one instance. Confined to the instance's context, except for
 /// the operations' hand-off cells, which background tasks fill.
@@ -166,21 +72,79 @@ final class AsyncWriteQueue {
         let cell: Cell
         /// The commits settled together (commits only).
         let batch: Batch?
-        var cancelled = false
-        /// Set when settling starts; the operation stays listed (keeping the instance busy)
-        /// until settling ends, so a begin counts while its block runs.
-        var settling = false
-        /// A begin that has asked for the write lock.
-        var requested = false
-        /// A begin that will run in the open chain instead of asking for the lock.
-        var chained = false
+        var state: OperationState
         init(id: AsyncTransactionId, kind: Kind, cell: Cell = Cell(), batch: Batch? = nil) {
             self.id = id
             self.kind = kind
             self.cell = cell
             self.batch = batch
+            if case .begin = kind { state = .waiting(cancelled: false) } else { state = .committing(cancelled: false) }
         }
-        var isBegin: Bool { if case .begin = kind { true } else { false } }
+    }
+
+    /// Where an operation is in its life. A begin goes `waiting` → `requested` → `settling`, or
+    /// `waiting` → `chained` → `settling` (or back to `waiting` when the chain ends before it
+    /// runs); a commit stays `committing` until its batch settles. Cancelling keeps the place
+    /// and only marks it: a cancelled begin still settles the lock it asked for (by releasing
+    /// it), a cancelled commit still commits and only drops its completion.
+    private enum OperationState: Equatable {
+        /// A begin that has not asked for the write lock (in the waiting line, or taken back
+        /// into it from a chain that ended before it ran).
+        case waiting(cancelled: Bool)
+        /// A begin that asked for the write lock; it settles when the lock is handed over.
+        case requested(cancelled: Bool)
+        /// A begin that runs next in the open chain instead of asking for the lock.
+        case chained(cancelled: Bool)
+        /// A begin whose settling started: its block runs or ran, or it released its lock. It
+        /// stays listed (keeping the instance busy) until settling ends.
+        case settling
+        /// A commit, settled with its batch.
+        case committing(cancelled: Bool)
+
+        /// Whether a cancel arrived before the operation started settling.
+        var isCancelled: Bool {
+            switch self {
+            case .waiting(let cancelled), .requested(let cancelled), .chained(let cancelled), .committing(let cancelled): cancelled
+            case .settling: false
+            }
+        }
+
+        /// Marks the operation cancelled; returns whether it was a begin still waiting, which
+        /// then leaves the operations at once (nothing will settle it).
+        mutating func cancel() -> Bool {
+            switch self {
+            case .waiting: self = .waiting(cancelled: true); return true
+            case .requested: self = .requested(cancelled: true)
+            case .chained: self = .chained(cancelled: true)
+            case .committing: self = .committing(cancelled: true)
+            case .settling: break
+            }
+            return false
+        }
+
+        /// A waiting begin asks for the lock.
+        mutating func request() {
+            if self != .settling { self = .requested(cancelled: isCancelled) }
+        }
+
+        /// A waiting begin joins the open chain.
+        mutating func chain() {
+            if self != .settling { self = .chained(cancelled: isCancelled) }
+        }
+
+        /// A chained begin whose chain ended before it ran goes back to waiting.
+        mutating func unchain() {
+            guard case .chained(let cancelled) = self else { return }
+            self = .waiting(cancelled: cancelled)
+        }
+
+        /// A begin starts settling; returns whether it had been cancelled (its block must not
+        /// run).
+        mutating func startSettling() -> Bool {
+            let cancelled = isCancelled
+            self = .settling
+            return cancelled
+        }
     }
 
     /// Commits made durable by one engine commit: one commit, or a chain.
@@ -213,7 +177,7 @@ final class AsyncWriteQueue {
     private func firstWaiting() -> Operation? {
         while waitingHead < waiting.count {
             let operation = waiting[waitingHead]
-            if !operation.cancelled && !operation.requested && !operation.chained && operations[operation.id] != nil { return operation }
+            if operation.state == .waiting(cancelled: false) && operations[operation.id] != nil { return operation }
             waitingHead += 1
         }
         waiting.removeAll(keepingCapacity: true)
@@ -249,7 +213,7 @@ final class AsyncWriteQueue {
     }
 
     private func request(_ operation: Operation) {
-        operation.requested = true
+        operation.state.request()
         requestedBegin = operation
         let store = core.session.store
         let cell = operation.cell
@@ -287,7 +251,7 @@ final class AsyncWriteQueue {
             takeFirstWaiting()
             openBatch = batch
             batch.next = next
-            next.chained = true
+            next.state.chain()
             return operation.id
         }
         openBatch = nil
@@ -308,7 +272,7 @@ final class AsyncWriteQueue {
     /// Puts the begin a batch was to run next back at the front of the waiting line.
     private func releaseNext(of batch: Batch) {
         guard let next = batch.next else { return }
-        next.chained = false
+        next.state.unchain()
         batch.next = nil
         returnToWaiting(next)
     }
@@ -381,8 +345,7 @@ final class AsyncWriteQueue {
             return
         }
         guard let operation = operations[id] else { return }
-        operation.cancelled = true
-        if operation.isBegin && !operation.requested && !operation.chained && !operation.settling {
+        if operation.state.cancel() {
             // It never asked for the lock: nothing to settle (the waiting line skips it).
             operations[id] = nil
         }
@@ -396,9 +359,9 @@ final class AsyncWriteQueue {
             settle(batch)
             return
         }
-        guard !operation.settling, operations[operation.id] === operation else { return }
+        guard operation.state != .settling, operations[operation.id] === operation else { return }
         guard case .begin(let block) = operation.kind else { return }
-        operation.settling = true
+        let cancelled = operation.state.startSettling()
         defer {
             operations[operation.id] = nil
             if requestedBegin === operation { requestedBegin = nil }
@@ -410,7 +373,7 @@ final class AsyncWriteQueue {
         case .failure: transaction = nil  // the lock could not be taken: nothing to run
         }
         guard let transaction else { return }
-        if operation.cancelled || core.isInvalidated || core.session.isInWriteTransaction || core.session.hasChainedWrites {
+        if cancelled || core.isInvalidated || core.session.isInWriteTransaction || core.session.hasChainedWrites {
             // Cancelled while waiting (or the instance is in its own transaction): the block
             // never runs; releasing the transaction hands the lock on.
             transaction.release()
@@ -421,12 +384,12 @@ final class AsyncWriteQueue {
         // Blocks that chained their commit: the next one runs now, in the same transaction.
         while let batch = openBatch, let next = batch.next {
             batch.next = nil
-            guard !next.cancelled, !core.isInvalidated, case .begin(let nextBlock) = next.kind else {
+            guard !next.state.isCancelled, !core.isInvalidated, case .begin(let nextBlock) = next.kind else {
                 operations[next.id] = nil
                 finishChain()
                 break
             }
-            next.settling = true
+            _ = next.state.startSettling()
             core.session.resumeChain()
             run(next, nextBlock)
             operations[next.id] = nil
@@ -469,7 +432,7 @@ final class AsyncWriteQueue {
         let reported = error.map { $0 as? Database.Error ?? Database.Error.wrap($0, path: core.configuration.path) }
         for commit in batch.commits {
             operations[commit.id] = nil
-            if !commit.cancelled, case .commit(let onComplete) = commit.kind, let onComplete { onComplete(reported) }
+            if !commit.state.isCancelled, case .commit(let onComplete) = commit.kind, let onComplete { onComplete(reported) }
         }
     }
 
@@ -481,13 +444,14 @@ final class AsyncWriteQueue {
         // In id order, which is the order they were made in; settling may make new ones.
         while true {
             let pending = operations.values
-                .filter { !$0.settling && !($0.batch?.settled ?? false) }
+                .filter { $0.state != .settling && !($0.batch?.settled ?? false) }
                 .sorted { $0.id < $1.id }
             guard !pending.isEmpty else { return }
-            for next in pending where operations[next.id] === next && !next.settling && !(next.batch?.settled ?? false) {
-                if next.isBegin && !next.requested {
-                    if next.chained { continue }  // runs in the chain of the begin settling it
-                    request(next)
+            for next in pending where operations[next.id] === next && next.state != .settling && !(next.batch?.settled ?? false) {
+                switch next.state {
+                case .waiting: request(next)
+                case .chained: continue  // runs in the chain of the begin settling it
+                case .requested, .settling, .committing: break
                 }
                 _ = next.cell.take()
                 settle(next)
