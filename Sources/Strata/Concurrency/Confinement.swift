@@ -97,10 +97,3 @@ let mainQueueKey: DispatchSpecificKey<UInt8> = {
     DispatchQueue.main.setSpecific(key: key, value: 1)
     return key
 }()
-
-/// Stops with `message` when `condition` is false. Unlike `precondition`, the message is printed
-/// in optimized builds too: misuse must say what happened and what to do in a release app.
-@inline(__always)
-func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
-    if !condition() { fatalError(message(), file: file, line: line) }
-}

@@ -10,6 +10,8 @@
 //
 // AsyncWriteQueue.swift runs them.
 
+import StrataStore
+
 /// Identifies an asynchronous write operation (a begin or a commit) for `cancelAsyncWrite(_:)`.
 public typealias AsyncTransactionId = UInt32
 

@@ -1,6 +1,7 @@
 // `@ThreadSafe`: a variable holding an object, results or a list that any context can read.
 
 import StrataStorage
+import StrataStore
 
 /// A property wrapper that holds a managed object, `Results` or `List` so that it can be read
 /// from any thread, queue or actor: each read finds the value again in the reader's own

@@ -8,6 +8,7 @@
 // reference holds nothing that needs releasing, and no reference can make the file grow.
 
 import StrataStorage
+import StrataStore
 
 /// A reference to a managed object, `Results`, `List` or `LinkingObjects` that can be sent to
 /// another thread, queue or actor and resolved there, exactly once, with `Database.resolve(_:)`.

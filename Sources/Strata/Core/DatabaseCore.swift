@@ -424,6 +424,28 @@ final class DatabaseCore {
         try didBeginWrite(from: old)
     }
 
+    /// Runs `block` in a new write transaction and ends what it leaves open with `commit`; if
+    /// the block throws, the transaction is rolled back and the error rethrown. The body of
+    /// `write { }` and `write(withoutNotifying:_:)`.
+    func write<Result>(_ block: () throws -> Result, committing commit: () throws -> Void) throws -> Result {
+        try beginWrite()
+        let result = try runInWriteTransaction(block)
+        if session.isInWriteTransaction { try commit() }
+        return result
+    }
+
+    /// Runs `block` in the open write transaction; if it throws, rolls the transaction back (when
+    /// the block left it open) and rethrows. A block that committed or cancelled itself is left
+    /// as it is.
+    func runInWriteTransaction<Result>(_ block: () throws -> Result) rethrows -> Result {
+        do {
+            return try block()
+        } catch {
+            if session.isInWriteTransaction { session.rollback() }
+            throw error
+        }
+    }
+
     private func readOnlyWrite() -> Database.Error {
         Database.Error(.fileAccess, "Cannot write to a read-only database (\(configuration.path)); open it with readOnly = false to write.",
                        path: configuration.path)

@@ -106,16 +106,7 @@ public struct Database {
     /// while another writer holds the lock; in async code prefer `asyncWrite`.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try core.beginWrite()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.session.isInWriteTransaction { core.session.rollback() }
-            throw error
-        }
-        if core.session.isInWriteTransaction { try core.commitWrite() }
-        return result
+        try core.write(block) { try core.commitWrite() }
     }
 
     /// Starts a write transaction, blocking while another writer holds the lock. Pair it with
@@ -156,13 +147,7 @@ public struct Database {
             core.session.rollback()
             throw CancellationError()
         }
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.session.isInWriteTransaction { core.session.rollback() }
-            throw error
-        }
+        let result = try core.runInWriteTransaction(block)
         if core.session.isInWriteTransaction { try await core.commitWriteAsync() }
         return result
     }

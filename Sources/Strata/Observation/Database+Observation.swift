@@ -27,16 +27,7 @@ extension Database {
     /// itself and already shows). The tokens must come from observations on this instance.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
-        try core.beginWrite()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.session.isInWriteTransaction { core.session.rollback() }
-            throw error
-        }
-        if core.session.isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
-        return result
+        try core.write(block) { try commitWrite(withoutNotifying: tokens) }
     }
 
     /// Commits the write transaction, like `commitWrite()`, without calling the observers of

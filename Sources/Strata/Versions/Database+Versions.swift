@@ -1,6 +1,8 @@
 // The public face of versions: auto-refresh, explicit refreshes and the count of pinned
 // versions (DatabaseCore+Versions.swift moves the instance).
 
+import StrataStore
+
 extension Database {
     /// Whether the instance moves to each new version on its own, soon after any commit (in
     /// this process or another). On by default.
