@@ -70,11 +70,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
             handles[handle.key] = nil
             handle.watcher.stop()
             handle.store.close()
-            if handle.inMemory {
-                try? FileManager.default.removeItem(atPath: handle.path)
-                try? FileManager.default.removeItem(atPath: handle.path + "-lock")
-                try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: handle.path))
-            }
+            if handle.inMemory { DatabaseFiles(path: handle.path).removeAllQuietly() }
         }
     }
 
@@ -109,9 +105,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     private static func openStore(_ configuration: Database.Configuration, path: String) throws -> Store {
         let options = storageOptions(configuration)
         if configuration.inMemoryIdentifier != nil {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + "-lock")
-            try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: path))
+            DatabaseFiles(path: path).removeAllQuietly()
         } else if !configuration.readOnly, let fileURL = configuration.fileURL, !fileExists(path) {
             // (When the file exists, so does its folder: the usual reopen skips this.)
             try? FileManager.default.createDirectory(atPath: fileURL.deletingLastPathComponent().path, withIntermediateDirectories: true)

@@ -18,7 +18,7 @@ import StrataStorage
 
 enum DamageMarker {
     /// The marker's path for the database at `path`.
-    static func path(for databasePath: String) -> String { databasePath + "-damaged" }
+    static func path(for databasePath: String) -> String { DatabaseFiles(path: databasePath).damageMarker }
 
     /// Whether `error` says the file is damaged (or the disk failed reading it, `EIO`): the
     /// errors worth recording so that the next open checks the file. A full disk or a missing

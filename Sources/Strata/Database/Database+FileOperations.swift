@@ -110,17 +110,17 @@ extension DatabaseCore {
         }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let seedLog = StorageEngine.logPath(for: seed.path)
+            let seedLog = DatabaseFiles(path: seed.path).log
             var copiedLog = false
             if FileManager.default.fileExists(atPath: seedLog) {
-                try FileManager.default.copyItem(atPath: seedLog, toPath: StorageEngine.logPath(for: path))
+                try FileManager.default.copyItem(atPath: seedLog, toPath: DatabaseFiles(path: path).log)
                 copiedLog = true
             }
             do {
                 try FileManager.default.copyItem(atPath: seed.path, toPath: path)
             } catch {
                 // The log copied above is no use without its file.
-                if copiedLog { try? FileManager.default.removeItem(atPath: StorageEngine.logPath(for: path)) }
+                if copiedLog { try? FileManager.default.removeItem(atPath: DatabaseFiles(path: path).log) }
                 throw error
             }
         } catch {

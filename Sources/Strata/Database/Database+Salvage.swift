@@ -121,9 +121,7 @@ extension Database {
             outcome = try Store.salvage(from: sourcePath, to: destinationPath)
         } catch {
             // A destination left half-written would look like a database: remove it.
-            for file in [destinationPath, destinationPath + "-lock", StorageEngine.logPath(for: destinationPath)] {
-                try? FileManager.default.removeItem(atPath: file)
-            }
+            DatabaseFiles(path: destinationPath).removeAllQuietly()
             if case .storage(.ioFailure(_, 2)) = error {
                 throw Error(.fileNotFound, "Cannot salvage \(sourcePath): \(error)", path: sourcePath)
             }

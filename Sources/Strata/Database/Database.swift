@@ -351,8 +351,8 @@ public struct Database {
         return FileManager.default.fileExists(atPath: configuration.path)
     }
 
-    /// Deletes the configuration's file, its lock file and its commit log. Throws `alreadyOpen`
-    /// while an instance is open; returns whether there was a file.
+    /// Deletes the configuration's file, its lock file, its commit log and its damage marker.
+    /// Throws `alreadyOpen` while an instance is open; returns whether there was a file.
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
         guard !StoreHandle.isOpen(configuration) else {
@@ -360,9 +360,7 @@ public struct Database {
         }
         let path = configuration.path
         let existed = FileManager.default.fileExists(atPath: path)
-        for file in [path, path + "-lock", StorageEngine.logPath(for: path), DamageMarker.path(for: path)] where FileManager.default.fileExists(atPath: file) {
-            do { try FileManager.default.removeItem(atPath: file) } catch { throw Error(.fileAccess, "\(error)", path: file) }
-        }
+        try DatabaseFiles(path: path).removeAll()
         return existed
     }
 
