@@ -6,8 +6,6 @@
 // So the instance keeps the actor weakly, plus the two things its checks need without touching
 // the actor: the actor's identity and its executor.
 
-import CStrataSystem
-
 /// An actor an instance is confined to, referenced weakly. Shared by copies of the instance's
 /// `Confinement`; immutable after init except for the weak reference the runtime clears.
 final class ConfinedActor: @unchecked Sendable {
@@ -36,10 +34,7 @@ final class ConfinedActor: @unchecked Sendable {
     /// Whether the caller runs on the actor's executor, as far as the runtime can tell by
     /// identity; `verifyIsolated` finishes the check for custom executors.
     @inline(__always)
-    var isCurrent: Bool {
-        let (identity, implementation) = unsafeBitCast(executor, to: (UnsafeRawPointer?, UInt).self)
-        return strata_is_current_executor(identity, implementation)
-    }
+    var isCurrent: Bool { ExecutorIdentity(executor).isCurrent }
 
     /// Stops with `message` unless the caller is isolated to the actor. The fast path compares
     /// executors; otherwise the actor decides (custom executors can recognise their own

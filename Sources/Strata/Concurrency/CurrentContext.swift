@@ -6,7 +6,6 @@
 import Foundation
 import Dispatch
 import StrataStorage
-import CStrataSystem
 
 enum CurrentContext {
     /// Marks a queue that a queue-confined instance was opened on with its confinement.
@@ -62,19 +61,12 @@ enum CurrentContext {
         let thread = Confinement.thread(pthread_self())
         if DatabaseCore.cached(configuration, thread) != nil { return thread }
         let known = actors.withLock { $0.values.compactMap(\.actor) }
-        for actor in known where isCurrentExecutor(actor.unownedExecutor) { return .isolated(to: actor) }
+        for actor in known where ExecutorIdentity(actor.unownedExecutor).isCurrent { return .isolated(to: actor) }
         if Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
-            || isCurrentExecutor(MainActor.shared.unownedExecutor) {
+            || ExecutorIdentity(MainActor.shared.unownedExecutor).isCurrent {
             return .mainActor
         }
         let inTask = withUnsafeCurrentTask { $0 != nil }
         return inTask ? nil : .thread(pthread_self())
     }
-}
-
-/// Whether `executor` is the one running the caller (an executor reference is two words: its
-/// identity and its implementation).
-private func isCurrentExecutor(_ executor: UnownedSerialExecutor) -> Bool {
-    let (identity, implementation) = unsafeBitCast(executor, to: (UnsafeRawPointer?, UInt).self)
-    return strata_is_current_executor(identity, implementation)
 }

@@ -5,7 +5,6 @@ import Foundation
 import Synchronization
 import StrataStore
 import StrataStorage
-import CStrataSystem
 
 final class DatabaseCore {
     let configuration: Database.Configuration
@@ -63,7 +62,7 @@ final class DatabaseCore {
     /// The executor of an actor-isolated instance (not the main actor's), so that property
     /// reads ask the runtime directly whether they run on it, without going through
     /// `Confinement`.
-    let ownerExecutor: (identity: UnsafeRawPointer?, implementation: UInt)?
+    let ownerExecutor: ExecutorIdentity?
 
     private init(configuration: Database.Configuration, confinement: Confinement, handle: StoreHandle,
                  pinning live: StoreSession? = nil) throws(Database.Error) {
@@ -71,7 +70,7 @@ final class DatabaseCore {
         self.confinement = confinement
         if case .thread(let thread) = confinement { ownerThread = thread } else { ownerThread = nil }
         if case .actor(let box) = confinement {
-            ownerExecutor = unsafeBitCast(box.executor, to: (UnsafeRawPointer?, UInt).self)
+            ownerExecutor = ExecutorIdentity(box.executor)
         } else {
             ownerExecutor = nil
         }
@@ -174,7 +173,7 @@ final class DatabaseCore {
     @inline(__always)
     private var isOwnerRunning: Bool {
         if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return true }
-        if let ownerExecutor, strata_is_current_executor(ownerExecutor.identity, ownerExecutor.implementation) { return true }
+        if let ownerExecutor, ownerExecutor.isCurrent { return true }
         return false
     }
 

@@ -68,9 +68,8 @@ final class InsertPlan: @unchecked Sendable {
     /// The wrapper at `offset` in `object`, whose type `kind` was found to be
     /// `Persisted<Value>` when the class was registered.
     @inline(__always)
-    private static func wrapper<Value: _Persistable>(_ object: Object, _ offset: Int, _: Value.Type) -> UnsafeMutablePointer<Persisted<Value>> {
-        (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset)
-            .assumingMemoryBound(to: Persisted<Value>.self)
+    private static func wrapper<Value: _Persistable>(_ object: Object, _ offset: Int, _ type: Value.Type) -> UnsafeMutablePointer<Persisted<Value>> {
+        persistedWrapper(in: object, at: offset, type)
     }
 
     /// The unmanaged value of a wrapper that holds one (nil: no value yet, or recording).

@@ -3,28 +3,6 @@
 import StrataStore
 
 extension Object {
-    /// The location of property `column` of a frozen object, found (once) under the frozen
-    /// instance's lock.
-    final func _frozenLocation(_ column: Int, _ table: TableContext) -> (ChunkView, Int) {
-        table.core.withReadLock {
-            if let cluster = _slot.cluster, _slot.generation == table.session.generation {
-                do { return (try cluster.column(column), _slot.row) } catch { table.fail(error) }
-            }
-            do {
-                guard let (cluster, row) = try table.table.locate(ObjectKey(_slot.key)) else {
-                    fatalError("Object of type '\(table.table.schema.name)' does not exist in this frozen version.")
-                }
-                _slot.cluster = cluster
-                _slot.row = row
-                _slot.generation = cluster.generation
-                _slot.columns = UnsafePointer(cluster.columns)
-                return (try cluster.column(column), row)
-            } catch {
-                table.fail(error)
-            }
-        }
-    }
-
     /// Whether the object belongs to a frozen database. Unmanaged objects are not frozen.
     public final var isFrozen: Bool { _slot.table?.core.isFrozen ?? false }
 
