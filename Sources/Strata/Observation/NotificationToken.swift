@@ -95,11 +95,3 @@ final class ReleaseBox: @unchecked Sendable {  // emptied once, in the observer'
     func empty() { reference = nil }
     static func empty(_ box: ReleaseBox, on actor: isolated any Actor) { box.empty() }
 }
-
-/// Whether an observation is still wanted, readable from any thread.
-final class ObservationState: Sendable {
-    /// Read for every observer in every delivery pass, so an atomic rather than a lock.
-    private let active = Atomic<Bool>(true)
-    var isActive: Bool { active.load(ordering: .acquiring) }
-    func stop() { active.store(false, ordering: .releasing) }
-}
