@@ -26,7 +26,7 @@ public import StrataStore
 /// the async sequence `changes`), frozen, thawed, and handed to another actor with a
 /// `ThreadSafeReference`.
 /// Reading it costs a scan of the origin property's values, proportional to the number of
-/// `Element` objects (about 2 ns each through a to-one link, 25–35 ns through a list).
+/// `Element` objects (more per object through a list than through a to-one link).
 ///
 /// While the declaring object is unmanaged, its linking objects are empty. An object that links
 /// more than once (the same dog twice in one person's list) appears once. A subclass that
@@ -41,8 +41,8 @@ public import StrataStore
 /// `"SUBQUERY(owners, $o, $o.age > 30).@count > 0"` (or, without a declared property,
 /// RealmSwift's `"ANY @links.Person.dogs.name == 'Ann'"`). Such a query reads the whole origin
 /// property once per evaluation, then visits the linking objects of each object it tests
-/// (about 0.4 µs per visit: 39 ms for 1,000 dogs with 100,000 owners in all). Sorting by a path through one, and observing key paths
-/// through one, are not supported (they would order or watch by a collection).
+/// (so its cost grows with the number of links to the objects tested). Sorting by a path
+/// through one, and observing key paths through one, are not supported (they would order or watch by a collection).
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     /// The name of the property of `Element` whose links this collection gathers.
     public let propertyName: String

@@ -38,11 +38,11 @@ final class DatabaseCore {
 
     /// Set on a frozen instance: it reads one pinned version from any thread, and every read
     /// path of its objects, results and lists holds this lock (its caches are not thread-safe).
-    /// Nil for live instances, whose reads stay lock-free. See Freezing.swift.
+    /// Nil for live instances, whose reads stay lock-free. See Database+Freezing.swift.
     let frozenLock: RecursiveLock?
     var isFrozen: Bool { frozenLock != nil }
     /// Whether the instance follows new versions on its own (actor-, main-actor- and
-    /// queue-confined instances only). See AutoRefresh.swift.
+    /// queue-confined instances only). See DatabaseCore+AutoRefresh.swift.
     var autorefresh = true
     /// This instance's entry in the file's version watcher, when it auto-refreshes.
     var refreshTarget: RefreshTarget?
@@ -359,8 +359,9 @@ final class DatabaseCore {
         let info = context.info
         let schema = context.table.schema
         let database = Database(core: self)
-        // The slots are overwritten in place (emptying the array releases its elements through
-        // an unspecialised `replaceSubrange`, which cost more than the allocation it saved).
+        // The slots are overwritten in place (emptying the array would release its elements
+        // through an unspecialised `replaceSubrange`, which costs more than the allocation it
+        // would save).
         var values = addScratch
         addScratch = []
         if values.count != schema.properties.count { values = Array(repeating: .null, count: schema.properties.count) }

@@ -309,8 +309,8 @@ public struct Database {
 
     // MARK: Versions
 
-    // refresh(), asyncRefresh() and autorefresh are in Versions.swift; freeze() and thaw() in
-    // Freezing.swift.
+    // refresh(), asyncRefresh() and autorefresh are in Database+Versions.swift; freeze() and thaw() in
+    // Database+Freezing.swift.
 
     /// Releases the instance's snapshot (its pinned version). Its objects and results become
     /// invalid; opening the configuration again gives a fresh instance. A frozen instance

@@ -29,8 +29,8 @@ public struct _ObjectSlot {
     /// The same table, as stored.
     var tableReference: Unmanaged<TableContext>?
     /// Keeps the database instance alive while the object is. A setter rather than a
-    /// `didSet`: the observer read the new value back and retained it a second time on
-    /// every materialised object.
+    /// `didSet`, which would read the new value back and retain it a second time on every
+    /// materialised object.
     var core: DatabaseCore? {
         get { coreOwner }
         set {

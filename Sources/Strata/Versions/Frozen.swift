@@ -1,7 +1,7 @@
 // A Sendable carrier for frozen snapshots. Strata's frozen objects, results, lists and
-// databases are safe to read from any thread at once (Freezing.swift), but their types are not
-// Sendable — the same classes are live and confined the rest of the time — so Swift 6 would
-// not let them cross into another actor or task. `Frozen` can only hold frozen values, so it
+// databases are safe to read from any thread at once (Database+Freezing.swift), but their
+// types are not Sendable — the same classes are live and confined the rest of the time — so
+// Swift 6 would not let them cross into another actor or task. `Frozen` can only hold frozen values, so it
 // can be Sendable.
 
 /// A frozen object, results, list or database, packaged so that Swift 6 lets you send it to

@@ -55,7 +55,7 @@ final class VersionWatcher: @unchecked Sendable {
         if start {
             // This process's own commits reach the targets from the committing thread: the
             // thread below waits quietly, so they do not pay for waking it (a futex wake and a
-            // thread switch per commit, ~8 µs of a one-object durable commit here).
+            // thread switch per commit, a noticeable part of a small durable commit).
             engine.setLocalCommitObserver { [weak self] version in self?.requestAll(committed: version) }
             startThread()
         }

@@ -1,12 +1,11 @@
-// The threads version watchers (AutoRefresh.swift) run on. A watcher's thread used to be
-// created when its file's first auto-refreshing instance opened and joined when the file's
-// last instance closed, so a program that opens and closes a database repeatedly paid for a
-// thread creation (clone, stack mapping, the new thread's first faults) on every open: about
-// a quarter of opening a large file and reading one object. Now a thread whose watcher has
-// stopped parks here for a while, and the next watcher to start takes it over.
+// The threads version watchers (VersionWatcher.swift) run on. A thread whose watcher has
+// stopped parks here for a while, and the next watcher to start takes it over, so that a
+// program that opens and closes a database repeatedly does not create a thread (clone, stack
+// mapping, the new thread's first faults) on every open, a large part of opening a file and
+// reading one object.
 //
-// Nothing a watcher promises changes: a watcher's `run()` still starts when its first instance
-// registers and has returned (and the thread has dropped its reference to the watcher) before
+// What a watcher promises holds all the same: a watcher's `run()` starts when its first
+// instance registers and has returned (and the thread has dropped its reference to the watcher) before
 // `stop()` returns, so the file is never touched after it is closed. A parked thread refers to
 // no watcher and no file; it ends after `idleLifetime` without work, or at once when more than
 // `maximumParked` threads are parked already.
