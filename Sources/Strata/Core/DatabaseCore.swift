@@ -1,5 +1,10 @@
 // The shared state behind `Database` values: one per file and context (thread, queue or
 // actor), cached so that opening the same configuration in the same context again reuses it.
+//
+// Here: the instance's state, the instance cache, the confinement checks and invalidation.
+// Beside it: DatabaseCore+Tables (table contexts), +Adding (`add`), +Writes (write
+// transactions); Versions/DatabaseCore+Versions and +AutoRefresh (moving to newer versions);
+// Observation/DatabaseCore+Notifications (delivering change notifications).
 
 import Foundation
 import Synchronization
@@ -188,6 +193,10 @@ final class DatabaseCore {
         require(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
     }
 
+    // MARK: Invalidation
+
+    /// Releases the instance's pinned version and its table contexts (`Database.invalidate()`),
+    /// after settling its async writes and rolling back an open write transaction.
     func invalidate() {
         if isFrozen { return }  // a frozen instance releases its version when it goes away
         asyncWrites.drain()

@@ -52,40 +52,6 @@ final class TableContext {
         if let cluster { place(object, cluster: cluster, row: row) }
         return object
     }
-
-    /// Records where a new object was found.
-    @inline(__always)
-    private func place(_ object: Object, cluster: ClusterView, row: Int) {
-        object._slot.cluster = cluster
-        object._slot.row = row
-        object._slot.generation = cluster.generation
-        // A frozen object's reads always take the locked path (`_relocate`), which the
-        // missing session generation forces.
-        if frozenLock == nil { object._slot.sessionGeneration = UnsafePointer(session.generationPointer) }
-        object._slot.columns = UnsafePointer(cluster.columns)
-    }
-
-    /// Points `object`, a managed accessor made by this context that nothing else references,
-    /// at object `key`, as `materialize` would have set up a new one.
-    @inline(__always)
-    func rebind(_ object: Object, key: ObjectKey, cluster: ClusterView?, row: Int) {
-        object._slot.key = key.rawValue
-        object._slot.invalidated = false
-        if let cluster {
-            // The columns buffer belongs to the view; while the slot holds the old view, a
-            // different view cannot have the same buffer.
-            let columns = UnsafePointer(cluster.columns)
-            if object._slot.columns != columns || object._slot.sessionGeneration == nil {
-                place(object, cluster: cluster, row: row)
-            } else {
-                object._slot.row = row
-            }
-        } else {
-            object._slot.cluster = nil
-            object._slot.columns = nil
-            object._slot.sessionGeneration = nil
-        }
-    }
 }
 
 extension TableContext {
