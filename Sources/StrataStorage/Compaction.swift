@@ -32,7 +32,7 @@ extension StorageEngine {
         let copy = try StorageEngine.open(path: destination, options: copyOptions)
         defer {
             copy.close()
-            unlink(destination + "-lock")
+            unlink(DatabaseFiles(path: destination).lock)
         }
         try copy.write { target in
             for name in try source.treeNames() {
@@ -89,7 +89,7 @@ extension StorageEngine {
         let mode = info.st_mode & 0o7777
         // The lock file held exclusively excludes every other user, here and elsewhere: an
         // engine holds it shared for as long as it is open, and one that opens waits for it.
-        let (lock, lockCreated) = try DatabasePath.openRegularFile(path + "-lock", readOnly: false, create: true)
+        let (lock, lockCreated) = try DatabasePath.openRegularFile(DatabaseFiles(path: path).lock, readOnly: false, create: true)
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             Glibc_close(lock)
             return false
@@ -97,12 +97,12 @@ extension StorageEngine {
         // A lock file this call created goes again (under the exclusive flock: openers check
         // that the file they locked is still the one at its path, LockFile.init).
         defer {
-            if lockCreated { unlink(path + "-lock") }
+            if lockCreated { unlink(DatabaseFiles(path: path).lock) }
             Glibc_close(lock)
         }
         let temporary = path + ".compacting"
         let privateLock = path + ".compacting-source-lock"
-        for leftover in [temporary, temporary + "-lock", logPath(for: temporary), privateLock] { unlink(leftover) }
+        for leftover in [temporary] + DatabaseFiles(path: temporary).engineCompanions + [privateLock] { unlink(leftover) }
         // The file and its log, through a lock file of their own (the real one is held above).
         let file = try PosixFile(path: path, create: false, maximumSize: options.maximumFileSize)
         let logFile: PosixFile?

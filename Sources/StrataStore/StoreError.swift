@@ -56,8 +56,10 @@ extension StoreError {
     }
 }
 
-/// Stops with `message` when `condition` is false; printed in optimized builds too.
-@inline(__always)
-func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+/// Stops with `message` when `condition` is false. Unlike `precondition`, the message is printed
+/// in optimized builds too: misuse must say what happened and what to do in a release app.
+/// Shared by the modules of this package (Strata's API checks use it too).
+@inlinable @inline(__always)
+package func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
     if !condition() { fatalError(message(), file: file, line: line) }
 }

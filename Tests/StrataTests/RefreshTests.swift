@@ -3,7 +3,7 @@
 // thread-confined ones only when asked; the limit on pinned versions.
 //
 // Waiting is event-driven: the instance under test reports each move through its
-// didRefresh hook (an AsyncStream or a semaphore), never by sleeping.
+// reportAdvance hook (an AsyncStream or a semaphore), never by sleeping.
 
 import Foundation
 import StrataTestWorkloads

@@ -1,0 +1,45 @@
+import StrataStore
+
+// Key paths to property names: a key path is applied to a prototype object whose wrappers
+// record that they were read.
+
+/// Records the properties a key path goes through, on prototype objects.
+public final class KeyPathRecorder {
+    var probes: [Object] = []
+
+    init() {}
+
+    func child() -> KeyPathRecorder { self }
+
+    /// The property names `keyPath` passes through, e.g. `["owner", "name"]`.
+    static func names<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> [String] {
+        names(partial: keyPath as PartialKeyPath<Root>)
+    }
+
+    /// The property names a partial key path passes through.
+    static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
+        require(Root.self != DynamicObject.self, "Key paths cannot name a DynamicObject's properties, which are known only at run time: query dynamic objects with filter(_:) and a predicate string, sort them with sorted(byKeyPath:), and read them with the subscript.")
+        let recorder = KeyPathRecorder()
+        // The probes and the recorder refer to each other: break the cycle when done.
+        defer {
+            for probe in recorder.probes { probe._slot.recorder = nil }
+            recorder.probes.removeAll()
+        }
+        let probe = Root()
+        probe._slot.recorder = recorder
+        recorder.probes.append(probe)
+        _ = probe[keyPath: keyPath]
+        var names: [String] = []
+        for object in recorder.probes {
+            guard let info = try? ClassInfo.of(type(of: object)) else { continue }
+            for (index, field) in info.fields.enumerated() where field.takeRecordingMark(object) {
+                names.append(info.schema.properties[index].name)
+            }
+            for (index, field) in info.linkingFields.enumerated() where field.takeRecordingMark(object) {
+                names.append(info.linkingProperties[index].name)
+            }
+        }
+        require(!names.isEmpty, "The key path does not go through any @Persisted property of '\(Root.className())'; only persisted properties can be queried.")
+        return names
+    }
+}
