@@ -1,4 +1,4 @@
-// A child process for the cross-process refresh tests (Tests/StrataTests/RefreshTests.swift):
+// A child process for the cross-process refresh tests (Tests/StrataTests/Concurrency/RefreshTests.swift):
 // it opens a database file through Strata, as another app process would, and commits.
 //
 //   StrataCommitChild PATH NAME     add one Dog named NAME to the database at PATH, print "committed"

@@ -1,4 +1,4 @@
-// A child process for the misuse tests (Tests/StrataTests/MisuseTests.swift): each case makes
+// A child process for the misuse tests (Tests/StrataTests/Errors/MisuseTests.swift): each case makes
 // one programming error that Strata stops the process for, so the parent can check that the
 // process died and read the message it printed.
 //

@@ -1,4 +1,4 @@
-// A child process for the cross-process tests (Tests/StrataStorageTests/ProcessTests.swift).
+// A child process for the cross-process tests (Tests/StrataStorageTests/Files/ProcessTests.swift).
 //
 //   StrataTestChild write-forever PATH SEED     commit Workload(SEED) versions forever, printing
 //                                               "commit V" before and "V" after each commit
