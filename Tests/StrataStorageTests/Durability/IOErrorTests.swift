@@ -123,10 +123,10 @@ import Testing
     }
 
     /// A meta write cut short inside its checksum never leaves a page that validates, even in
-    /// the worst case: the bytes the cut leaves behind are exactly the new checksum's. (Meta
-    /// writes used to keep the old bytes in the checksum field until the checksum's own write,
-    /// so such a page validated: a full disk one byte before the end of a commit was adopted in
-    /// 1 of 256 runs, depending on the random token.)
+    /// the worst case: the bytes the cut leaves behind are exactly the new checksum's. (A meta
+    /// write that kept the old bytes in the checksum field until the checksum's own write could
+    /// leave such a page validating: a full disk one byte before the end of a commit would be
+    /// adopted in 1 of 256 runs, depending on the random token.)
     @Test(arguments: 0..<4)
     func aMetaCutShortInItsChecksumNeverValidates(written: Int) throws {
         var fixture = try Fixture(large: false)

@@ -357,8 +357,8 @@ struct ProcessTests {
     /// between): the first after writing its meta for version 2 (never published), the second,
     /// which also starts from version 1 and so reuses the same free pages, after writing its
     /// (different) data pages. Reopening must give a whole version: 1, or the first writer's 2.
-    /// (With a large first commit this used to adopt its meta, which as a two-sync meta lists
-    /// no checksums, over pages the second writer had overwritten: a corrupted tree.)
+    /// (With a large first commit, adopting its meta, which as a two-sync meta lists no
+    /// checksums, over pages the second writer overwrote would give a corrupted tree.)
     @Test(arguments: ["small", "large"])
     func twoCrashedWritersWhileOpenElsewhere(firstShape: String) throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
@@ -546,7 +546,7 @@ struct ProcessTests {
 
 // MARK: - Helpers
 
-/// Busy-waits (to randomise when a kill lands; never used to wait for anything).
+/// Busy-waits (to randomise when a kill lands; never a wait for anything).
 private func spin(microseconds: Int) {
     let end = ContinuousClock.now + .microseconds(microseconds)
     while ContinuousClock.now < end {}

@@ -117,8 +117,8 @@ struct FullDiskTests {
     static let volumes: [SmallVolume.Kind] = [.tmpfs(2), .tmpfs(4), .tmpfs(8), .tmpfs(16)] + (SmallVolume.ext4Available ? [.ext4(8)] : [])
 
     /// A new database on a small volume: the log's preallocation does not take the room the
-    /// data needs (at 4 MiB it used to fill the volume, so every commit failed, after a reopen
-    /// too), commits fit, and the database reopens healthy.
+    /// data needs (a 4 MiB preallocation would fill the volume, so every commit would fail,
+    /// after a reopen too), commits fit, and the database reopens healthy.
     @Test(arguments: volumes)
     func aNewDatabaseFitsASmallVolume(_ kind: SmallVolume.Kind) throws {
         let volume = try SmallVolume(kind)
@@ -241,8 +241,8 @@ struct FullDiskTests {
         #expect(try roomy.log.size() == CommitLog.capacity)
     }
 
-    /// A preallocation the disk cuts short is given back: the log is as long as before it (it
-    /// used to keep the zeros written before the disk filled up).
+    /// A preallocation the disk cuts short is given back: the log is as long as before it (the zeros
+    /// written before the disk filled up are not kept).
     @Test func aPreallocationCutShortIsGivenBack() throws {
         let directory = TemporaryDirectory(); defer { directory.remove() }
         let disks = CommitLogTests.Disks()

@@ -3,9 +3,9 @@ import StrataStorage
 @testable import StrataStore
 
 /// A table's counters (the next object key, the object count) damaged with valid checksums.
-/// Reading them used to stop the process (a count past Int.max; a next key of Int64.max
-/// overflowed on the next insert), and a next key at or below an existing one made inserts
-/// overwrite existing objects without a word. Each must now be `.corrupted`, and the objects
+/// Reading them must not stop the process (a count past Int.max; a next key of Int64.max
+/// that would overflow on the next insert), and a next key at or below an existing one must
+/// not make inserts overwrite existing objects. Each must be `.corrupted`, and the objects
 /// already in the file must read back unchanged afterwards.
 @Suite struct DamagedCounterTests {
     @Test(arguments: [

@@ -4,8 +4,8 @@ import StrataStorage
 
 /// A cluster holds at most `Cluster.capacity` objects; Strata never writes more. A file whose
 /// cluster claims more (crafted, or damaged with its checksums recomputed) must give a typed
-/// error on every path, reads and writes alike. Writes used to load such a cluster into
-/// buffers sized for `Cluster.capacity` and stop the process.
+/// error on every path, reads and writes alike. Writes must refuse such a cluster before
+/// loading it into buffers sized for `Cluster.capacity`.
 @Suite struct OversizedClusterTests {
     /// Ten objects, then their cluster's key chunk replaced by one of 300 keys; with
     /// `consistent`, every column's chunk too (so that no count mismatch gives the damage away).

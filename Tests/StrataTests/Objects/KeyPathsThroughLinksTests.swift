@@ -1,6 +1,6 @@
 // Swift key paths that go through a link (`\Note.owner?.name`) name the whole path wherever the
-// API takes key paths: observation, sorting, aggregates and sections. (They used to record only
-// the link, so they watched, sorted or summed the link itself.)
+// API takes key paths: observation, sorting, aggregates and sections. (Recording only the link
+// would watch, sort or sum the link itself.)
 
 import Testing
 @testable import Strata

@@ -14,7 +14,7 @@ final class NumberEdge: Object {
 }
 
 /// Comparing integer properties with doubles is exact over the whole range of both: no
-/// trap near ±2^63 (a predicate like `sum > 9.25e18` used to stop the process), no rounding of
+/// trap near ±2^63 (a predicate like `sum > 9.25e18` must not stop the process), no rounding of
 /// large integers, and NaN, ±∞ and -0.0 as IEEE 754 orders them. Checked against a reference
 /// that works in exact integer arithmetic (Int128 on the double's significand and exponent).
 @Suite struct IntDoubleComparisonTests {
