@@ -28,7 +28,7 @@
 // growth that fails part way are cut off again, so a small or nearly full volume keeps its
 // space for the database. A log that is shorter (a database whose file predates preallocation, on a small
 // volume, or whose preallocation failed) grows as records need it; a commit whose record
-// cannot grow the log commits without it (`StorageEngine.commitWrite`).
+// cannot grow the log commits without it (`StorageEngine.logRecord`, Commit.swift).
 //
 // Crash safety:
 // - The base's pages are kept from reuse while its generation lasts (the base is pinned like a

@@ -126,30 +126,3 @@ extension StorageEngine {
         if let newest { try synchronize(through: newest) }
     }
 }
-
-/// A write transaction handed from the thread that acquired the lock to the one that will use
-/// it (used by one of them at a time; the hand-off orders the two).
-public struct AcquiredTransaction: @unchecked Sendable {
-    /// The transaction.
-    public let transaction: WriteTransaction
-}
-
-extension StorageEngine {
-    /// Starts the write transaction without any thread or task waiting for the lock: `then`
-    /// is called with it once the lock is ours (on the thread that released it, or on a
-    /// dispatch thread), or with the error.
-    public func beginWrite(then completion: @escaping @Sendable (Result<AcquiredTransaction, any Error>) -> Void) {
-        guard !options.readOnly else { return completion(.failure(StorageError.readOnly)) }
-        let serial: UInt64
-        do { serial = try beginTransactionForCallback() } catch { return completion(.failure(error)) }
-        writeLock.acquire { result in
-            switch result {
-            case .success:
-                completion(Result { AcquiredTransaction(transaction: try self.makeWriteForCallback(serial: serial)) })
-            case .failure(let error):
-                self.endTransactionForCallback()
-                completion(.failure(error))
-            }
-        }
-    }
-}

@@ -147,11 +147,11 @@ public final class WriteTransaction: TransactionReading {
     /// Later commits may start at once, and one sync makes a whole group durable.
     public func commit(grouped: Bool) throws {
         guard isOpen else { throw StorageError.transactionClosed }
-        defer { finish() }
-        guard states.contains(where: { $0.changed || $0.dropped }) else { return }
-        try engine.commitWrite(self, grouped: grouped)
-        committedAs = txid
+        try engine.commit(self, grouped: grouped)
     }
+
+    /// Whether the transaction changed any tree (a commit without changes makes no version).
+    var hasChanges: Bool { states.contains(where: { $0.changed || $0.dropped }) }
 
     /// After a commit that made a version: a read transaction on that version, if the commit
     /// opened one (`readsAfterCommit`; logged commits do), once. Nil otherwise: begin one.
@@ -164,10 +164,14 @@ public final class WriteTransaction: TransactionReading {
     /// Discards every change and releases the write lock.
     public func rollback() {
         guard isOpen else { return }
-        finish()
+        finish(committed: false)
     }
 
-    func finish() {
+    /// Ends the transaction and releases the write lock. `committed`: its commit made a version
+    /// its caller may use afterwards (`takeReadAfterCommit`, `committedTree`, the nodes kept
+    /// for the next transaction).
+    func finish(committed: Bool) {
+        if committed { committedAs = txid }
         isOpen = false
         generation.bump()
         dirty.removeAll()
