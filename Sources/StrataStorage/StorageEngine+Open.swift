@@ -83,8 +83,7 @@ extension StorageEngine {
                     // the check above) found the log holding no records, or moved it aside.
                     if created {
                         // Best effort: if the zeros cannot all be written (a full disk), the
-                        // log grows as commits need it, as it does for a database created
-                        // before this existed.
+                        // log grows as commits need it, as a log never preallocated does.
                         // The header records the log's length once its zeros are synced: a
                         // log found shorter later was cut (FileHeader.swift).
                         if (try? log.preallocate()) == true { try FileHeader.recordLogLength(CommitLog.capacity, in: opened!) }

@@ -46,8 +46,8 @@ public final class StorageEngine: @unchecked Sendable {
     public let commitLogRecoveryReport: CommitLogRecoveryReport?
     let lockFile: LockFile
     /// Called after each commit this engine publishes (`setLocalCommitObserver(_:)`). In a
-    /// box: a function value kept directly in the generic `Locked` gained two reabstraction
-    /// thunks on every `withLock` (its inout write-back), so each call went through a longer
+    /// box: a function value kept directly in the generic `Locked` would gain two reabstraction
+    /// thunks on every `withLock` (its inout write-back), each call going through a longer
     /// chain than the last.
     let localCommitObserver = Locked<LocalCommitObserver?>(nil)
     let writeLock: WriteLock
@@ -81,7 +81,7 @@ public final class StorageEngine: @unchecked Sendable {
     let state: Locked<State>
     /// The free space the last commit of this engine left, for the next write transaction. A
     /// named struct, not a tuple: an optional tuple is copied and tested through the runtime's
-    /// generic tuple witnesses, which showed at every publish and begin.
+    /// generic tuple witnesses, at every publish and begin.
     struct FreeSpaceCache {
         var txid: UInt64
         var space: FreeSpace

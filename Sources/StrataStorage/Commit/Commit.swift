@@ -14,7 +14,7 @@
 // Two ways through them. Small durable commits are *logged*: the record goes to the commit log
 // first, the pages and meta to the database file without a sync, and only the log is synced
 // (CommitLog.swift explains why that is safe; LoggedCommits.swift decides which commits are
-// logged and replays them). Other commits are written to the file: one sync when the meta can
+// logged, CrashRecovery.swift replays them). Other commits are written to the file: one sync when the meta can
 // list every page it wrote (a record, MetaPage.swift), else a sync of the pages, then the meta
 // and its sync. Grouped commits (GroupedCommits.swift) skip the last sync, which a later
 // `synchronize(through:)` shares among several commits.
@@ -290,9 +290,8 @@ extension StorageEngine {
     /// happens to be complete is never adopted. The first write puts the checksum's complement
     /// in the field, not the old bytes: a short write of the checksum itself then leaves a mix
     /// of checksum and complement bytes, which differs from the checksum in every byte not
-    /// written. (Keeping the old bytes instead let a meta validate whenever the unwritten
-    /// checksum bytes happened to equal the old ones: 1 in 256 for a write cut one byte short,
-    /// found by `IOErrorTests.diskFullAtEveryPointOfACommit`.)
+    /// written. (With the old bytes kept instead, a meta would validate whenever the unwritten
+    /// checksum bytes happened to equal the old ones: 1 in 256 for a write cut one byte short.)
     func writeMeta(_ image: UnsafeRawPointer, at location: UInt64) throws {
         var complement = ~image.loadUnaligned(as: UInt32.self)
         try withUnsafeBytes(of: &complement) { field in
@@ -323,8 +322,8 @@ extension StorageEngine {
     /// Writes dirty pages sorted by position, one gathering write per contiguous stretch. With
     /// `inPlace` (a logged commit's pages), stretches the file accepts are stored through its
     /// writable mapping instead (`StorageFile.writeInPlace`; only files on tmpfs accept). Other
-    /// commits always write: when stores were also allowed on ext4, a stored page dirtied its
-    /// whole large folio, which made the syncs that follow at once write back far more.
+    /// commits always write: on ext4 a stored page dirties its whole large folio, and the sync
+    /// that follows at once would write back far more.
     /// `pages` is sorted in place (a transaction's list of written pages: nothing reads its
     /// order afterwards); `extra` (a logged commit's meta) is written with them and taken out
     /// again; `buffers` is where the runs are gathered (the arena's, kept between transactions).

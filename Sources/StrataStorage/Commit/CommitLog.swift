@@ -204,8 +204,8 @@ final class CommitLog: @unchecked Sendable {
 
     /// Extends the log to its full capacity with zeros and syncs them, so that no logged commit
     /// of the log's first generation grows the file: a commit that grows it writes the growth
-    /// step's zeros, their blocks' allocation and the file's new size in its own sync (on the
-    /// development machine 0.5–1.5 ms, once every 64 one-block commits). Later generations
+    /// step's zeros, their blocks' allocation and the file's new size in its own sync (once
+    /// every 64 one-block commits). Later generations
     /// reuse the same blocks. Only for a log no other process can be appending to (the first
     /// opener, while it initialises a new database).
     ///

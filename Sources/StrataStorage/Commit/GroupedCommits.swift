@@ -99,8 +99,7 @@ extension StorageEngine {
     /// The versions a write from `base` must not reuse pages of, sorted and without repeats:
     /// readers' pins (in every process), the versions an unsynced group keeps, and the base
     /// of the log generation the write continues (CommitLog.swift). `foreign` tells whether a
-    /// reader slot of another process pins one. One array per begin (it was five, and a
-    /// dictionary for the liveness check, for the usual one reader of this process).
+    /// reader slot of another process pins one. One array per commit, reserved for a few pins.
     func writePins(base: MetaPage) -> (pins: [UInt64], foreign: Bool) {
         var pins: [UInt64] = []
         pins.reserveCapacity(8)

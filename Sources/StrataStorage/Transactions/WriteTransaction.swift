@@ -34,7 +34,7 @@ public final class WriteTransaction: TransactionReading {
     let txid: UInt64
     /// Like the other per-put state (one writer thread, no overlapping access: every use is
     /// one method call or a copy), exempt from dynamic exclusivity checks; each check is a
-    /// thread-local lookup in the runtime, and the commit's end made several.
+    /// thread-local lookup in the runtime, and the commit's end would make several.
     @exclusivity(unchecked) var freeSpace: FreeSpace
     /// `freeSpace.pagesMadePending` when the transaction began: what it freed of older
     /// versions is the growth from here.
@@ -522,7 +522,7 @@ public final class WriteTransaction: TransactionReading {
     /// Materialises the path to the leaf that holds (or would hold) `key`; fills `path`.
     private func leafNode(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> Node {
         // Not `removeAll(keepingCapacity:)`: that goes through an unspecialised
-        // `replaceSubrange` (~1.4 % of a bulk insert); the path is a few levels deep.
+        // `replaceSubrange`, on every put; the path is a few levels deep.
         while !path.isEmpty { path.removeLast() }
         var node: Node
         if let root = state.rootNode {
