@@ -2,9 +2,18 @@
 //
 // One engine exists per file per process (OpenFileRegistry.swift), because the file locks that
 // coordinate processes belong to an open file description, and two in one process would
-// exclude each other. Where the rest lives: opening in StorageEngine+Open.swift, crash recovery
-// in Recovery/, starting transactions in Transactions/StorageEngine+Reads.swift and
-// +Writes.swift, the commit in Commit/Commit.swift.
+// exclude each other. Opening is in StorageEngine+Open.swift. The folders:
+// - File/: the database file and its lock file (FileIO, FileHeader, DatabasePath, LockFile,
+//   Checksum);
+// - Pages/: the page format and in-memory nodes (Page, Node, Arena, PageSearch, PageVerifier);
+// - Trees/: named B+trees and cursors;
+// - Transactions/: read and write transactions, snapshots, savepoints, the write lock, and
+//   the engine's ways to start them and to wait for versions;
+// - Commit/: the commit (Commit.swift owns it), its layout, meta pages, grouped commits, the
+//   commit log and its redo records;
+// - Recovery/: crash recovery (CrashRecovery.swift) and a damaged commit log;
+// - Space/: free space, the delete reserve, compaction;
+// - Checks/: `verify()`, and the tolerant walk that reads what a damaged tree still holds.
 
 #if canImport(Glibc)
 import Dispatch
@@ -137,6 +146,8 @@ public final class StorageEngine: @unchecked Sendable {
 
     // MARK: Closing
 
+    /// Counts another opener of this engine (`open(path:)`, OpenFileRegistry.swift); false when
+    /// its files are already released.
     func retainOpen() -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
