@@ -1,5 +1,7 @@
-// Commit: lay out the transaction's nodes as pages, record the free space, write, sync,
-// publish. See MetaPage.swift for why one sync suffices for small commits.
+// The layout half of a commit (steps 1–2 in Commit.swift): the write transaction's changed
+// nodes rebalanced and spilled to page images in one contiguous stretch where possible, the
+// free list encoded, and the meta that describes the new version. Nothing is written to the
+// file here. See MetaPage.swift for records, anchors and announced stretches.
 
 extension WriteTransaction {
     /// Moves the pages earlier commits freed that no pinned version reaches any more into the
@@ -25,14 +27,14 @@ extension WriteTransaction {
     /// The least a stretch left over by this commit must hold to be announced for the next.
     static let minimumAnnounced = 8
 
-    /// Everything up to (not including) the file writes: returns the new meta. With `chain`
-    /// (the base meta, when it announced a stretch and durability allows), the commit tries to
-    /// become a record written at the start of that stretch, followed by its pages.
-    /// `logged`: a logged commit (CommitLog.swift): its meta goes to a page of its own stretch
-    /// (outside the slots and the chain, where recovery never looks); it keeps the base's
-    /// chain (recovery's way to the generation's base) and announces nothing.
+    /// Steps 1–2 of the commit (Commit.swift), everything up to the file writes: the changed
+    /// trees rebalanced and spilled to page images, the free list encoded; returns the new
+    /// meta. With `chain` (the base meta, when it announced a stretch and durability allows),
+    /// the commit tries to become a record written at the start of that stretch, followed by
+    /// its pages. `logged`: a logged commit (CommitLog.swift): its meta goes to a page of its
+    /// own stretch (outside the slots and the chain, where recovery never looks); it keeps the
+    /// base's chain (recovery's way to the generation's base) and announces nothing.
     func layOut(chain base: MetaPage?, logged: Bool = false) throws -> MetaPage {
-        let limit = engine.maximumPages
         releaseFreedPages()
         // A logged commit keeps the free list in its meta when it fits there, leaving room for
         // the one chain record a checkpoint adds when it anchors this meta (`checkpoint`):
@@ -40,8 +42,44 @@ extension WriteTransaction {
         // piled up pending runs of its base's pages.)
         let freeListInMetaCapacity = logged
             ? MetaPage.freeListCapacity(pageSize: pageSize, chainCount: snapshot.meta.chain.count + 1) : 0
-        // One contiguous stretch for everything this commit writes (estimated; overflow beyond
-        // the estimate falls back to ordinary allocation).
+        var recordPage = try reserveStretch(chain: base, logged: logged, freeListInMetaCapacity: freeListInMetaCapacity)
+        let catalogRoot = try spillTrees(logged: logged)
+        let chainRecords = placeMeta(recordPage: &recordPage, logged: logged)
+        let freeList = try writeFreeList(inMetaCapacity: freeListInMetaCapacity)
+        newFreeListPages = freeList.chain
+        var meta = MetaPage(
+            txid: txid, catalogRoot: catalogRoot, pageCount: freeSpace.pageCount,
+            freeListHead: freeList.chain.first ?? 0, freeListPages: UInt32(freeList.chain.count),
+            flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
+            freeListBirth: txid, written: [])
+        meta.chain = chainRecords
+        if freeList.inMeta && freeSpace.encodedSize > 0 {
+            meta.freeList = freeSpace.encode()
+            meta.flags |= MetaPage.flagFreeListInMeta
+        }
+        let baseMeta = snapshot.meta
+        if logged, let page = recordPage {
+            meta.selfPage = page
+            meta.anchorSlot = baseMeta.anchorSlot
+            return meta
+        } else if let page = recordPage {
+            meta.selfPage = page
+            meta.token = baseMeta.nextToken
+            meta.anchorSlot = baseMeta.anchorSlot
+        } else {
+            meta.anchorSlot = baseMeta.anchorSlot == 1 ? 2 : 1
+            meta.selfPage = PageNumber(meta.anchorSlot)
+        }
+        announceNextStretch(in: &meta, leftover: freeList.leftover)
+        return meta
+    }
+
+    /// Reserves one contiguous stretch for everything this commit writes (estimated; overflow
+    /// beyond the estimate falls back to ordinary allocation): the stretch `base` announced
+    /// when it is long enough, its first page then the commit's record. Returns the page the
+    /// commit's meta goes to when it is not an anchor (a record, or a logged meta).
+    private func reserveStretch(chain base: MetaPage?, logged: Bool, freeListInMetaCapacity: Int) throws -> PageNumber? {
+        let limit = engine.maximumPages
         var estimate = freeSpace.encodedSize + 64 + 16 <= freeListInMetaCapacity
             ? 2 : 2 + (freeSpace.encodedSize + 64 + FreeSpace.payloadPerPage(pageSize) - 1) / FreeSpace.payloadPerPage(pageSize)
         for state in states where state.changed { if let root = state.rootNode { estimate += pagesToWrite(root, leaves: !logged) } }
@@ -63,6 +101,12 @@ extension WriteTransaction {
             try freeSpace.reserve(estimate, limitPages: limit)
             if logged { recordPage = try freeSpace.takeReserved(1) ?? freeSpace.allocate(1, limitPages: limit) }
         }
+        return recordPage
+    }
+
+    /// Rebalances and spills every changed tree, records the new roots in the catalog, and
+    /// spills the catalog; returns the catalog's root.
+    private func spillTrees(logged: Bool) throws -> PageNumber {
         for state in states where state.changed || state.dropped {
             // The name's bytes in place (a native string's UTF-8), not copied into an array.
             var name = state.name
@@ -78,9 +122,13 @@ extension WriteTransaction {
         }
         // The catalog's pages are rewritten by every commit that changes a tree: in the stretch.
         leavesApart = false
-        let catalogRoot = try finishTree(catalog)
+        return try finishTree(catalog)
+    }
 
-        // Record or anchor. A record must list every page it wrote.
+    /// Decides between a record and an anchor (a record must list every page it wrote, so
+    /// one that would list too many gives its page back) and returns the chain of records the
+    /// meta carries; frees the meta pages the new version no longer needs.
+    private func placeMeta(recordPage: inout PageNumber?, logged: Bool) -> [MetaPage.ChainRecord] {
         let listCapacity = MetaPage.listCapacity(pageSize: pageSize)
         if !logged, let page = recordPage, dirty.count + (freeSpace.encodedSize + 64) / FreeSpace.payloadPerPage(pageSize) + 2 > listCapacity {
             freeSpace.free(start: page, count: 1, birth: txid, death: txid)
@@ -100,9 +148,16 @@ extension WriteTransaction {
                 freeSpace.free(start: record.page, count: 1, birth: record.txid, death: txid)
             }
         }
+        return chainRecords
+    }
 
-        // The free list: the old chain is freed; the new chain is reserved from the tail so
-        // that reserving never makes the encoding longer.
+    /// The free list after this commit: the old chain is freed; the new chain is reserved from
+    /// the tail so that reserving never makes the encoding longer, and its pages are encoded
+    /// (nothing when the list fits the meta). Ends the commit's reservation; returns the chain,
+    /// whether the list goes in the meta, and what is left of the reserved stretch.
+    private func writeFreeList(inMetaCapacity freeListInMetaCapacity: Int) throws
+        -> (chain: [PageNumber], inMeta: Bool, leftover: (start: PageNumber, count: Int)?) {
+        let limit = engine.maximumPages
         for page in oldFreeListPages {
             freeSpace.free(start: page, count: 1, birth: snapshot.meta.freeListBirth, death: txid)
         }
@@ -152,31 +207,13 @@ extension WriteTransaction {
                 dirty.append(DirtyPage(page: page, pages: 1, image: image, checksum: sum))
             }
         }
-        newFreeListPages = chain
-        var meta = MetaPage(
-            txid: txid, catalogRoot: catalogRoot, pageCount: freeSpace.pageCount,
-            freeListHead: chain.first ?? 0, freeListPages: UInt32(chain.count),
-            flags: engine.options.durability == .none ? MetaPage.flagUnsynced : 0,
-            freeListBirth: txid, written: [])
-        meta.chain = chainRecords
-        if freeListInMeta && freeSpace.encodedSize > 0 {
-            meta.freeList = freeSpace.encode()
-            meta.flags |= MetaPage.flagFreeListInMeta
-        }
-        if logged, let page = recordPage {
-            meta.selfPage = page
-            meta.anchorSlot = baseMeta.anchorSlot
-            return meta
-        } else if let page = recordPage {
-            meta.selfPage = page
-            meta.token = baseMeta.nextToken
-            meta.anchorSlot = baseMeta.anchorSlot
-        } else {
-            meta.anchorSlot = baseMeta.anchorSlot == 1 ? 2 : 1
-            meta.selfPage = PageNumber(meta.anchorSlot)
-        }
-        // Announce where the next commit may put its record: a free stretch, or the end.
-        // The rest of this commit's stretch if it is long enough, else a new one.
+        return (chain, freeListInMeta, leftover)
+    }
+
+    /// Announces where the next commit may put its record: a free stretch, or the end. The
+    /// rest of this commit's stretch if it is long enough, else a new one.
+    private func announceNextStretch(in meta: inout MetaPage, leftover: (start: PageNumber, count: Int)?) {
+        let limit = engine.maximumPages
         let announced: (PageNumber, Int)?
         if let leftover, leftover.count >= Self.minimumAnnounced {
             announced = (leftover.start, leftover.count)
@@ -188,7 +225,6 @@ extension WriteTransaction {
             meta.nextPages = UInt32(length)
             meta.nextToken = engine.nextToken()
         }
-        return meta
     }
 
     /// Pages the materialised subtree will take when written; without `leaves`, only its

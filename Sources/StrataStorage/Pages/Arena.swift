@@ -17,7 +17,7 @@ final class Arena {
     /// Nodes a commit wrote (emptied, their arrays' capacity kept), for the next write
     /// transactions' `materialize`: a one-key commit materialises a leaf and its parent, and
     /// allocating and freeing their objects (a node and three arrays each, every array through
-    /// a runtime metadata look-up) was ~2 µs of its CPU. A node is recycled only once its
+    /// a runtime metadata look-up) would be a large share of its CPU. A node is recycled only once its
     /// transaction is committing (`spill`), when nothing reads it again: the transaction
     /// closes whether the commit succeeds or fails. Only the transaction holding the arena
     /// touches these.
@@ -124,7 +124,7 @@ final class Arena {
 
     /// Standard chunks arenas gave back, for the next transaction of any engine in the process
     /// to reuse: their pages are already mapped, where a fresh chunk's page faults (and the
-    /// kernel zeroing each page) were ~14 % of a 100,000-object insert's CPU time. At most
+    /// kernel zeroing each page) cost a bulk insert much of its CPU time. At most
     /// `pooledChunkLimit` are kept (16 MiB), so a process holds no more than that after its
     /// large transactions end.
     private static let pool = Locked<[UnsafeMutableRawPointer]>([])
@@ -179,7 +179,7 @@ final class Arena {
     }
 
     /// Frees everything but the first chunk, which the next use starts from again: a chunk this
-    /// size comes from mmap, and mapping and unmapping one per commit showed up in profiles.
+    /// size comes from mmap, and mapping and unmapping one would cost two system calls per commit.
     /// The other chunks go to the process's pool.
     func reset() {
         for block in large { block.deallocate() }

@@ -54,8 +54,7 @@ struct FreeSpace {
     mutating func release(pinned: [UInt64], runs limit: Int) -> Int {
         let limit = min(limit, pending.count)
         guard limit > 0 else { return 0 }
-        // In place: the runs still pinned move to the front (a new array on every begin was
-        // ~1 % of a one-key logged commit).
+        // In place: the runs still pinned move to the front (no new array on every commit).
         let known = pinned == releasedUnder ? min(keptUnder, limit) : 0
         var kept = known
         for i in known..<limit {
@@ -261,8 +260,8 @@ struct FreeSpace {
         }
     }
 
-    /// Stores the encoding (`encodedSize` bytes) at `destination`: one store per field, where
-    /// appending each field to an array cost ~3 % of a one-key logged commit.
+    /// Stores the encoding (`encodedSize` bytes) at `destination`: one store per field, not an
+    /// append per field to an array (every commit encodes the free list).
     func encode(into destination: UnsafeMutableRawPointer) {
         guard encodedSize > 0 else { return }
         var at = destination

@@ -34,7 +34,7 @@ public final class WriteTransaction: TransactionReading {
     let txid: UInt64
     /// Like the other per-put state (one writer thread, no overlapping access: every use is
     /// one method call or a copy), exempt from dynamic exclusivity checks; each check is a
-    /// thread-local lookup in the runtime, and the commit's end made several.
+    /// thread-local lookup in the runtime, and the commit's end would make several.
     @exclusivity(unchecked) var freeSpace: FreeSpace
     /// `freeSpace.pagesMadePending` when the transaction began: what it freed of older
     /// versions is the growth from here.
@@ -147,11 +147,11 @@ public final class WriteTransaction: TransactionReading {
     /// Later commits may start at once, and one sync makes a whole group durable.
     public func commit(grouped: Bool) throws {
         guard isOpen else { throw StorageError.transactionClosed }
-        defer { finish() }
-        guard states.contains(where: { $0.changed || $0.dropped }) else { return }
-        try engine.commitWrite(self, grouped: grouped)
-        committedAs = txid
+        try engine.commit(self, grouped: grouped)
     }
+
+    /// Whether the transaction changed any tree (a commit without changes makes no version).
+    var hasChanges: Bool { states.contains(where: { $0.changed || $0.dropped }) }
 
     /// After a commit that made a version: a read transaction on that version, if the commit
     /// opened one (`readsAfterCommit`; logged commits do), once. Nil otherwise: begin one.
@@ -164,10 +164,14 @@ public final class WriteTransaction: TransactionReading {
     /// Discards every change and releases the write lock.
     public func rollback() {
         guard isOpen else { return }
-        finish()
+        finish(committed: false)
     }
 
-    func finish() {
+    /// Ends the transaction and releases the write lock. `committed`: its commit made a version
+    /// its caller may use afterwards (`takeReadAfterCommit`, `committedTree`, the nodes kept
+    /// for the next transaction).
+    func finish(committed: Bool) {
+        if committed { committedAs = txid }
         isOpen = false
         generation.bump()
         dirty.removeAll()
@@ -518,7 +522,7 @@ public final class WriteTransaction: TransactionReading {
     /// Materialises the path to the leaf that holds (or would hold) `key`; fills `path`.
     private func leafNode(_ state: TreeState, _ key: UnsafeRawBufferPointer) throws -> Node {
         // Not `removeAll(keepingCapacity:)`: that goes through an unspecialised
-        // `replaceSubrange` (~1.4 % of a bulk insert); the path is a few levels deep.
+        // `replaceSubrange`, on every put; the path is a few levels deep.
         while !path.isEmpty { path.removeLast() }
         var node: Node
         if let root = state.rootNode {

@@ -58,7 +58,7 @@ struct KeyList: ExpressibleByArrayLiteral {
     }
 
     mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n); prefixes.reserveCapacity(n) }
-    // Inlined: `materialize` appends every key of a page (a call per key was ~17 % of it).
+    // Inlined: `materialize` appends every key of a page, and a call per key dominates it.
     @inline(__always)
     mutating func append(_ key: UnsafeRawBufferPointer) { bytes.append(key); prefixes.append(Self.prefix(key)) }
     mutating func insert(_ key: UnsafeRawBufferPointer, at index: Int) {
@@ -94,8 +94,8 @@ struct KeyList: ExpressibleByArrayLiteral {
 
 /// Only the write transaction that made a node touches it, from one thread at a time, and no
 /// method holds an access to one of its properties across a call that could reach the same
-/// node; the properties are therefore exempt from dynamic exclusivity checks (a
-/// `swift_beginAccess` per access was ~2 % of a bulk insert).
+/// node; the properties are therefore exempt from dynamic exclusivity checks (each would be a
+/// `swift_beginAccess` call on the per-row path).
 final class Node {
     let isLeaf: Bool
     @exclusivity(unchecked) var keys = KeyList()

@@ -28,7 +28,7 @@
 // growth that fails part way are cut off again, so a small or nearly full volume keeps its
 // space for the database. A log that is shorter (a database whose file predates preallocation, on a small
 // volume, or whose preallocation failed) grows as records need it; a commit whose record
-// cannot grow the log commits without it (`StorageEngine.commitWrite`).
+// cannot grow the log commits without it (`StorageEngine.logRecord`, Commit.swift).
 //
 // Crash safety:
 // - The base's pages are kept from reuse while its generation lasts (the base is pinned like a
@@ -204,8 +204,8 @@ final class CommitLog: @unchecked Sendable {
 
     /// Extends the log to its full capacity with zeros and syncs them, so that no logged commit
     /// of the log's first generation grows the file: a commit that grows it writes the growth
-    /// step's zeros, their blocks' allocation and the file's new size in its own sync (on the
-    /// development machine 0.5–1.5 ms, once every 64 one-block commits). Later generations
+    /// step's zeros, their blocks' allocation and the file's new size in its own sync (once
+    /// every 64 one-block commits). Later generations
     /// reuse the same blocks. Only for a log no other process can be appending to (the first
     /// opener, while it initialises a new database).
     ///

@@ -298,3 +298,20 @@ enum DatabasePath {
         return .ioFailure(operation: "open \(path)", code: code)
     }
 }
+
+/// The directory part of a path ("." when there is none).
+func directoryPart(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let prefix = String(path[..<slash])
+    return prefix.isEmpty ? "/" : prefix
+}
+
+/// The last component of a path.
+func lastPathComponent(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+}
+
+/// Opens a directory (or file) read-only, to fsync it. At file scope, where `open` is the C
+/// function rather than `StorageEngine.open`.
+func openForSync(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }

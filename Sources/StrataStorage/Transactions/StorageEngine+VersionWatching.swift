@@ -9,9 +9,12 @@ extension StorageEngine {
     /// The version each live reader (in every process) pins, sorted, one entry per reader.
     public var readerPins: [UInt64] { lockFile.pins() }
 
-    /// Blocks until a version newer than `version` is published (by this or another process)
-    /// or `shouldStop` returns true after a call to `wakeVersionWaiters()`; returns the newest
-    /// version. No polling: the thread sleeps on the lock file's commit signal.
+    /// Blocks the calling thread until a version newer than `version` is published (by this or
+    /// another process), and returns the newest version. It also returns, with the newest
+    /// version even if that is not newer, when `timeout` has passed, when the engine is closing,
+    /// or when `shouldStop` returns true (checked whenever the thread wakes: after a commit, or
+    /// after a call to `wakeVersionWaiters()`). No polling: the thread sleeps on the lock
+    /// file's commit signal.
     ///
     /// The caller must keep the engine open while it waits.
     ///
@@ -19,12 +22,23 @@ extension StorageEngine {
     /// for a wake-up of a thread that has nothing to do): the caller hears of them through
     /// `setLocalCommitObserver(_:)` instead, and commits of other processes (or other engines
     /// of the same file) wake it as before.
-    public func waitForVersion(newerThan version: UInt64, quiet: Bool = false, until shouldStop: () -> Bool) -> UInt64 {
+    public func waitForVersion(newerThan version: UInt64, timeout: Duration? = nil, quiet: Bool = false,
+                               until shouldStop: () -> Bool = { false }) -> UInt64 {
+        // Nanoseconds left; -1 waits without a limit.
+        var remaining: Int64 = timeout.map(Self.nanoseconds) ?? -1
+        func stops() -> Bool { shouldStop() || state.withLock { $0.closing } }
         while true {
             let current = lockFile.publishedTxid
-            if current > version || shouldStop() { return current }
-            _ = lockFile.waitForPublish(after: current, timeoutNanoseconds: -1, quiet: quiet, shouldStop: shouldStop)
+            if current > version || stops() { return current }
+            if timeout != nil && remaining <= 0 { return current }
+            let started = ContinuousClock.now
+            _ = lockFile.waitForPublish(after: current, timeoutNanoseconds: remaining, quiet: quiet, shouldStop: stops)
+            if timeout != nil { remaining -= Self.nanoseconds(ContinuousClock.now - started) }
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     /// Sets (or, with nil, removes) the function called with the new version after each commit

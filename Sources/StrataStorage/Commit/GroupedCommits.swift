@@ -99,8 +99,7 @@ extension StorageEngine {
     /// The versions a write from `base` must not reuse pages of, sorted and without repeats:
     /// readers' pins (in every process), the versions an unsynced group keeps, and the base
     /// of the log generation the write continues (CommitLog.swift). `foreign` tells whether a
-    /// reader slot of another process pins one. One array per begin (it was five, and a
-    /// dictionary for the liveness check, for the usual one reader of this process).
+    /// reader slot of another process pins one. One array per commit, reserved for a few pins.
     func writePins(base: MetaPage) -> (pins: [UInt64], foreign: Bool) {
         var pins: [UInt64] = []
         pins.reserveCapacity(8)
@@ -124,32 +123,5 @@ extension StorageEngine {
     func synchronizeBeforeAnchor() throws {
         let newest = state.withLock { $0.group.hasUnsynced ? $0.group.newest : nil }
         if let newest { try synchronize(through: newest) }
-    }
-}
-
-/// A write transaction handed from the thread that acquired the lock to the one that will use
-/// it (used by one of them at a time; the hand-off orders the two).
-public struct AcquiredTransaction: @unchecked Sendable {
-    /// The transaction.
-    public let transaction: WriteTransaction
-}
-
-extension StorageEngine {
-    /// Starts the write transaction without any thread or task waiting for the lock: `then`
-    /// is called with it once the lock is ours (on the thread that released it, or on a
-    /// dispatch thread), or with the error.
-    public func beginWrite(then completion: @escaping @Sendable (Result<AcquiredTransaction, any Error>) -> Void) {
-        guard !options.readOnly else { return completion(.failure(StorageError.readOnly)) }
-        let serial: UInt64
-        do { serial = try beginTransactionForCallback() } catch { return completion(.failure(error)) }
-        writeLock.acquire { result in
-            switch result {
-            case .success:
-                completion(Result { AcquiredTransaction(transaction: try self.makeWriteForCallback(serial: serial)) })
-            case .failure(let error):
-                self.endTransactionForCallback()
-                completion(.failure(error))
-            }
-        }
     }
 }
