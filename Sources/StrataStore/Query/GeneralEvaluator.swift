@@ -243,34 +243,6 @@ final class GeneralEvaluator {
     static func defaultValue(_ kind: PropertyKind) -> StoreValue { StoreValue.defaultValue(of: kind) }
 }
 
-extension StoreValue {
-    /// The value a non-optional property is given where a write gives none (a property a
-    /// migration made required, holding null): `defaultValue(of:)`, but for a date the Unix
-    /// epoch, as the object layer's `Date` default and Realm's zero date are.
-    package static func initialValue(of kind: PropertyKind) -> StoreValue {
-        kind == .date ? .date(Date(timeIntervalSince1970: 0)) : defaultValue(of: kind)
-    }
-
-    /// What a non-optional property of `kind` reads as where nothing was stored: zero, false,
-    /// "", empty data, the reference date, the all-zero UUID and ObjectId (null for links and
-    /// mixed values, which are always optional).
-    package static func defaultValue(of kind: PropertyKind) -> StoreValue {
-        switch kind {
-        case .bool: .bool(false)
-        case .int: .int(0)
-        case .float: .float(0)
-        case .double: .double(0)
-        case .string: .string("")
-        case .data: .data(Data())
-        case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
-        case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        case .objectId: .objectId(ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? ObjectId.generate())
-        case .decimal128: .decimal128(Decimal128(0))
-        case .link, .mixed: .null
-        }
-    }
-}
-
 extension GeneralEvaluator {
     /// `@min`, `@max`, `@sum` and `@avg` of some values, ignoring nulls: the sum of nothing is
     /// 0, the others of nothing are nil.
