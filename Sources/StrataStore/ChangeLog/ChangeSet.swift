@@ -8,11 +8,13 @@ public struct ChangeSet: Sendable, Equatable {
     /// Changes by table id; tables the commit did not touch are absent.
     public var tables: [UInt32: TableChanges]
 
+    /// Creates the changes of the commit that made `version`.
     public init(version: UInt64, tables: [UInt32: TableChanges] = [:]) {
         self.version = version
         self.tables = tables
     }
 
+    /// Whether no table has a change.
     public var isEmpty: Bool { tables.values.allSatisfy(\.isEmpty) }
 
     /// Folds a later change set into this one.

@@ -8,8 +8,10 @@ public struct TableChanges: Sendable, Equatable {
     /// index (bit 63 stands for every index from 63 on).
     public var modified: [ObjectKey: UInt64] = [:]
 
+    /// No changes.
     public init() {}
 
+    /// Whether nothing was inserted, deleted or modified.
     public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty }
 
     /// Bit for property `index` in a modification mask.

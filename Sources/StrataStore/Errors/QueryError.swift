@@ -34,6 +34,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         self.position = position
     }
 
+    /// The message, with the position in the format when there is one.
     public var description: String {
         if let position { return "Invalid query at character \(position): \(message)" }
         return "Invalid query: \(message)"

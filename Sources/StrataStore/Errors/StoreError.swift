@@ -26,6 +26,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The transaction has already ended.
     case transactionEnded
 
+    /// A sentence saying what went wrong.
     public var description: String {
         switch self {
         case .storage(let error): "\(error)"

@@ -11,6 +11,7 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     /// exist on its own (RealmSwift's `EmbeddedObject`).
     public var isEmbedded: Bool
 
+    /// Creates an object type; the store gives it its table id when the schema is stored.
     public init(name: String, properties: [PropertySchema], tableID: UInt32 = 0, isEmbedded: Bool = false) {
         self.name = name
         self.properties = properties
@@ -22,6 +23,7 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     // types keep their schema bytes.
     private enum CodingKeys: String, CodingKey { case name, properties, tableID, isEmbedded }
 
+    /// Decodes a type as the file stores it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(name: try container.decode(String.self, forKey: .name),
@@ -30,6 +32,7 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
                   isEmbedded: try container.decodeIfPresent(Bool.self, forKey: .isEmbedded) ?? false)
     }
 
+    /// Encodes the type as the file stores it.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -44,6 +47,7 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     /// The index of the property with this name.
     public func propertyIndex(named name: String) -> Int? { properties.firstIndex { $0.name == name } }
 
+    /// The type and its properties, one per line between braces.
     public var description: String {
         (isEmbedded ? "embedded " : "") + "\(name) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
     }

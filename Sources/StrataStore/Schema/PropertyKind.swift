@@ -56,6 +56,7 @@ public enum PropertyKind: UInt8, Sendable, Hashable, Codable, CustomStringConver
         }
     }
 
+    /// The kind's name in the stored schema and in messages: `int`, `string`, `object`, ….
     public var description: String {
         switch self {
         case .bool: "bool"

@@ -24,6 +24,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// The column's id in the file, given by the store; 0 until the schema is stored.
     public var columnID: UInt16
 
+    /// Creates a property; the store gives it its column id when the schema is stored.
     public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false,
                 isMap: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil,
                 columnID: UInt16 = 0) {
@@ -51,6 +52,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
         return base
     }
 
+    /// The property as `name: type`, with `[primary key]` or `[indexed]` when it is.
     public var description: String {
         var text = "\(name): \(typeDescription)"
         if isPrimaryKey { text += " [primary key]" }
@@ -79,6 +81,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
         case name, kind, isOptional, isList, isSet, isMap, isPrimaryKey, isIndexed, objectType, columnID
     }
 
+    /// Decodes a property as the file stores it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(name: try container.decode(String.self, forKey: .name),
@@ -93,6 +96,7 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
                   columnID: try container.decode(UInt16.self, forKey: .columnID))
     }
 
+    /// Encodes the property as the file stores it.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)

@@ -6,6 +6,7 @@ public struct Schema: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The object types, in the order they were first stored.
     public var objectSchemas: [ObjectSchema]
 
+    /// Creates a schema of these object types.
     public init(_ objectSchemas: [ObjectSchema]) {
         self.objectSchemas = objectSchemas
     }
@@ -16,6 +17,7 @@ public struct Schema: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The index of the object type with this name.
     public func index(of name: String) -> Int? { objectSchemas.firstIndex { $0.name == name } }
 
+    /// Every type, one after another.
     public var description: String { objectSchemas.map(\.description).joined(separator: "\n") }
 
     /// Checks every type and that every link points at a type of the schema.

@@ -15,9 +15,9 @@
 // written since (`copyRedo`), and a return goes back to the savepoint and makes those changes
 // again (`reapply`). A savepoint per chained commit would make every node shared again, so
 // each write would copy the primary-key and cluster-tree paths it touches (and drop the last
-// point's copies): 25-35 % of the CPU of grouped one-object writes. When the redo record
-// stopped (a chain keeps it past the commit log's limit, up to 256 KB:
-// `WriteTransaction.keepRedoForChains()`), chained commits take savepoints as before. A later
+// point's copies), a large share of the work of grouped one-object writes. When the redo
+// record stopped (a chain keeps it past the commit log's limit, up to 256 KB:
+// `WriteTransaction.keepRedoForChains()`), each chained commit takes a savepoint instead. A later
 // write that rolls back (or is cancelled) returns to the last point, keeping every chained
 // commit before it. The tables' change trackers go on across the chain, so the engine commit
 // logs one change set: the union of the chained writes, as if they had been one transaction.

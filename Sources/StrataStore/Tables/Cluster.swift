@@ -8,9 +8,9 @@ enum Cluster {
     static let keyColumn: UInt16 = 0
 
     /// Decodes a cluster's key chunk: eight-byte keys, at most `capacity` of them. Strata never
-    /// writes a larger cluster, so a file that holds one is damaged; the write path's buffers
-    /// are sized for `capacity`, and loading a larger cluster into them used to stop the
-    /// process instead of reporting the damage.
+    /// writes a larger cluster, so a file that holds one is damaged, and is reported so here:
+    /// the write path's buffers are sized for `capacity`, and loading a larger cluster into
+    /// them would stop the process.
     static func keys(encoded chunk: UnsafeRawBufferPointer, table: @autoclosure () -> String) throws(StoreError) -> ChunkView {
         let keys = try ChunkView(encoded: chunk, expectedWidth: 8)
         try checkCount(keys.count, table: table())

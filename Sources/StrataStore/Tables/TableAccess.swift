@@ -64,8 +64,8 @@ package final class TableAccess {
     /// Set when the transaction that added this table was rolled back (see
     /// `StoreSession.dropPendingTables`): it holds no objects and takes no changes.
     /// Read through `isDropped`: another module reading a stored property accesses it with
-    /// a dynamic exclusivity check whatever this declaration says (measured in the object
-    /// layer's context lookup), while the getter's own access stays unchecked.
+    /// a dynamic exclusivity check whatever this declaration says (the object layer's context
+    /// lookup reads it per object), while the getter's own access stays unchecked.
     @exclusivity(unchecked) private(set) var dropped = false
     /// For a non-optional Int primary key: the guess of an object's key from its primary key
     /// (`locate(primaryKey:)`), learned across transactions (each guess is checked).

@@ -19,6 +19,7 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
     /// (a link property's type names the table, so `.link` needs only the key).
     case typedLink(table: UInt32, key: ObjectKey)
 
+    /// Whether this is `.null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// The value as sets and `distinct()` tell values apart: strings by their UTF-8 bytes (as
@@ -72,6 +73,7 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value for messages and dumps: `3`, `"text"`, `null`, `<4 bytes>`, `link#7`.
     public var description: String {
         switch self {
         case .null: "null"
