@@ -57,7 +57,7 @@ final class ColumnScan {
         while positioned {
             let entryKey = cursor.key
             guard entryKey.count == TreeKey.clusterKeyLength else { throw corrupted("a cluster entry has a key of \(entryKey.count) bytes") }
-            let first = Int64(bitPattern: entryKey.loadUnaligned(as: UInt64.self).bigEndian)
+            let first = TreeKey.clusterFirstKey(entryKey)
             guard entryKey[8] == 0 && entryKey[9] == 0 else { throw corrupted("a cluster has no key chunk") }
             // The object count: from the key chunk, or from its length (a fixed-width chunk of
             // 8-byte keys without nulls is a header and 8 bytes per key).
@@ -82,7 +82,7 @@ final class ColumnScan {
                 guard positioned else { break }
                 let key = cursor.key
                 guard key.count == TreeKey.clusterKeyLength else { throw corrupted("a cluster entry has a key of \(key.count) bytes") }
-                guard Int64(bitPattern: key.loadUnaligned(as: UInt64.self).bigEndian) == first else { break }
+                guard TreeKey.clusterFirstKey(key) == first else { break }
                 let column = Int(key[8]) << 8 | Int(key[9])
                 guard column < wantedByColumn.count else { continue }
                 let index = wantedByColumn[column]

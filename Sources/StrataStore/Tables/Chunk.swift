@@ -11,6 +11,15 @@
 //                     | bytes (offsets are relative to the start of the bytes)
 //
 // Chunks sit wherever the engine put them, so every load is unaligned.
+//
+// `ChunkView` reads a chunk through raw pointers, sound under these invariants:
+// - `init(encoded:)` checks the header, the lengths of the null, value and entry areas against
+//   the bytes it is given, and the width against the property's type, so reads of rows below
+//   `count` stay inside the chunk; a variable entry pointing past the byte area reads as empty.
+// - The memory outlives the view: an engine value stays mapped and unchanged while its
+//   transaction is open (the store never writes a cluster tree before commit), and a
+//   `ColumnBuffer`'s values never move (its byte area may: see ColumnBuffer.swift). Views
+//   handed out carry the session's generation, which moves when either stops holding.
 
 package enum ChunkFormat {
     static let fixed: UInt8 = 1

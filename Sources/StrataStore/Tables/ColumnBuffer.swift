@@ -1,3 +1,18 @@
+// A writer's column as raw memory: one allocation of `capacity` values (or, for strings, data
+// and mixed values, of 8-byte entries `offset u32 | length u32`), an optional null byte per
+// row, and a growing byte area for variable values.
+//
+// Unsafe, and sound under these invariants:
+// - Rows below `count` are initialised; every access checks or is given a row below `count`
+//   (or `capacity` for the append that makes it so). A cluster never holds more than
+//   `Cluster.capacity` rows, the capacity clusters' buffers are made with.
+// - The values and nulls allocations never move while the buffer lives, so `ChunkView`s of
+//   them stay valid as values change. The byte area moves when it grows or is compacted:
+//   `setVariable` (and `set`) return true then, and the caller bumps the session's
+//   generation (`StoreSession.invalidateViews`) so that no view into the old bytes is read.
+// - A variable entry's offset and length lie within the bytes written (`byteCount`).
+// - The buffer belongs to one write transaction's table and is used by its writer alone.
+
 /// The writer's mutable copy of one column chunk. Fixed-width buffers are allocated at the
 /// cluster's capacity and never move, so views into them stay valid while values change;
 /// variable-width bytes are appended (old bytes become garbage, dropped when encoded).
@@ -9,7 +24,7 @@ final class ColumnBuffer {
     let isMixed: Bool
     // Unchecked exclusivity: a buffer belongs to one write transaction's table, used by its
     // writer alone, and no method holds an access to one of these across a call that reaches
-    // the same buffer (the checks were a few percent of a bulk insert).
+    // the same buffer (every insert and load of a row goes through these).
     @exclusivity(unchecked) private(set) var count: Int
     private let values: UnsafeMutableRawPointer        // fixed values, or variable entries
     private let nulls: UnsafeMutablePointer<UInt8>?

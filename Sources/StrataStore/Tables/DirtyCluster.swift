@@ -13,9 +13,9 @@ final class DirtyCluster {
     var existsInSnapshot: Bool
     /// Whether every non-list column is loaded (rows can then be inserted and removed).
     var complete = false
-    /// Held by a chained write's point (StoreSession+ChainedWrites.swift) with this many rows: rows may be
-    /// appended after them in place (a return to the point drops them again, `truncate`), but
-    /// any other change works on a copy. Nil when no point holds the cluster.
+    /// Held by a chained write's point (StoreSession+ChainedWrites.swift) with this many rows:
+    /// rows may be appended after them in place (a return to the point drops them again,
+    /// `truncate`), but any other change works on a copy. Nil when no point holds the cluster.
     var frozenRows: Int?
     /// Whether a chained write's point holds the cluster.
     var frozen: Bool { frozenRows != nil }
@@ -25,35 +25,6 @@ final class DirtyCluster {
         self.keys = ColumnBuffer(width: 8, hasNulls: false, capacity: Cluster.capacity)
         self.columns = Array(repeating: nil, count: columnCount)
         self.existsInSnapshot = existsInSnapshot
-    }
-
-    /// Appends a row for a new object: its key, and null (zero, or "no object" in a link
-    /// column) in each of `scalarColumns` and `linkColumns`, which must all be loaded. Returns
-    /// the row.
-    @inline(__always)
-    func appendRow(key: Int64, scalarColumns: [Int], linkColumns: [Int]) -> Int {
-        let row = Unmanaged.passUnretained(keys)._withUnsafeGuaranteedRef { keys in
-            let row = keys.count
-            keys.appendDefaultRow()
-            keys.setFixed(key, at: row)
-            return row
-        }
-        withUnmanagedColumns { columns in
-            for index in scalarColumns { columns[index].unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.appendDefaultRow() } }
-            for index in linkColumns { columns[index].unsafelyUnwrapped._withUnsafeGuaranteedRef { _ = $0.set(.null, at: row) } }
-        }
-        return row
-    }
-
-    /// Calls `body` with the column buffers as unmanaged references, which the cluster holds
-    /// for the call: loading and calling them counts no references (a retain and a release
-    /// per column and insert otherwise). An optional class reference and an optional
-    /// `Unmanaged` of it are both one pointer, nil as zero.
-    @inline(__always)
-    func withUnmanagedColumns<R>(_ body: (UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>) -> R) -> R {
-        columns.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: Unmanaged<ColumnBuffer>?.self) { body($0) }
-        }
     }
 
     /// Drops the rows appended since a chained write's point froze the cluster (a return to

@@ -4,6 +4,10 @@ import StrataStorage
 /// setters that write into the cluster's column buffers. Valid only during that call. Each
 /// setter must be the one of the column's kind (the object layer's fields were checked against
 /// the table's schema); `set(_:_:)` takes any value and checks it.
+///
+/// Unsafe: it holds the cluster's columns as unmanaged references
+/// (`DirtyCluster.withUnmanagedColumns`, whose invariants hold for the call), and `table`
+/// unowned; neither may be used after the call returns.
 package struct InsertRow {
     private let columns: UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>
     private let row: Int

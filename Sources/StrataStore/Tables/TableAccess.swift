@@ -1,9 +1,12 @@
 // One table as seen by one session: its schema-derived constants, the state of the current
 // transaction, and locating objects and reading their clusters. The rest of its work lives in
 // extensions named after it: indexes (TableAccess+Indexes), inserts, updates and deletes
-// (+Writes), lists, sets and maps (+Collections), links to deleted objects (+Links), the
-// commit's flush and what it carries over (+Flush), and a chained write's savepoints
-// (+WriteState).
+// (+Writes), lists, sets and maps (+Collections), links to deleted objects (+Links), embedded
+// objects' one-parent rule (+EmbeddedObjects), the commit's flush and what it carries over
+// (+Flush), and a chained write's savepoints (+WriteState); counting through an index
+// (Query/TableAccess+IndexCount), inverse relationships (Schema/InverseProperty) and checking
+// its objects (Verification/TableAccess+Verification) sit with their subjects. What it
+// remembers within a transaction is one value, `caches` (TableAccessCaches.swift).
 
 import StrataStorage
 

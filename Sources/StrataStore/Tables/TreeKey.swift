@@ -43,6 +43,13 @@ enum TreeKey {
         return out
     }
 
+    /// The first object key of a cluster entry's key, whose length the caller checked to be
+    /// `clusterKeyLength`: one unaligned big-endian load of its first 8 bytes.
+    @inline(__always)
+    static func clusterFirstKey(_ key: UnsafeRawBufferPointer) -> Int64 {
+        Int64(bitPattern: key.loadUnaligned(as: UInt64.self).bigEndian)
+    }
+
     static func readU64(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) -> UInt64 {
         var v: UInt64 = 0
         for i in offset..<(offset + 8) { v = v << 8 | UInt64(bytes[i]) }
