@@ -57,7 +57,7 @@ public final class Migration {
     @discardableResult
     public func create(_ typeName: String, value: [String: Any] = [:]) -> MigrationObject {
         guard let table = context.newTable(typeName) else { fatalError("The new schema has no type '\(typeName)'") }
-        var values: [StoreValue] = table.schema.properties.map { $0.isOptional || $0.kind == .link || $0.isList ? .null : StoreValue.zero($0.kind) }
+        var values: [StoreValue] = table.schema.properties.map { $0.isOptional || $0.kind == .link || $0.isList ? .null : StoreValue.newObjectValue(of: $0.kind) }
         for (name, input) in value {
             guard let index = table.schema.propertyIndex(named: name) else { fatalError("'\(typeName)' has no property '\(name)'") }
             guard let converted = StoreValue.from(any: input, kind: table.schema.properties[index].kind) else {
@@ -214,22 +214,6 @@ extension StoreValue {
         case .decimal128(let v): v
         case .link(let v): v
         case .typedLink(_, let v): v
-        }
-    }
-
-    static func zero(_ kind: PropertyKind) -> StoreValue {
-        switch kind {
-        case .bool: .bool(false)
-        case .int: .int(0)
-        case .float: .float(0)
-        case .double: .double(0)
-        case .string: .string("")
-        case .data: .data(Data())
-        case .date: .date(Date(timeIntervalSince1970: 0))
-        case .uuid: .uuid(UUID())
-        case .objectId: .objectId(ObjectId.generate())
-        case .decimal128: .decimal128(Decimal128())
-        case .link, .mixed: .null
         }
     }
 
