@@ -9,7 +9,7 @@ import StrataStore
 /// the operations' hand-off cells, which background tasks fill.
 ///
 /// Begins ask for the write lock one at a time, in order: the next waits until the one before
-/// it has run its block. That lets a grouped commit *chain* (ChainedWrites.swift in
+/// it has run its block. That lets a grouped commit *chain* (StoreSession+ChainedWrites.swift in
 /// StrataStore): when a block commits with `allowGrouping` and another begin of this instance
 /// is waiting, the engine transaction stays open and the waiting block runs next in it, on the
 /// spot; the chain ends with a commit that does not chain, a block that rolls back, a

@@ -14,8 +14,8 @@
 // way), and recording stops there, so a bulk load pays for one flag test per put, not for a
 // copy. A transaction holding chained writes records on up to `chainLimit`
 // (`WriteTransaction.keepRedoForChains()`): chained writes return to a point by reapplying the
-// record (Savepoint.swift, ChainedWrites.swift in StrataStore), and a chain of hundreds of small
-// writes outgrows the log's limit.
+// record (Savepoint.swift, StoreSession+ChainedWrites.swift in StrataStore), and a chain of
+// hundreds of small writes outgrows the log's limit.
 
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,10 @@
-// A commit keeps the nodes it wrote whole (`Arena.stageWritten`, `repointStaged`,
-// `keepStaged`) for the next write transaction that starts from the version it made, which
-// takes them instead of reading their pages (`WriteTransaction.materialize`). A kept node must
-// mirror its page exactly — keys and values pointing into the mapping, not into the arena the
-// commit reused — and must never be taken by a transaction that starts from another version:
-// after a rollback, a failed commit, or another process's commit.
+// A commit keeps the nodes it wrote whole (`WriteTransaction.writeLeaf`/`writeBranch`,
+// `Arena.stageWritten`, `keepStaged`) for the next write transaction that starts from the
+// version it made, which takes them instead of reading their pages
+// (`WriteTransaction.materialize`). A kept node must mirror its page exactly — keys and values
+// pointing into the mapping, not into the arena the commit reused — and must never be taken by
+// a transaction that starts from another version: after a rollback, a failed commit, or
+// another process's commit.
 
 import Testing
 @testable import StrataStorage

@@ -29,7 +29,7 @@ private struct UnownedHolder {
 }
 
 /// Results iteration reuses the previous step's accessor when nothing references it any more
-/// (`ObjectRecycler`, `SoleReference`); any reference the caller keeps — strong, weak or
+/// (`ObjectWalk`, `SoleReference`); any reference the caller keeps — strong, weak or
 /// unowned — must keep its object as it was.
 @Suite(.serialized) struct IterationKeepsReferencesTests {
     static let count = 600  // three clusters

@@ -1,6 +1,7 @@
-// Chained grouped async writes (ChainedWrites.swift in StrataStore, AsyncWriteQueue): async
-// writes queued on one instance whose blocks commit with `allowGrouping` run in one engine
-// transaction; a block that rolls back or is cancelled discards only itself.
+// Chained grouped async writes (StoreSession+ChainedWrites.swift in StrataStore,
+// AsyncWriteQueue): async writes queued on one instance whose blocks commit with
+// `allowGrouping` run in one engine transaction; a block that rolls back or is cancelled
+// discards only itself.
 //
 // The begins are queued from one block on the instance's queue, so that when the first
 // begin's lock hand-over reaches the queue, all of them are waiting: the chain is then
