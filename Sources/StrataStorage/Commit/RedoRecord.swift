@@ -274,15 +274,15 @@ enum ValueDelta {
 
         @inline(__always) func matches(_ i: Int, _ j: Int) -> Bool {
             guard j >= 0, j + minimumMatch <= oldCount, i + minimumMatch <= newCount else { return false }
-            return (newBase + i).loadUnaligned(as: UInt64.self) == (oldBase + j).loadUnaligned(as: UInt64.self)
-                && (newBase + i + 8).loadUnaligned(as: UInt64.self) == (oldBase + j + 8).loadUnaligned(as: UInt64.self)
+            return (newBase + i).uint64(at: 0) == (oldBase + j).uint64(at: 0)
+                && (newBase + i + 8).uint64(at: 0) == (oldBase + j + 8).uint64(at: 0)
         }
         /// Writes an operation's tag and first field; false when it and `extra` bytes after
         /// them would pass `limit`.
         @inline(__always) func start(_ tag: UInt8, _ field: Int, extra: Int) -> Bool {
             guard written + 5 + extra <= limit else { return false }
-            outBase.storeBytes(of: tag, toByteOffset: written, as: UInt8.self)
-            outBase.storeBytes(of: UInt32(truncatingIfNeeded: field).littleEndian, toByteOffset: written + 1, as: UInt32.self)
+            outBase.setUInt8(tag, at: written)
+            outBase.setUInt32(UInt32(truncatingIfNeeded: field).littleEndian, at: written + 1)
             written += 5
             return true
         }
@@ -329,22 +329,22 @@ enum ValueDelta {
             }
             while length + 32 <= room {
                 let a = newBase + i + length, b = oldBase + j + length
-                let difference = (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 24, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                let difference = (a.uint64(at: 0) ^ b.uint64(at: 0))
+                    | (a.uint64(at: 8) ^ b.uint64(at: 8))
+                    | (a.uint64(at: 16) ^ b.uint64(at: 16))
+                    | (a.uint64(at: 24) ^ b.uint64(at: 24))
                 guard difference == 0 else { break }
                 length += 32
             }
             while length + 8 <= room,
-                  (newBase + i + length).loadUnaligned(as: UInt64.self) == (oldBase + j + length).loadUnaligned(as: UInt64.self) {
+                  (newBase + i + length).uint64(at: 0) == (oldBase + j + length).uint64(at: 0) {
                 length += 8
             }
-            while length < room, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: j + length, as: UInt8.self) {
+            while length < room, newBase.uint8(at: i + length) == oldBase.uint8(at: j + length) {
                 length += 1
             }
             guard start(copy, j, extra: 4) else { return nil }
-            outBase.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
+            outBase.setUInt32(UInt32(truncatingIfNeeded: length).littleEndian, at: written)
             written += 4
             i += length
             literalStart = i
@@ -362,7 +362,7 @@ enum ValueDelta {
         func read32() -> Int? {
             guard at + 4 <= delta.count else { return nil }
             defer { at += 4 }
-            return Int(UInt32(littleEndian: delta.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+            return Int(UInt32(littleEndian: delta.uint32(at: at)))
         }
         while at < delta.count {
             let kind = delta[at]

@@ -35,9 +35,9 @@ struct KeyList: ExpressibleByArrayLiteral {
     @inline(__always)
     static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
         guard let base = key.baseAddress else { return 0 }
-        if key.count >= 8 { return base.loadUnaligned(as: UInt64.self).bigEndian }
+        if key.count >= 8 { return base.uint64(at: 0).bigEndian }
         var value: UInt64 = 0
-        for i in 0..<key.count { value |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << UInt64(56 - 8 * i) }
+        for i in 0..<key.count { value |= UInt64(base.uint8(at: i)) << UInt64(56 - 8 * i) }
         return value
     }
 
