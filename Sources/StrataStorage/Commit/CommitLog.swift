@@ -70,6 +70,12 @@
 // point where replay stops, a log shorter than one of the generation's records claims it was,
 // or a commit the lock file says was published that the log cannot replay (see
 // CommitLogDamage.swift).
+//
+// Unsafe: `encode` writes a record's header, body, padding and trailer into an image the caller
+// allocated `paddedLength(headerSize + body.count)` bytes long. Decoding reads records out of
+// arrays read from the log: `record(in:at:)` reads the header only from a buffer of at least a
+// block, checks the record's length against the buffer before the checksum reads the body, and
+// `claimedLength` reads the trailer only when the padded image lies inside the buffer.
 
 #if canImport(Glibc)
 import Glibc

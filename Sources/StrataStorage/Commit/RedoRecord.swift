@@ -16,6 +16,13 @@
 // (`WriteTransaction.keepRedoForChains()`): chained writes return to a point by reapplying the
 // record (Savepoint.swift, ChainedWrites.swift in StrataStore), and a chain of hundreds of small
 // writes outgrows the log's limit.
+//
+// Unsafe: encoding and decoding go through raw buffer views. `append` writes into `bytes` after
+// growing it to the record's new length, inside `withUnsafeMutableBytes`; `decode` reads through
+// `take`, which refuses any field that would run past the record; `ValueDelta.encode` writes at
+// most `limit` bytes into a scratch buffer at least that long and reads `old` and `new` only below
+// their counts; `apply` checks every piece against the delta's and the old value's lengths. The
+// key and value views passed in belong to the caller (the mapping or the arena) for the call.
 
 #if canImport(Glibc)
 import Glibc

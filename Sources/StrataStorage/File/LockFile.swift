@@ -22,6 +22,11 @@
 //   that died can be reclaimed even if their pid has not been reused.
 //
 // Fields other than the signature are only touched with C11 atomics (CStrataSystem).
+//
+// Unsafe: `mapping` is a shared, writable mapping of the lock file's header and slot table,
+// `mappingLength` bytes, owned by this instance from `init` until `close()` unmaps it. Every
+// access goes to a fixed header offset or to `slotAddress(slot)` with `slot` below the slot count
+// the mapping was sized for. Other processes write the same memory, hence the atomics.
 
 #if canImport(Glibc)
 import Glibc

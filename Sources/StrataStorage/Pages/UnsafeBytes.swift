@@ -4,8 +4,9 @@
 // Invariants callers rely on:
 // - `offset + width` lies inside the memory the pointer or buffer addresses. The buffer forms
 //   `assert` this in debug builds; the pointer forms cannot, so their callers bound the offset
-//   themselves (a page view's offsets lie inside its page, checked by `PageVerifier` before a
-//   page is trusted; an image's offsets lie inside the page-sized buffer it was allocated as).
+//   themselves (a page view's offsets lie inside its page, which `Snapshot.verify` checks
+//   before a page is used; an image's offsets lie inside the page-sized buffer it was
+//   allocated as).
 // - The memory is valid and not freed for the duration of the call: a mapped page stays mapped
 //   while the snapshot reading it is pinned, an arena or node buffer lives as long as its
 //   owner, a scratch image lives until its owner's `deallocate`.
