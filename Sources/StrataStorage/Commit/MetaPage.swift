@@ -42,6 +42,12 @@
 //
 // A one-sync anchor lists its pages like a record. Larger commits sync their pages first and
 // write an anchor with an empty list (two syncs).
+//
+// Unsafe: `encode` writes into a page image of `pageSize` bytes the caller owns (zeroed first;
+// the free list is copied in only after a precondition that it fits). `decode` and `storedTxid`
+// read a page in the mapping or a page-sized buffer: the fixed fields lie in the first 128 bytes,
+// and the counts that place the records and the free list are bounded by the page size before
+// anything past the fixed fields, or the checksum over them, is read.
 
 struct MetaPage: Equatable, Sendable {
     var txid: UInt64

@@ -103,7 +103,7 @@ struct RedoRecorder {
             return
         }
         // The operation's bytes are made room for at once and written in place (an `append`
-        // per field cost more than the fields: a put's record is written on every commit).
+        // per field costs more than the fields: a put's record is written on every commit).
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: added))
         bytes.withUnsafeMutableBytes { record in

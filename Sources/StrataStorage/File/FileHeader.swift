@@ -16,6 +16,11 @@
 // after a checkpoint.
 //
 // Pages 1 and 2 are the meta slots (MetaPage.swift); data pages start at 3.
+//
+// Unsafe: `encode` writes the first 20 bytes of a page image the caller owns; `decode` reads the
+// mapping's first bytes only once the file is known to hold at least `size` of them (a shorter
+// file is compared with `memcmp` over what it has); the log-length field is read from a buffer
+// whose length `decodeLogLength` checks.
 
 #if canImport(Glibc)
 import Glibc

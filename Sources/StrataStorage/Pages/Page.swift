@@ -22,13 +22,14 @@
 // An overflow run is `ceil((32 + length) / pageSize)` contiguous pages holding one value after
 // the header. All integers are little-endian.
 //
-// Unsafe: `PageView` reads a page through a raw pointer into the mapping (or into an image in
-// the arena). The memory stays valid while the snapshot that produced the view is pinned: the
-// writer never overwrites a page a pinned version can reach, and the mapping is never unmapped
-// before the file closes. Offsets come from the page itself; `Snapshot.verify` checks, before a
-// page is used, that the slot array and every cell lie inside the page, so the accessors do not
-// check again. `PageWriter`, `copyShort` and `compareBytes` write and read buffers whose bounds
-// their callers pass (a page-sized image; key and value views with their counts).
+// Unsafe: `PageView` reads a page through a raw pointer into the mapping. The memory stays
+// valid while the snapshot that produced the view is pinned: the writer never overwrites a page
+// a pinned version can reach, and the mapping is never unmapped before the file closes. The
+// header fields lie in the first 32 bytes of any page. The slot and cell offsets come from the
+// page itself: the slot and cell accessors are used only on pages `Snapshot.verify` checked
+// (the slot array and every cell lie inside the page), so they do not check again.
+// `PageWriter`, `copyShort` and `compareBytes` write and read buffers whose bounds their callers
+// pass (a page-sized image; key and value views with their counts).
 
 typealias PageNumber = UInt64
 

@@ -13,8 +13,9 @@
 // - No alignment is assumed: loads are unaligned, stores go through `storeBytes`, which writes
 //   any alignment for trivial types.
 // - Byte order is the host's, exactly as `loadUnaligned`/`storeBytes` give it. The file format
-//   is little-endian; where a caller converts (`UInt32(littleEndian:)`, `.littleEndian`), it
-//   does so at the call site, and the engine's supported hosts are little-endian.
+//   is little-endian: some callers convert at the call site (`UInt32(littleEndian:)`,
+//   `.littleEndian`), and the fields accessed without a conversion rely on the host being
+//   little-endian, as the platforms the engine builds for (x86-64, arm64) are.
 //
 // Each helper is `@inline(__always)` and forwards to the standard library's primitive, so the
 // generated code is that of the direct call.
