@@ -104,12 +104,12 @@ private struct TolerantWalk {
                 let key = view.leafKey(i)
                 do {
                     let (field, pointer) = view.leafValueField(i)
-                    if field & PageLayout.overflowFlag != 0 { order.append(pointer.loadUnaligned(as: UInt64.self)) }
+                    if field & PageLayout.overflowFlag != 0 { order.append(pointer.uint64(at: 0)) }
                     let value = try snapshot.leafValue(view, i)
                     visit(key, value)
                 } catch {
                     let (_, pointer) = view.leafValueField(i)
-                    let run = pointer.loadUnaligned(as: UInt64.self)
+                    let run = pointer.uint64(at: 0)
                     lose(run, "overflow value: \(Self.reason(error))", [UInt8](key), [UInt8](key) + [0])
                 }
             }

@@ -206,7 +206,7 @@ private struct Checker {
                 previous = key
                 let (field, pointer) = view.leafValueField(i)
                 if field & PageLayout.overflowFlag != 0 {
-                    let run = pointer.loadUnaligned(as: UInt64.self)
+                    let run = pointer.uint64(at: 0)
                     let length = Int(field & ~PageLayout.overflowFlag)
                     if let runView = checked(run, kind: .overflow, what: "\(name) overflow value") {
                         if runView.aux != UInt64(length) { problem(run, "\(name): overflow length \(runView.aux), reference says \(length)") }

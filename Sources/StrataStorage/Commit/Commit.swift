@@ -293,7 +293,7 @@ extension StorageEngine {
     /// written. (With the old bytes kept instead, a meta would validate whenever the unwritten
     /// checksum bytes happened to equal the old ones: 1 in 256 for a write cut one byte short.)
     func writeMeta(_ image: UnsafeRawPointer, at location: UInt64) throws {
-        var complement = ~image.loadUnaligned(as: UInt32.self)
+        var complement = ~image.uint32(at: 0)
         try withUnsafeBytes(of: &complement) { field in
             try file.write([field, UnsafeRawBufferPointer(start: image + 4, count: pageSize - 4)], at: location)
         }

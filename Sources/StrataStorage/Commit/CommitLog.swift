@@ -70,6 +70,12 @@
 // point where replay stops, a log shorter than one of the generation's records claims it was,
 // or a commit the lock file says was published that the log cannot replay (see
 // CommitLogDamage.swift).
+//
+// Unsafe: `encode` writes a record's header, body, padding and trailer into an image the caller
+// allocated `paddedLength(headerSize + body.count)` bytes long. Decoding reads records out of
+// arrays read from the log: `record(in:at:)` reads the header only from a buffer of at least a
+// block, checks the record's length against the buffer before the checksum reads the body, and
+// `claimedLength` reads the trailer only when the padded image lies inside the buffer.
 
 #if canImport(Glibc)
 import Glibc
@@ -125,22 +131,22 @@ final class CommitLog: @unchecked Sendable {
     static func encode(_ header: Header, body: [UInt8], logLength: UInt64? = nil, into page: UnsafeMutableRawPointer) {
         let length = headerSize + body.count
         page.initializeMemory(as: UInt8.self, repeating: 0, count: headerSize)
-        page.storeBytes(of: signature.littleEndian, toByteOffset: 4, as: UInt32.self)
-        page.storeBytes(of: header.salt.littleEndian, toByteOffset: 8, as: UInt64.self)
-        page.storeBytes(of: header.txid.littleEndian, toByteOffset: 16, as: UInt64.self)
-        page.storeBytes(of: header.baseTxid.littleEndian, toByteOffset: 24, as: UInt64.self)
-        page.storeBytes(of: header.baseChecksum.littleEndian, toByteOffset: 32, as: UInt32.self)
-        page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 36, as: UInt32.self)
+        page.setUInt32(signature.littleEndian, at: 4)
+        page.setUInt64(header.salt.littleEndian, at: 8)
+        page.setUInt64(header.txid.littleEndian, at: 16)
+        page.setUInt64(header.baseTxid.littleEndian, at: 24)
+        page.setUInt32(header.baseChecksum.littleEndian, at: 32)
+        page.setUInt32(UInt32(length).littleEndian, at: 36)
         if !body.isEmpty { body.withUnsafeBytes { (page + headerSize).copyMemory(from: $0.baseAddress!, byteCount: body.count) } }
         (page + length).initializeMemory(as: UInt8.self, repeating: 0, count: paddedLength(length) - length)
         let checksum = crc32c(page + 4, count: length - 4)
-        page.storeBytes(of: checksum.littleEndian, as: UInt32.self)
+        page.setUInt32(checksum.littleEndian, at: 0)
         let padded = paddedLength(length)
         if let logLength, padded - length >= trailerSize {
             let trailer = page + padded - trailerSize
-            trailer.storeBytes(of: logLength.littleEndian, as: UInt64.self)
-            trailer.storeBytes(of: trailerSignature.littleEndian, toByteOffset: 8, as: UInt32.self)
-            trailer.storeBytes(of: (crc32c(UnsafeRawPointer(trailer), count: 12) ^ checksum).littleEndian, toByteOffset: 12, as: UInt32.self)
+            trailer.setUInt64(logLength.littleEndian, at: 0)
+            trailer.setUInt32(trailerSignature.littleEndian, at: 8)
+            trailer.setUInt32((crc32c(UnsafeRawPointer(trailer), count: 12) ^ checksum).littleEndian, at: 12)
         }
     }
 
@@ -154,10 +160,10 @@ final class CommitLog: @unchecked Sendable {
         let padded = paddedLength(length)
         guard padded - length >= trailerSize, padded <= image.count else { return nil }
         let trailer = image.baseAddress! + padded - trailerSize
-        guard UInt32(littleEndian: trailer.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) == trailerSignature else { return nil }
-        let checksum = UInt32(littleEndian: image.loadUnaligned(as: UInt32.self))
-        guard UInt32(littleEndian: trailer.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) == crc32c(trailer, count: 12) ^ checksum else { return nil }
-        return UInt64(littleEndian: trailer.loadUnaligned(as: UInt64.self))
+        guard UInt32(littleEndian: trailer.uint32(at: 8)) == trailerSignature else { return nil }
+        let checksum = UInt32(littleEndian: image.uint32(at: 0))
+        guard UInt32(littleEndian: trailer.uint32(at: 12)) == crc32c(trailer, count: 12) ^ checksum else { return nil }
+        return UInt64(littleEndian: trailer.uint64(at: 0))
     }
 
     /// The length the log has at least once a record ending at `end` is written (`write`
@@ -333,7 +339,7 @@ final class CommitLog: @unchecked Sendable {
     /// starts there and `raw` holds all of it.
     private static func record(in raw: UnsafeRawBufferPointer, at offset: UInt64) -> Record? {
         guard raw.count >= Int(blockSize), let header = decodeHeader(raw), header.length <= raw.count,
-              raw.loadUnaligned(as: UInt32.self) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian else { return nil }
+              raw.uint32(at: 0) == crc32c(raw.baseAddress! + 4, count: header.length - 4).littleEndian else { return nil }
         let image = UnsafeRawBufferPointer(rebasing: raw.prefix(min(raw.count, paddedLength(header.length))))
         return Record(header: header, offset: offset, claimedLength: claimedLength(image, length: header.length),
                       image: Array(raw.prefix(header.length)))
@@ -387,14 +393,14 @@ final class CommitLog: @unchecked Sendable {
     }
 
     private static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
-        guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == signature else { return nil }
-        let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 36, as: UInt32.self)))
+        guard UInt32(littleEndian: raw.uint32(at: 4)) == signature else { return nil }
+        let length = Int(UInt32(littleEndian: raw.uint32(at: 36)))
         guard length >= headerSize, UInt64(length) <= capacity else { return nil }
         return Header(
-            salt: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-            txid: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
-            baseTxid: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
-            baseChecksum: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 32, as: UInt32.self)),
+            salt: UInt64(littleEndian: raw.uint64(at: 8)),
+            txid: UInt64(littleEndian: raw.uint64(at: 16)),
+            baseTxid: UInt64(littleEndian: raw.uint64(at: 24)),
+            baseChecksum: UInt32(littleEndian: raw.uint32(at: 32)),
             length: length)
     }
 

@@ -42,7 +42,7 @@ extension StorageEngine {
         guard base.flags & MetaPage.flagUnsynced == 0 else { return nil }
         let durable = state.withLock { !$0.group.hasUnsynced && (!base.isGrouped || $0.group.durable >= base.txid) }
         guard durable else { return nil }
-        let checksum = self.base.loadUnaligned(fromByteOffset: Int(base.selfPage) * pageSize, as: UInt32.self)
+        let checksum = self.base.uint32(at: Int(base.selfPage) * pageSize)
         return LogPosition(salt: Self.generationSalt(baseTxid: base.txid, baseChecksum: checksum), offset: 0,
                            baseTxid: base.txid, baseChecksum: checksum)
     }

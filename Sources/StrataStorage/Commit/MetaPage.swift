@@ -42,6 +42,12 @@
 //
 // A one-sync anchor lists its pages like a record. Larger commits sync their pages first and
 // write an anchor with an empty list (two syncs).
+//
+// Unsafe: `encode` writes into a page image of `pageSize` bytes the caller owns (zeroed first;
+// the free list is copied in only after a precondition that it fits). `decode` and `storedTxid`
+// read a page in the mapping or a page-sized buffer: the fixed fields lie in the first 128 bytes,
+// and the counts that place the records and the free list are bounded by the page size before
+// anything past the fixed fields, or the checksum over them, is read.
 
 struct MetaPage: Equatable, Sendable {
     var txid: UInt64
@@ -120,36 +126,36 @@ struct MetaPage: Equatable, Sendable {
 
     func encode(into page: UnsafeMutableRawPointer, pageSize: Int) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
-        page.storeBytes(of: Self.signature, toByteOffset: 4, as: UInt32.self)
-        page.storeBytes(of: txid, toByteOffset: 8, as: UInt64.self)
-        page.storeBytes(of: catalogRoot, toByteOffset: 16, as: UInt64.self)
-        page.storeBytes(of: pageCount, toByteOffset: 24, as: UInt64.self)
-        page.storeBytes(of: freeListHead, toByteOffset: 32, as: UInt64.self)
-        page.storeBytes(of: freeListPages, toByteOffset: 40, as: UInt32.self)
+        page.setUInt32(Self.signature, at: 4)
+        page.setUInt64(txid, at: 8)
+        page.setUInt64(catalogRoot, at: 16)
+        page.setUInt64(pageCount, at: 24)
+        page.setUInt64(freeListHead, at: 32)
+        page.setUInt32(freeListPages, at: 40)
         let flags = freeList.isEmpty ? flags & ~Self.flagFreeListInMeta : flags | Self.flagFreeListInMeta
-        page.storeBytes(of: flags, toByteOffset: 44, as: UInt32.self)
-        page.storeBytes(of: freeListBirth, toByteOffset: 48, as: UInt64.self)
-        page.storeBytes(of: UInt32(written.count), toByteOffset: 56, as: UInt32.self)
-        page.storeBytes(of: UInt32(chain.count), toByteOffset: 60, as: UInt32.self)
-        page.storeBytes(of: selfPage, toByteOffset: 64, as: UInt64.self)
-        page.storeBytes(of: token, toByteOffset: 72, as: UInt64.self)
-        page.storeBytes(of: nextPage, toByteOffset: 80, as: UInt64.self)
-        page.storeBytes(of: nextToken, toByteOffset: 88, as: UInt64.self)
-        page.storeBytes(of: nextPages, toByteOffset: 96, as: UInt32.self)
-        page.storeBytes(of: anchorSlot, toByteOffset: 100, as: UInt32.self)
-        page.storeBytes(of: syncedThrough, toByteOffset: 104, as: UInt64.self)
-        page.storeBytes(of: logSalt, toByteOffset: 112, as: UInt64.self)
-        page.storeBytes(of: logEnd, toByteOffset: 120, as: UInt64.self)
+        page.setUInt32(flags, at: 44)
+        page.setUInt64(freeListBirth, at: 48)
+        page.setUInt32(UInt32(written.count), at: 56)
+        page.setUInt32(UInt32(chain.count), at: 60)
+        page.setUInt64(selfPage, at: 64)
+        page.setUInt64(token, at: 72)
+        page.setUInt64(nextPage, at: 80)
+        page.setUInt64(nextToken, at: 88)
+        page.setUInt32(nextPages, at: 96)
+        page.setUInt32(anchorSlot, at: 100)
+        page.setUInt64(syncedThrough, at: 104)
+        page.setUInt64(logSalt, at: 112)
+        page.setUInt64(logEnd, at: 120)
         var at = Self.headerSize
         for record in chain {
-            page.storeBytes(of: record.page, toByteOffset: at, as: UInt64.self)
-            page.storeBytes(of: record.txid, toByteOffset: at + 8, as: UInt64.self)
+            page.setUInt64(record.page, at: at)
+            page.setUInt64(record.txid, at: at + 8)
             at += 16
         }
         for run in written {
-            page.storeBytes(of: run.page, toByteOffset: at, as: UInt64.self)
-            page.storeBytes(of: run.checksum, toByteOffset: at + 8, as: UInt32.self)
-            page.storeBytes(of: run.pages, toByteOffset: at + 12, as: UInt32.self)
+            page.setUInt64(run.page, at: at)
+            page.setUInt32(run.checksum, at: at + 8)
+            page.setUInt32(run.pages, at: at + 12)
             at += 16
         }
         if !freeList.isEmpty {
@@ -157,67 +163,67 @@ struct MetaPage: Equatable, Sendable {
             freeList.withUnsafeBytes { (page + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             at += freeList.count
         }
-        page.storeBytes(of: crc32c(page + 4, count: at - 4), as: UInt32.self)
+        page.setUInt32(crc32c(page + 4, count: at - 4), at: 0)
     }
 
     /// The txid field of the meta written to `page`, unchecked (0 without a meta's signature):
     /// `decode` gives a meta with this txid or nil.
     static func storedTxid(_ page: UnsafeRawPointer) -> UInt64 {
-        guard page.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == signature else { return 0 }
-        return page.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        guard page.uint32(at: 4) == signature else { return 0 }
+        return page.uint64(at: 8)
     }
 
     /// Decodes the meta written to page `number`; nil when it does not hold a valid meta
     /// (never written, torn, damaged, or a meta that belongs elsewhere).
     static func decode(_ page: UnsafeRawPointer, pageSize: Int, at number: PageNumber) -> MetaPage? {
-        guard page.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == signature else { return nil }
-        let listCount = Int(page.loadUnaligned(fromByteOffset: 56, as: UInt32.self))
-        let chainCount = Int(page.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
+        guard page.uint32(at: 4) == signature else { return nil }
+        let listCount = Int(page.uint32(at: 56))
+        let chainCount = Int(page.uint32(at: 60))
         guard listCount <= listCapacity(pageSize: pageSize), chainCount <= chainCapacity else { return nil }
         let listEnd = headerSize + 16 * (listCount + chainCount)
         var end = listEnd
-        let inMeta = page.loadUnaligned(fromByteOffset: 44, as: UInt32.self) & flagFreeListInMeta != 0
+        let inMeta = page.uint32(at: 44) & flagFreeListInMeta != 0
         if inMeta {
             // The free list's length from its own counts, bounded before it is trusted.
             guard listEnd + 16 <= pageSize else { return nil }
-            let runs = page.loadUnaligned(fromByteOffset: listEnd, as: UInt64.self)
-            let pending = page.loadUnaligned(fromByteOffset: listEnd + 8, as: UInt64.self)
+            let runs = page.uint64(at: listEnd)
+            let pending = page.uint64(at: listEnd + 8)
             guard runs <= UInt64(pageSize), pending <= UInt64(pageSize) else { return nil }
             end = listEnd + 16 + 16 * Int(runs) + 32 * Int(pending)
             guard end <= pageSize else { return nil }
         }
-        guard page.loadUnaligned(as: UInt32.self) == crc32c(page + 4, count: end - 4) else { return nil }
+        guard page.uint32(at: 0) == crc32c(page + 4, count: end - 4) else { return nil }
         var meta = MetaPage(
-            txid: page.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-            catalogRoot: page.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
-            pageCount: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self),
-            freeListHead: page.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
-            freeListPages: page.loadUnaligned(fromByteOffset: 40, as: UInt32.self),
-            flags: page.loadUnaligned(fromByteOffset: 44, as: UInt32.self),
-            freeListBirth: page.loadUnaligned(fromByteOffset: 48, as: UInt64.self),
+            txid: page.uint64(at: 8),
+            catalogRoot: page.uint64(at: 16),
+            pageCount: page.uint64(at: 24),
+            freeListHead: page.uint64(at: 32),
+            freeListPages: page.uint32(at: 40),
+            flags: page.uint32(at: 44),
+            freeListBirth: page.uint64(at: 48),
             written: [])
-        meta.selfPage = page.loadUnaligned(fromByteOffset: 64, as: UInt64.self)
-        meta.token = page.loadUnaligned(fromByteOffset: 72, as: UInt64.self)
-        meta.nextPage = page.loadUnaligned(fromByteOffset: 80, as: UInt64.self)
-        meta.nextToken = page.loadUnaligned(fromByteOffset: 88, as: UInt64.self)
-        meta.nextPages = page.loadUnaligned(fromByteOffset: 96, as: UInt32.self)
-        meta.anchorSlot = page.loadUnaligned(fromByteOffset: 100, as: UInt32.self)
-        meta.syncedThrough = page.loadUnaligned(fromByteOffset: 104, as: UInt64.self)
-        meta.logSalt = page.loadUnaligned(fromByteOffset: 112, as: UInt64.self)
-        meta.logEnd = page.loadUnaligned(fromByteOffset: 120, as: UInt64.self)
+        meta.selfPage = page.uint64(at: 64)
+        meta.token = page.uint64(at: 72)
+        meta.nextPage = page.uint64(at: 80)
+        meta.nextToken = page.uint64(at: 88)
+        meta.nextPages = page.uint32(at: 96)
+        meta.anchorSlot = page.uint32(at: 100)
+        meta.syncedThrough = page.uint64(at: 104)
+        meta.logSalt = page.uint64(at: 112)
+        meta.logEnd = page.uint64(at: 120)
         var at = headerSize
         meta.chain.reserveCapacity(chainCount)
         for _ in 0..<chainCount {
-            meta.chain.append(ChainRecord(page: page.loadUnaligned(fromByteOffset: at, as: UInt64.self),
-                                          txid: page.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+            meta.chain.append(ChainRecord(page: page.uint64(at: at),
+                                          txid: page.uint64(at: at + 8)))
             at += 16
         }
         meta.written.reserveCapacity(listCount)
         for _ in 0..<listCount {
             meta.written.append(WrittenRun(
-                page: page.loadUnaligned(fromByteOffset: at, as: UInt64.self),
-                checksum: page.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self),
-                pages: page.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)))
+                page: page.uint64(at: at),
+                checksum: page.uint32(at: at + 8),
+                pages: page.uint32(at: at + 12)))
             at += 16
         }
         if inMeta {

@@ -16,6 +16,13 @@
 // (`WriteTransaction.keepRedoForChains()`): chained writes return to a point by reapplying the
 // record (Savepoint.swift, StoreSession+ChainedWrites.swift in StrataStore), and a chain of
 // hundreds of small writes outgrows the log's limit.
+//
+// Unsafe: encoding and decoding go through raw buffer views. `append` writes into `bytes` after
+// growing it to the record's new length, inside `withUnsafeMutableBytes`; `decode` reads through
+// `take`, which refuses any field that would run past the record; `ValueDelta.encode` writes at
+// most `limit` bytes into a scratch buffer at least that long and reads `old` and `new` only below
+// their counts; `apply` checks every piece against the delta's and the old value's lengths. The
+// key and value views passed in belong to the caller (the mapping or the arena) for the call.
 
 #if canImport(Glibc)
 import Glibc
@@ -96,7 +103,7 @@ struct RedoRecorder {
             return
         }
         // The operation's bytes are made room for at once and written in place (an `append`
-        // per field cost more than the fields: a put's record is written on every commit).
+        // per field costs more than the fields: a put's record is written on every commit).
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: added))
         bytes.withUnsafeMutableBytes { record in
@@ -274,15 +281,15 @@ enum ValueDelta {
 
         @inline(__always) func matches(_ i: Int, _ j: Int) -> Bool {
             guard j >= 0, j + minimumMatch <= oldCount, i + minimumMatch <= newCount else { return false }
-            return (newBase + i).loadUnaligned(as: UInt64.self) == (oldBase + j).loadUnaligned(as: UInt64.self)
-                && (newBase + i + 8).loadUnaligned(as: UInt64.self) == (oldBase + j + 8).loadUnaligned(as: UInt64.self)
+            return (newBase + i).uint64(at: 0) == (oldBase + j).uint64(at: 0)
+                && (newBase + i + 8).uint64(at: 0) == (oldBase + j + 8).uint64(at: 0)
         }
         /// Writes an operation's tag and first field; false when it and `extra` bytes after
         /// them would pass `limit`.
         @inline(__always) func start(_ tag: UInt8, _ field: Int, extra: Int) -> Bool {
             guard written + 5 + extra <= limit else { return false }
-            outBase.storeBytes(of: tag, toByteOffset: written, as: UInt8.self)
-            outBase.storeBytes(of: UInt32(truncatingIfNeeded: field).littleEndian, toByteOffset: written + 1, as: UInt32.self)
+            outBase.setUInt8(tag, at: written)
+            outBase.setUInt32(UInt32(truncatingIfNeeded: field).littleEndian, at: written + 1)
             written += 5
             return true
         }
@@ -329,22 +336,22 @@ enum ValueDelta {
             }
             while length + 32 <= room {
                 let a = newBase + i + length, b = oldBase + j + length
-                let difference = (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-                    | (a.loadUnaligned(fromByteOffset: 24, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                let difference = (a.uint64(at: 0) ^ b.uint64(at: 0))
+                    | (a.uint64(at: 8) ^ b.uint64(at: 8))
+                    | (a.uint64(at: 16) ^ b.uint64(at: 16))
+                    | (a.uint64(at: 24) ^ b.uint64(at: 24))
                 guard difference == 0 else { break }
                 length += 32
             }
             while length + 8 <= room,
-                  (newBase + i + length).loadUnaligned(as: UInt64.self) == (oldBase + j + length).loadUnaligned(as: UInt64.self) {
+                  (newBase + i + length).uint64(at: 0) == (oldBase + j + length).uint64(at: 0) {
                 length += 8
             }
-            while length < room, newBase.load(fromByteOffset: i + length, as: UInt8.self) == oldBase.load(fromByteOffset: j + length, as: UInt8.self) {
+            while length < room, newBase.uint8(at: i + length) == oldBase.uint8(at: j + length) {
                 length += 1
             }
             guard start(copy, j, extra: 4) else { return nil }
-            outBase.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
+            outBase.setUInt32(UInt32(truncatingIfNeeded: length).littleEndian, at: written)
             written += 4
             i += length
             literalStart = i
@@ -362,7 +369,7 @@ enum ValueDelta {
         func read32() -> Int? {
             guard at + 4 <= delta.count else { return nil }
             defer { at += 4 }
-            return Int(UInt32(littleEndian: delta.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+            return Int(UInt32(littleEndian: delta.uint32(at: at)))
         }
         while at < delta.count {
             let kind = delta[at]

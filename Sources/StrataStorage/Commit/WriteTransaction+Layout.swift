@@ -403,16 +403,16 @@ extension WriteTransaction {
                     cellEnd -= header + key.count + (inline ? value.bytes.count : 8)
                     guard cellEnd >= slotsEnd else { throw Self.overfullPage(page) }
                     let cell = image + cellEnd
-                    cell.storeBytes(of: UInt16(key.count), as: UInt16.self)
+                    cell.setUInt16(UInt16(key.count), at: 0)
                     let field = inline ? UInt32(value.bytes.count) : UInt32(value.bytes.count) | PageLayout.overflowFlag
-                    cell.storeBytes(of: field, toByteOffset: 2, as: UInt32.self)
+                    cell.setUInt32(field, at: 2)
                     copyShort(cell + header, key)
                     if inline {
                         copyShort(cell + header + key.count, value.bytes)
                     } else {
-                        (cell + header + key.count).storeBytes(of: value.overflowPage, as: UInt64.self)
+                        (cell + header + key.count).setUInt64(value.overflowPage, at: 0)
                     }
-                    image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+                    image.setUInt16(UInt16(cellEnd), at: PageLayout.headerSize + 2 * slot)
                     if let target, let mapped {
                         let at = target + cellEnd + header
                         keys[i] = UnsafeRawBufferPointer(start: at, count: key.count)
@@ -442,10 +442,10 @@ extension WriteTransaction {
                     cellEnd -= header + key.count
                     guard cellEnd >= slotsEnd else { throw Self.overfullPage(page) }
                     let cell = image + cellEnd
-                    cell.storeBytes(of: children[i].page, as: UInt64.self)
-                    cell.storeBytes(of: UInt16(key.count), toByteOffset: 8, as: UInt16.self)
+                    cell.setUInt64(children[i].page, at: 0)
+                    cell.setUInt16(UInt16(key.count), at: 8)
                     copyShort(cell + header, key)
-                    image.storeBytes(of: UInt16(cellEnd), toByteOffset: PageLayout.headerSize + 2 * slot, as: UInt16.self)
+                    image.setUInt16(UInt16(cellEnd), at: PageLayout.headerSize + 2 * slot)
                     if let target { keys[i] = UnsafeRawBufferPointer(start: target + cellEnd + header, count: key.count) }
                 }
             }

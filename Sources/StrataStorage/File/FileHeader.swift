@@ -16,6 +16,11 @@
 // after a checkpoint.
 //
 // Pages 1 and 2 are the meta slots (MetaPage.swift); data pages start at 3.
+//
+// Unsafe: `encode` writes the first 20 bytes of a page image the caller owns; `decode` reads the
+// mapping's first bytes only once the file is known to hold at least `size` of them (a shorter
+// file is compared with `memcmp` over what it has); the log-length field is read from a buffer
+// whose length `decodeLogLength` checks.
 
 #if canImport(Glibc)
 import Glibc
@@ -32,10 +37,10 @@ enum FileHeader {
     static let firstDataPage: PageNumber = 3
 
     static func encode(pageSize: Int, into page: UnsafeMutableRawPointer) {
-        page.storeBytes(of: signature, as: UInt64.self)
-        page.storeBytes(of: formatVersion, toByteOffset: 8, as: UInt32.self)
-        page.storeBytes(of: UInt32(pageSize), toByteOffset: 12, as: UInt32.self)
-        page.storeBytes(of: crc32c(page, count: 16), toByteOffset: 16, as: UInt32.self)
+        page.setUInt64(signature, at: 0)
+        page.setUInt32(formatVersion, at: 8)
+        page.setUInt32(UInt32(pageSize), at: 12)
+        page.setUInt32(crc32c(page, count: 16), at: 16)
     }
 
     /// Where the log's preallocated length is kept, and how many bytes with its check.
@@ -47,9 +52,9 @@ enum FileHeader {
     static func encodeLogLength(_ length: UInt64) -> [UInt8] {
         var field = [UInt8](repeating: 0, count: logLengthFieldSize)
         field.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: length.littleEndian, as: UInt64.self)
+            raw.setUInt64(length.littleEndian, at: 0)
             let check = crc32c(UnsafeRawPointer(raw.baseAddress!), count: 8) ^ logLengthSeal
-            raw.storeBytes(of: check.littleEndian, toByteOffset: 8, as: UInt32.self)
+            raw.setUInt32(check.littleEndian, at: 8)
         }
         return field
     }
@@ -58,9 +63,9 @@ enum FileHeader {
     /// file, a log that was not preallocated, or a field that fails its check).
     static func decodeLogLength(_ field: UnsafeRawBufferPointer) -> UInt64 {
         guard field.count >= logLengthFieldSize else { return 0 }
-        let check = UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let check = UInt32(littleEndian: field.uint32(at: 8))
         guard check == crc32c(field.baseAddress!, count: 8) ^ logLengthSeal else { return 0 }
-        return UInt64(littleEndian: field.loadUnaligned(as: UInt64.self))
+        return UInt64(littleEndian: field.uint64(at: 0))
     }
 
     /// The log's preallocated length recorded in `file`'s header (0 when none).
@@ -89,15 +94,15 @@ enum FileHeader {
             if !matches { throw StorageError.notADatabase(path: path) }
             throw StorageError.truncated(expectedBytes: UInt64(size), actualBytes: fileSize)
         }
-        guard bytes.loadUnaligned(as: UInt64.self) == signature else { throw StorageError.notADatabase(path: path) }
-        guard bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self) == crc32c(bytes, count: 16) else {
+        guard bytes.uint64(at: 0) == signature else { throw StorageError.notADatabase(path: path) }
+        guard bytes.uint32(at: 16) == crc32c(bytes, count: 16) else {
             throw StorageError.corrupted(page: 0, reason: "file header checksum mismatch")
         }
-        let version = bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        let version = bytes.uint32(at: 8)
         guard version == formatVersion else {
             throw StorageError.unsupportedFormatVersion(found: version, supported: formatVersion)
         }
-        let pageSize = Int(bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        let pageSize = Int(bytes.uint32(at: 12))
         guard StorageOptions.validPageSizes.contains(pageSize) else {
             throw StorageError.corrupted(page: 0, reason: "invalid page size \(pageSize)")
         }

@@ -21,6 +21,14 @@
 //   large folios, a store through a mapping dirties its whole folio, and the next sync then
 //   writes the folio back whole: a checkpoint after many small commits writes back many
 //   times the bytes they changed.
+//
+// Unsafe: `PosixFile` hands out raw memory and fills callers' buffers.
+// - The mapping (`map(length:)`) is read-only shared memory the instance owns from `init` to
+//   `close()`; see the invariants above for why a pointer into it stays valid and never faults.
+// - `read(into:)` and `write` pass callers' buffer addresses to pread/pwrite/pwritev, which touch
+//   exactly `buffer.count` bytes of each; the caller owns the buffers for the call.
+// - `writeInPlace` stores through the writable mapping sections this instance owns (unmapped only
+//   in `close()`), only over ranges it checked lie in units it wrote whole.
 
 #if canImport(Glibc)
 import Glibc

@@ -22,6 +22,11 @@
 //   that died can be reclaimed even if their pid has not been reused.
 //
 // Fields other than the signature are only touched with C11 atomics (CStrataSystem).
+//
+// Unsafe: `mapping` is a shared, writable mapping of the lock file's header and slot table,
+// `mappingLength` bytes, owned by this instance from `init` until `close()` unmaps it. Every
+// access goes to a fixed header offset or to `slotAddress(slot)` with `slot` below the slot count
+// the mapping was sized for. Other processes write the same memory, hence the atomics.
 
 #if canImport(Glibc)
 import Glibc
@@ -122,15 +127,15 @@ final class LockFile: @unchecked Sendable {
             var header = [UInt8](repeating: 0, count: Self.headerSize)
             let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, Self.headerSize, 0) }
             guard n == Self.headerSize,
-                  header.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) == Self.signature,
-                  header.withUnsafeBytes({ $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }) == Self.layoutVersion
+                  header.withUnsafeBytes({ $0.uint64(at: 0) }) == Self.signature,
+                  header.withUnsafeBytes({ $0.uint32(at: 8) }) == Self.layoutVersion
             else {
                 // A stale or foreign file while another process holds it shared: take it over
                 // only if it is ours to initialise (nobody can be using a header-less table).
                 Glibc_close(fd)
                 throw StorageError.lockFileInvalid(path: path)
             }
-            slots = Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) })
+            slots = Int(header.withUnsafeBytes { $0.uint32(at: 12) })
         }
         let length = Self.headerSize + slots * Self.slotSize
         // (Truncating a file to the size it has is a no-op, so that syscall is skipped.)
@@ -153,8 +158,8 @@ final class LockFile: @unchecked Sendable {
         self.slotCount = slots
         self.initialisedByThisProcess = exclusive
         if exclusive {
-            if map.loadUnaligned(as: UInt64.self) == Self.signature
-                && map.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == Self.layoutVersion {
+            if map.uint64(at: 0) == Self.signature
+                && map.uint32(at: 8) == Self.layoutVersion {
                 inheritedPublication = (strata_atomic_load_u64(map + 16), strata_atomic_load_u64(map + 32))
             }
             Self.reset(map, length: length, slots: slots)
@@ -204,8 +209,8 @@ final class LockFile: @unchecked Sendable {
         // Word 1 holds the layout version and the slot count, two 32-bit fields.
         var versionAndSlots: UInt64 = 0
         withUnsafeMutableBytes(of: &versionAndSlots) {
-            $0.storeBytes(of: layoutVersion, as: UInt32.self)
-            $0.storeBytes(of: UInt32(slots), toByteOffset: 4, as: UInt32.self)
+            $0.setUInt32(layoutVersion, at: 0)
+            $0.setUInt32(UInt32(slots), at: 4)
         }
         let slotWords = slotSize / 8
         for index in 0..<(length / 8) {

@@ -1,6 +1,13 @@
 // Bump allocation for the bytes a write transaction copies in (keys, values) and for the page
 // images it writes at commit. Everything is freed at once when the transaction ends, so the
 // put path allocates nothing per entry once a chunk is warm.
+//
+// Unsafe: the arena owns its chunks and large blocks (`UnsafeMutableRawPointer.allocate`) and
+// hands out pointers into them. Every pointer it returns is valid until `reset()` or `deinit`;
+// the write transaction holding the arena resets it only when it ends, after its commit has
+// written the page images, and the nodes the arena keeps for the next transaction point into
+// the mapping, never into the arena. `allocate` returns `count` bytes at the requested
+// alignment; callers stay within them. Only the transaction holding the arena touches it.
 
 final class Arena {
     /// Standard chunks, `chunkSize` bytes each; the first is kept across resets.

@@ -5,6 +5,15 @@
 // reach) or into the transaction's arena (new entries). A node is written out at commit, split
 // into as many pages as it needs; in between, puts split it eagerly at twice a page so inserts
 // stay cheap.
+//
+// Unsafe: a node holds `UnsafeRawBufferPointer` views it does not own. Views into the mapping
+// stay valid while the transaction's base version is pinned (the writer never overwrites a page
+// that version reaches); views into the transaction's `Arena` stay valid until the arena is reset
+// when the transaction ends. A node outlives its transaction only as one of the arena's kept
+// nodes, and then all its views point at the cells of the page it was written to; it is used
+// again only by a transaction whose base is the version that wrote it (which that transaction
+// pins), and dropped otherwise. A recycled node is emptied first. `KeyList.prefix` reads at most
+// `key.count` bytes of a key.
 
 struct LeafValue {
     var bytes: UnsafeRawBufferPointer
@@ -35,9 +44,9 @@ struct KeyList: ExpressibleByArrayLiteral {
     @inline(__always)
     static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
         guard let base = key.baseAddress else { return 0 }
-        if key.count >= 8 { return base.loadUnaligned(as: UInt64.self).bigEndian }
+        if key.count >= 8 { return base.uint64(at: 0).bigEndian }
         var value: UInt64 = 0
-        for i in 0..<key.count { value |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << UInt64(56 - 8 * i) }
+        for i in 0..<key.count { value |= UInt64(base.uint8(at: i)) << UInt64(56 - 8 * i) }
         return value
     }
 

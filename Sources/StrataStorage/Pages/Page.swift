@@ -21,6 +21,15 @@
 //
 // An overflow run is `ceil((32 + length) / pageSize)` contiguous pages holding one value after
 // the header. All integers are little-endian.
+//
+// Unsafe: `PageView` reads a page through a raw pointer into the mapping. The memory stays
+// valid while the snapshot that produced the view is pinned: the writer never overwrites a page
+// a pinned version can reach, and the mapping is never unmapped before the file closes. The
+// header fields lie in the first 32 bytes of any page. The slot and cell offsets come from the
+// page itself: the slot and cell accessors are used only on pages `Snapshot.verify` checked
+// (the slot array and every cell lie inside the page), so they do not check again.
+// `PageWriter`, `copyShort` and `compareBytes` write and read buffers whose bounds their callers
+// pass (a page-sized image; key and value views with their counts).
 
 typealias PageNumber = UInt64
 
@@ -54,39 +63,39 @@ enum PageLayout {
 struct PageView {
     let base: UnsafeRawPointer
 
-    @inline(__always) var kindRaw: UInt8 { base.load(fromByteOffset: PageLayout.kindOffset, as: UInt8.self) }
-    @inline(__always) var count: Int { Int(base.loadUnaligned(fromByteOffset: PageLayout.countOffset, as: UInt16.self)) }
-    @inline(__always) var number: PageNumber { base.loadUnaligned(fromByteOffset: PageLayout.numberOffset, as: UInt64.self) }
-    @inline(__always) var txid: UInt64 { base.loadUnaligned(fromByteOffset: PageLayout.txidOffset, as: UInt64.self) }
-    @inline(__always) var aux: UInt64 { base.loadUnaligned(fromByteOffset: PageLayout.auxOffset, as: UInt64.self) }
-    @inline(__always) var storedChecksum: UInt32 { base.loadUnaligned(as: UInt32.self) }
+    @inline(__always) var kindRaw: UInt8 { base.uint8(at: PageLayout.kindOffset) }
+    @inline(__always) var count: Int { Int(base.uint16(at: PageLayout.countOffset)) }
+    @inline(__always) var number: PageNumber { base.uint64(at: PageLayout.numberOffset) }
+    @inline(__always) var txid: UInt64 { base.uint64(at: PageLayout.txidOffset) }
+    @inline(__always) var aux: UInt64 { base.uint64(at: PageLayout.auxOffset) }
+    @inline(__always) var storedChecksum: UInt32 { base.uint32(at: 0) }
     @inline(__always) var isLeaf: Bool { kindRaw == PageKind.leaf.rawValue }
 
     @inline(__always) func cellOffset(_ index: Int) -> Int {
-        Int(base.loadUnaligned(fromByteOffset: PageLayout.headerSize + 2 * index, as: UInt16.self))
+        Int(base.uint16(at: PageLayout.headerSize + 2 * index))
     }
 
     // Leaf cells.
     @inline(__always) func leafKey(_ index: Int) -> UnsafeRawBufferPointer {
         let cell = base + cellOffset(index)
-        let length = Int(cell.loadUnaligned(as: UInt16.self))
+        let length = Int(cell.uint16(at: 0))
         return UnsafeRawBufferPointer(start: cell + PageLayout.leafCellHeader, count: length)
     }
     /// The raw value field: (length with flag, pointer to the inline value or overflow page number).
     @inline(__always) func leafValueField(_ index: Int) -> (UInt32, UnsafeRawPointer) {
         let cell = base + cellOffset(index)
-        let keyLength = Int(cell.loadUnaligned(as: UInt16.self))
-        let valueField = cell.loadUnaligned(fromByteOffset: 2, as: UInt32.self)
+        let keyLength = Int(cell.uint16(at: 0))
+        let valueField = cell.uint32(at: 2)
         return (valueField, cell + PageLayout.leafCellHeader + keyLength)
     }
 
     // Branch cells.
     @inline(__always) func branchChild(_ index: Int) -> PageNumber {
-        (base + cellOffset(index)).loadUnaligned(as: UInt64.self)
+        (base + cellOffset(index)).uint64(at: 0)
     }
     @inline(__always) func branchKey(_ index: Int) -> UnsafeRawBufferPointer {
         let cell = base + cellOffset(index)
-        let length = Int(cell.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        let length = Int(cell.uint16(at: 8))
         return UnsafeRawBufferPointer(start: cell + PageLayout.branchCellHeader, count: length)
     }
 }
@@ -94,20 +103,20 @@ struct PageView {
 /// Writes a page header and seals the page (or run) with its checksum.
 enum PageWriter {
     static func writeHeader(_ page: UnsafeMutableRawPointer, kind: PageKind, count: Int, number: PageNumber, txid: UInt64, aux: UInt64) {
-        page.storeBytes(of: 0, toByteOffset: 0, as: UInt32.self)
-        page.storeBytes(of: kind.rawValue, toByteOffset: PageLayout.kindOffset, as: UInt8.self)
-        page.storeBytes(of: 0, toByteOffset: 5, as: UInt8.self)
-        page.storeBytes(of: UInt16(count).littleEndian, toByteOffset: PageLayout.countOffset, as: UInt16.self)
-        page.storeBytes(of: number.littleEndian, toByteOffset: PageLayout.numberOffset, as: UInt64.self)
-        page.storeBytes(of: txid.littleEndian, toByteOffset: PageLayout.txidOffset, as: UInt64.self)
-        page.storeBytes(of: aux.littleEndian, toByteOffset: PageLayout.auxOffset, as: UInt64.self)
+        page.setUInt32(0, at: 0)
+        page.setUInt8(kind.rawValue, at: PageLayout.kindOffset)
+        page.setUInt8(0, at: 5)
+        page.setUInt16(UInt16(count).littleEndian, at: PageLayout.countOffset)
+        page.setUInt64(number.littleEndian, at: PageLayout.numberOffset)
+        page.setUInt64(txid.littleEndian, at: PageLayout.txidOffset)
+        page.setUInt64(aux.littleEndian, at: PageLayout.auxOffset)
     }
 
     /// Computes and stores the checksum; returns it.
     @discardableResult
     static func seal(_ page: UnsafeMutableRawPointer, length: Int) -> UInt32 {
         let sum = crc32c(page + 4, count: length - 4)
-        page.storeBytes(of: sum.littleEndian, as: UInt32.self)
+        page.setUInt32(sum.littleEndian, at: 0)
         return sum
     }
 }
@@ -119,13 +128,13 @@ func copyShort(_ destination: UnsafeMutableRawPointer, _ bytes: UnsafeRawBufferP
     let n = bytes.count
     guard n > 0, let source = bytes.baseAddress else { return }
     if n >= 8 && n <= 16 {
-        destination.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
-        (destination + n - 8).storeBytes(of: (source + n - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        destination.setUInt64(source.uint64(at: 0), at: 0)
+        (destination + n - 8).setUInt64((source + n - 8).uint64(at: 0), at: 0)
     } else if n >= 4 && n < 8 {
-        destination.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
-        (destination + n - 4).storeBytes(of: (source + n - 4).loadUnaligned(as: UInt32.self), as: UInt32.self)
+        destination.setUInt32(source.uint32(at: 0), at: 0)
+        (destination + n - 4).setUInt32((source + n - 4).uint32(at: 0), at: 0)
     } else if n < 4 {
-        for i in 0..<n { destination.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+        for i in 0..<n { destination.setUInt8(source.uint8(at: i), at: i) }
     } else {
         destination.copyMemory(from: source, byteCount: n)
     }
@@ -141,13 +150,13 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
         let pa = a.baseAddress.unsafelyUnwrapped, pb = b.baseAddress.unsafelyUnwrapped  // both non-empty
         var i = 0
         while i + 8 <= common {
-            let x = pa.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian
-            let y = pb.loadUnaligned(fromByteOffset: i, as: UInt64.self).bigEndian
+            let x = pa.uint64(at: i).bigEndian
+            let y = pb.uint64(at: i).bigEndian
             if x != y { return x < y ? -1 : 1 }
             i += 8
         }
         while i < common {
-            let x = pa.load(fromByteOffset: i, as: UInt8.self), y = pb.load(fromByteOffset: i, as: UInt8.self)
+            let x = pa.uint8(at: i), y = pb.uint8(at: i)
             if x != y { return x < y ? -1 : 1 }
             i += 1
         }

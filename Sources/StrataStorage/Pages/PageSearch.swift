@@ -107,7 +107,7 @@ extension Snapshot {
     static func window(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
         if offset + 8 <= bytes.count {
             // Non-empty, so the base address exists.
-            return bytes.baseAddress.unsafelyUnwrapped.loadUnaligned(fromByteOffset: offset, as: UInt64.self).bigEndian
+            return bytes.baseAddress.unsafelyUnwrapped.uint64(at: offset).bigEndian
         }
         var value: UInt64 = 0
         var i = offset

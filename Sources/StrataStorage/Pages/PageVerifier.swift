@@ -6,6 +6,10 @@
 // content we already checked. The table is a fixed directory of lazily allocated segments;
 // entries are read and written with relaxed atomics (a stale read only costs a re-check).
 // Segments are never freed before the verifier is, so lookups need no lock.
+//
+// Unsafe: the verifier owns its directory (allocated in `init`, freed in `deinit`) and the
+// segments it maps lazily (unmapped only in `deinit`); a page number is checked against the
+// directory's capacity before its segment and entry are addressed.
 
 import CStrataSystem
 #if canImport(Glibc)
@@ -51,7 +55,8 @@ final class PageVerifier: @unchecked Sendable {
         var bits = strata_atomic_load_u64(directory + index)
         if bits == 0 {
             // An anonymous mapping is zeroed by the kernel a page at a time, when touched, so a
-            // new segment costs nothing up front (allocating and clearing 512 KiB did).
+            // new segment costs nothing up front (allocating and clearing 512 KiB would touch
+            // every page of it).
             let fresh = mmap(nil, Self.segmentBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let fresh, fresh != MAP_FAILED else { return }
             let freshBits = UInt64(UInt(bitPattern: fresh))

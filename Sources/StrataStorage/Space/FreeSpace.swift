@@ -266,7 +266,7 @@ struct FreeSpace {
         guard encodedSize > 0 else { return }
         var at = destination
         @inline(__always) func store(_ v: UInt64) {
-            at.storeBytes(of: v.littleEndian, as: UInt64.self)
+            at.setUInt64(v.littleEndian, at: 0)
             at += 8
         }
         store(UInt64(runs.count))
@@ -281,12 +281,12 @@ struct FreeSpace {
         return try bytes.withUnsafeBytes { raw in
             func fail(_ why: String) -> StorageError { .corrupted(page: firstPage, reason: "free list: \(why)") }
             guard raw.count >= 16 else { throw fail("too short") }
-            let runCount = raw.loadUnaligned(as: UInt64.self)
-            let pendingCount = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let runCount = raw.uint64(at: 0)
+            let pendingCount = raw.uint64(at: 8)
             guard runCount <= UInt64(raw.count), pendingCount <= UInt64(raw.count),
                   16 + 16 * Int(runCount) + 32 * Int(pendingCount) <= raw.count else { throw fail("counts exceed its length") }
             var at = 16
-            func next() -> UInt64 { defer { at += 8 }; return raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) }
+            func next() -> UInt64 { defer { at += 8 }; return raw.uint64(at: at) }
             for _ in 0..<runCount {
                 let run = FreeRun(start: next(), count: next())
                 guard run.start >= FileHeader.firstDataPage, run.count > 0, run.start + run.count <= pageCount,

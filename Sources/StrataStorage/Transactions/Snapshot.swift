@@ -83,14 +83,14 @@ struct Snapshot {
             }
             let cell = view.base + offset
             if leaf {
-                let keyLength = Int(cell.loadUnaligned(as: UInt16.self))
-                let field = cell.loadUnaligned(fromByteOffset: 2, as: UInt32.self)
+                let keyLength = Int(cell.uint16(at: 0))
+                let field = cell.uint32(at: 2)
                 let valueLength = field & PageLayout.overflowFlag != 0 ? 8 : Int(field)
                 guard offset + header + keyLength + valueLength <= pageSize else {
                     throw StorageError.corrupted(page: number, reason: "cell \(i) overruns the page")
                 }
             } else {
-                let keyLength = Int(cell.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+                let keyLength = Int(cell.uint16(at: 8))
                 guard offset + header + keyLength <= pageSize else {
                     throw StorageError.corrupted(page: number, reason: "cell \(i) overruns the page")
                 }
@@ -106,7 +106,7 @@ struct Snapshot {
             return UnsafeRawBufferPointer(start: pointer, count: Int(field))
         }
         let length = Int(field & ~PageLayout.overflowFlag)
-        let runPage = pointer.loadUnaligned(as: UInt64.self)
+        let runPage = pointer.uint64(at: 0)
         let run = try page(runPage)
         guard run.kindRaw == PageKind.overflow.rawValue, run.aux == UInt64(length) else {
             throw StorageError.corrupted(page: runPage, reason: "overflow run does not match its reference")

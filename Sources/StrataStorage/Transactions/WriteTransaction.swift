@@ -577,7 +577,7 @@ public final class WriteTransaction: TransactionReading {
                 let (field, pointer) = view.leafValueField(i)
                 let value: LeafValue
                 if field & PageLayout.overflowFlag != 0 {
-                    value = LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.loadUnaligned(as: UInt64.self))
+                    value = LeafValue(bytes: try snapshot.leafValue(view, i), overflowPage: pointer.uint64(at: 0))
                 } else {
                     value = LeafValue(bytes: UnsafeRawBufferPointer(start: pointer, count: Int(field)), overflowPage: 0)
                 }
@@ -668,7 +668,7 @@ public final class WriteTransaction: TransactionReading {
         let view = try snapshot.treePage(number)
         if view.isLeaf {
             for i in 0..<view.count where view.leafValueField(i).0 & PageLayout.overflowFlag != 0 {
-                let runPage = view.leafValueField(i).1.loadUnaligned(as: UInt64.self)
+                let runPage = view.leafValueField(i).1.uint64(at: 0)
                 try freeOverflow(LeafValue(bytes: UnsafeRawBufferPointer(start: nil, count: 0), overflowPage: runPage))
             }
         } else {

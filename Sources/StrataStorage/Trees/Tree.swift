@@ -35,8 +35,8 @@ struct TreeInfo: Equatable {
     func encoded() -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         bytes.withUnsafeMutableBytes {
-            $0.storeBytes(of: root.littleEndian, as: UInt64.self)
-            $0.storeBytes(of: count.littleEndian, toByteOffset: 8, as: UInt64.self)
+            $0.setUInt64(root.littleEndian, at: 0)
+            $0.setUInt64(count.littleEndian, at: 8)
         }
         return bytes
     }
@@ -51,7 +51,7 @@ struct TreeInfo: Equatable {
         guard bytes.count == encodedSize else {
             throw StorageError.corrupted(page: nil, reason: "catalog entry for '\(name)' has \(bytes.count) bytes")
         }
-        return TreeInfo(root: bytes.loadUnaligned(as: UInt64.self), count: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        return TreeInfo(root: bytes.uint64(at: 0), count: bytes.uint64(at: 8))
     }
 }
 
