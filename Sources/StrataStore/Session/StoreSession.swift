@@ -15,17 +15,9 @@ public final class StoreSession {
     // belongs to one owner at a time, and these are only ever read or assigned whole, never
     // held across a call (dynamic checks are per thread, so they never saw other threads).
     @exclusivity(unchecked) var write: WriteTransaction?
-    /// Bumped whenever views handed out earlier (clusters, chunks) may be stale. Kept behind
-    /// a pointer so that object accessors can compare it without touching the session.
-    package let generationPointer: UnsafeMutablePointer<UInt64> = {
-        let pointer = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        pointer.initialize(to: 1)
-        return pointer
-    }()
-    package var generation: UInt64 {
-        get { generationPointer.pointee }
-        set { generationPointer.pointee = newValue }
-    }
+    /// Where `generation` lives: behind a pointer, so that object accessors can compare it
+    /// without touching the session (StoreSession+UnsafeGeneration.swift says who owns it).
+    package let generationPointer: UnsafeMutablePointer<UInt64> = StoreSession.allocateGeneration()
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
     @exclusivity(unchecked) private(set) var transactionSerial: UInt64 = 1
     /// Bumped by every change to objects in a write transaction, and whenever the version read
@@ -88,7 +80,7 @@ public final class StoreSession {
     deinit {
         write?.rollback()
         read?.close()
-        generationPointer.deallocate()
+        deallocateGeneration()
     }
 
     /// The table for the object type with this name.
