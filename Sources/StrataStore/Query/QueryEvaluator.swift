@@ -3,6 +3,7 @@
 /// still in play (the right side of an AND sees only what the left side kept).
 final class QueryEvaluator {
     let node: QueryNode
+    // Alive while used: the session holds its tables for life, and is held while queries run.
     unowned(unsafe) let table: TableAccess
     let general = GeneralEvaluator()
     private var workspace: UnsafeMaskWorkspace
