@@ -54,7 +54,7 @@ public struct ChangeSet: Sendable, Equatable {
             return ranges
         }
         // Tables in id order; one table (the usual case) without a sorted array (an array of
-        // (id, changes) pairs also cost a generic-metadata look-up per commit).
+        // (id, changes) pairs would cost a generic-metadata look-up per commit).
         func forEachTable(_ body: (UInt32, TableChanges) -> Void) {
             if tables.count == 1, let (id, changes) = tables.first {
                 body(id, changes)

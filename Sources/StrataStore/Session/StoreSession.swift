@@ -610,9 +610,9 @@ public final class StoreSession {
 
     /// How many of the newest change-log entries a commit keeps at most, whatever readers pin.
     /// The log is live data of every version, not something a snapshot can reach: kept back to
-    /// an old snapshot's version, it grew by one entry per commit for as long as the snapshot
-    /// was held (a frozen `Results`, another instance or another process), and promise 4
-    /// (a snapshot pins only what it can reach) did not hold. An observer more commits behind
+    /// an old snapshot's version, it would grow by one entry per commit for as long as the
+    /// snapshot is held (a frozen `Results`, another instance or another process), and promise 4
+    /// (a snapshot pins only what it can reach) would not hold. An observer more commits behind
     /// than this finds the log gone (`changes(since:)` is nil) and reports conservatively.
     static let changeLogLength: UInt64 = 1024
 
