@@ -54,7 +54,7 @@ public struct ChangeSet: Sendable, Equatable {
             return ranges
         }
         // Tables in id order; one table (the usual case) without a sorted array (an array of
-        // (id, changes) pairs also cost a generic-metadata look-up per commit).
+        // (id, changes) pairs would cost a generic-metadata look-up per commit).
         func forEachTable(_ body: (UInt32, TableChanges) -> Void) {
             if tables.count == 1, let (id, changes) = tables.first {
                 body(id, changes)
@@ -70,7 +70,7 @@ public struct ChangeSet: Sendable, Equatable {
             let raw = UnsafeMutableRawBufferPointer(buffer)
             var offset = 0
             func put(_ word: UInt64) {
-                raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                UnsafeBytes.storeLittleEndian(word, into: raw, at: offset)
                 offset += 8
             }
             put(UInt64(tables.count))
@@ -111,13 +111,13 @@ public struct ChangeSet: Sendable, Equatable {
         [UInt8](unsafeUninitializedCapacity: 7 * 8) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             // Tables, the table's id, one range of inserted keys, no deleted and no modified keys.
-            raw.storeBytes(of: UInt64(1).littleEndian, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: UInt64(table).littleEndian, toByteOffset: 8, as: UInt64.self)
-            raw.storeBytes(of: (rangesFlag | 1).littleEndian, toByteOffset: 16, as: UInt64.self)
-            raw.storeBytes(of: UInt64(bitPattern: first).littleEndian, toByteOffset: 24, as: UInt64.self)
-            raw.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 32, as: UInt64.self)
-            raw.storeBytes(of: UInt64(0), toByteOffset: 40, as: UInt64.self)
-            raw.storeBytes(of: UInt64(0), toByteOffset: 48, as: UInt64.self)
+            UnsafeBytes.storeLittleEndian(UInt64(1), into: raw, at: 0)
+            UnsafeBytes.storeLittleEndian(UInt64(table), into: raw, at: 8)
+            UnsafeBytes.storeLittleEndian(rangesFlag | 1, into: raw, at: 16)
+            UnsafeBytes.storeLittleEndian(UInt64(bitPattern: first), into: raw, at: 24)
+            UnsafeBytes.storeLittleEndian(UInt64(count), into: raw, at: 32)
+            UnsafeBytes.storeLittleEndian(UInt64(0), into: raw, at: 40)
+            UnsafeBytes.storeLittleEndian(UInt64(0), into: raw, at: 48)
             initialized = 7 * 8
         }
     }
@@ -129,7 +129,7 @@ public struct ChangeSet: Sendable, Equatable {
         func get() throws(StoreError) -> UInt64 {
             guard offset + 8 <= bytes.count else { throw .corrupted("a change-log entry is truncated") }
             defer { offset += 8 }
-            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            return UnsafeBytes.loadLittleEndian(UInt64.self, from: bytes, at: offset)
         }
         func count(_ n: UInt64) throws(StoreError) -> Int {
             guard n <= UInt64(bytes.count / 8) else { throw .corrupted("a change-log entry has an impossible count") }

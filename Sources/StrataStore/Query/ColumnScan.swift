@@ -18,6 +18,7 @@ import StrataStorage
 /// column has no chunk (a column a migration added and nothing wrote) is passed as a full view
 /// instead, so that kernels can fall back to the general evaluator.
 final class ColumnScan {
+    // Alive while used: the session holds its tables for life, and is held while queries run.
     unowned(unsafe) let table: TableAccess
     /// The property indices read, ascending.
     let properties: [Int]

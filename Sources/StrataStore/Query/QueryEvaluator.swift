@@ -3,11 +3,10 @@
 /// still in play (the right side of an AND sees only what the left side kept).
 final class QueryEvaluator {
     let node: QueryNode
+    // Alive while used: the session holds its tables for life, and is held while queries run.
     unowned(unsafe) let table: TableAccess
     let general = GeneralEvaluator()
-    private let levels: Int
-    private var wordsPerLevel = 0
-    private var workspace: UnsafeMutablePointer<UInt64>
+    private var workspace: UnsafeMaskWorkspace
     /// Objects tested one at a time by general comparisons (kernels are not counted: they
     /// read columns, not objects).
     private(set) var objectsTested = 0
@@ -15,9 +14,7 @@ final class QueryEvaluator {
     init(node: QueryNode, table: TableAccess) {
         self.node = node
         self.table = table
-        levels = node.depth + 1
-        wordsPerLevel = maskWords(Cluster.capacity)
-        workspace = .allocate(capacity: levels * wordsPerLevel)
+        workspace = UnsafeMaskWorkspace(levels: node.depth + 1, words: maskWords(Cluster.capacity))
     }
 
     deinit {
@@ -26,14 +23,9 @@ final class QueryEvaluator {
 
     /// The matches among the objects of `cluster`: `maskWords(cluster.count)` words.
     func evaluate(_ cluster: ClusterView) throws -> UnsafeMutablePointer<UInt64> {
-        let words = maskWords(cluster.count)
-        if words > wordsPerLevel {
-            workspace.deallocate()
-            wordsPerLevel = words
-            workspace = .allocate(capacity: levels * wordsPerLevel)
-        }
+        workspace.reserve(words: maskWords(cluster.count))
         try evaluate(node, level: 0, cluster: cluster, only: nil)
-        return workspace
+        return workspace.base
     }
 
     /// Whether one object matches (used to confirm candidates an index produced).
@@ -42,7 +34,7 @@ final class QueryEvaluator {
         return try general.matches(node, .cluster(cluster, row, table))
     }
 
-    private func mask(_ level: Int) -> UnsafeMutablePointer<UInt64> { workspace + level &* wordsPerLevel }
+    private func mask(_ level: Int) -> UnsafeMutablePointer<UInt64> { workspace.mask(level) }
 
     private func fillAll(_ out: UnsafeMutablePointer<UInt64>, count: Int) {
         let words = maskWords(count)

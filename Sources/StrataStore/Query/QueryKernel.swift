@@ -5,6 +5,10 @@ import Foundation
 // row `rows.lowerBound + i`), 64 rows per word, with no allocation and no per-row dispatch.
 // They follow the rules of `QueryValueComparison` exactly; the property-based query tests
 // check the two against each other.
+//
+// Fixed-width kernels load a chunk's values through `ChunkView.values` directly, for rows
+// below the chunk's count, under ChunkView's invariants (Chunk.swift); string kernels compare
+// rows with their constant through `UnsafeNeedle`. Masks hold `maskWords(rows.count)` words.
 
 /// Sets `mask` from `test(row)` for each row of `rows`.
 @inline(__always)
@@ -35,7 +39,7 @@ final class QueryKernel {
         case double(Double)
         case float(Double)
         case bool(Bool)
-        case bytes(UnsafeMutableRawBufferPointer)
+        case bytes(UnsafeNeedle)
     }
 
     let column: Int
@@ -55,7 +59,7 @@ final class QueryKernel {
     }
 
     deinit {
-        if case .bytes(let buffer) = constant { buffer.deallocate() }
+        if case .bytes(let needle) = constant { needle.deallocate() }
     }
 
     /// A kernel for `step op value`, or nil when none applies (then the comparison runs in
@@ -93,12 +97,7 @@ final class QueryKernel {
             constant = .int(key.rawValue)
         case (.string, .string(var s)):
             guard [.equal, .notEqual, .beginsWith, .endsWith, .contains].contains(op) else { return nil }
-            let buffer = s.withUTF8 { utf8 in
-                let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(utf8.count, 1), alignment: 1)
-                if utf8.count > 0 { copy.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
-                return UnsafeMutableRawBufferPointer(rebasing: copy[0..<utf8.count])
-            }
-            constant = .bytes(buffer)
+            constant = .bytes(UnsafeNeedle(copying: &s))
         default:
             return nil
         }
@@ -146,35 +145,31 @@ final class QueryKernel {
             buildMask(mask, rows) { (values.load(fromByteOffset: $0, as: UInt8.self) != 0 ? 1 : 0) == wanted }
         case .bytes(let needle):
             let n = needle.count
-            let needleBase = UnsafeRawPointer(needle.baseAddress)
             switch op {
             case .equal, .notEqual:
                 let equal = op == .equal
                 buildMask(mask, rows) { row in
                     if chunk.isNull(row) { return !equal }
-                    let bytes = chunk.variableBytes(row)
-                    let same = bytes.count == n && (n == 0 || memcmp(bytes.baseAddress!, needleBase!, n) == 0)
-                    return same == equal
+                    return needle.isEqual(to: chunk.variableBytes(row)) == equal
                 }
                 return true  // nulls handled above
             case .beginsWith:
                 buildMask(mask, rows) { row in
                     let bytes = chunk.variableBytes(row)
-                    return !chunk.isNull(row) && bytes.count >= n && (n == 0 || memcmp(bytes.baseAddress!, needleBase!, n) == 0)
+                    return !chunk.isNull(row) && needle.isPrefix(of: bytes)
                 }
                 return true
             case .endsWith:
                 buildMask(mask, rows) { row in
                     let bytes = chunk.variableBytes(row)
-                    return !chunk.isNull(row) && bytes.count >= n && (n == 0 || memcmp(bytes.baseAddress! + (bytes.count - n), needleBase!, n) == 0)
+                    return !chunk.isNull(row) && needle.isSuffix(of: bytes)
                 }
                 return true
             default:  // contains
                 buildMask(mask, rows) { row in
                     if chunk.isNull(row) { return false }
                     if n == 0 { return true }
-                    let bytes = chunk.variableBytes(row)
-                    return bytes.count >= n && QueryValueComparison.containsBytes(bytes.baseAddress!, bytes.count, needleBase!, n)
+                    return needle.isContained(in: chunk.variableBytes(row))
                 }
                 return true
             }

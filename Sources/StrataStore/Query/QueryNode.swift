@@ -1,5 +1,6 @@
 /// One step of a resolved key path.
 struct QueryStep {
+    // Alive while used: the session holds its tables for life, and is held while queries run.
     unowned(unsafe) let table: TableAccess
     let property: Int
     let kind: PropertyKind

@@ -150,19 +150,6 @@ enum QueryValueComparison {
         return x.withUTF8 { a in y.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
     }
 
-    static func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0 {
-            let c = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if c != 0 { return c < 0 ? -1 : 1 }
-        }
-        return a.count < b.count ? -1 : (a.count == b.count ? 0 : 1)
-    }
-
-    static func compareUUID(_ x: UUID, _ y: UUID) -> Int {
-        withUnsafeBytes(of: x.uuid) { a in withUnsafeBytes(of: y.uuid) { b in compareBytes(a, b) } }
-    }
-
     /// The string with case and/or diacritics folded, as `[c]`, `[d]` and `[cd]` compare.
     static func fold(_ text: String, _ options: QueryStringOptions) -> String {
         var foldOptions: String.CompareOptions = []
@@ -197,30 +184,6 @@ enum QueryValueComparison {
         default:
             return false
         }
-    }
-
-    static func contains(_ text: [UInt8], _ needle: [UInt8]) -> Bool {
-        if needle.isEmpty { return true }
-        if needle.count > text.count { return false }
-        return text.withUnsafeBytes { t in
-            needle.withUnsafeBytes { n in containsBytes(t.baseAddress!, t.count, n.baseAddress!, n.count) }
-        }
-    }
-
-    /// Whether `needle` (non-empty) occurs in `haystack`.
-    @inline(__always)
-    static func containsBytes(_ haystack: UnsafeRawPointer, _ count: Int, _ needle: UnsafeRawPointer, _ n: Int) -> Bool {
-        if n > count { return false }
-        let first = Int32(needle.load(as: UInt8.self))
-        var start = haystack
-        let last = haystack + (count - n)
-        while start <= last {
-            guard let hit = memchr(start, first, last - start + 1) else { return false }
-            let position = UnsafeRawPointer(hit)
-            if memcmp(position, needle, n) == 0 { return true }
-            start = position + 1
-        }
-        return false
     }
 
     /// Wildcard matching: `?` matches one character (Unicode scalar), `*` any run.

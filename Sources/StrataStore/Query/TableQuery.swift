@@ -3,6 +3,7 @@ import Foundation
 /// A predicate compiled for one table of one session: counts, keys and aggregates, through an
 /// index when one answers the predicate.
 package final class TableQuery {
+    // Alive while used: the session holds its tables for life, and is held while queries run.
     unowned(unsafe) let table: TableAccess
     let node: QueryNode
     let predicate: QueryPredicate?

@@ -15,17 +15,9 @@ public final class StoreSession {
     // belongs to one owner at a time, and these are only ever read or assigned whole, never
     // held across a call (dynamic checks are per thread, so they never saw other threads).
     @exclusivity(unchecked) var write: WriteTransaction?
-    /// Bumped whenever views handed out earlier (clusters, chunks) may be stale. Kept behind
-    /// a pointer so that object accessors can compare it without touching the session.
-    package let generationPointer: UnsafeMutablePointer<UInt64> = {
-        let pointer = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        pointer.initialize(to: 1)
-        return pointer
-    }()
-    package var generation: UInt64 {
-        get { generationPointer.pointee }
-        set { generationPointer.pointee = newValue }
-    }
+    /// Where `generation` lives: behind a pointer, so that object accessors can compare it
+    /// without touching the session (StoreSession+UnsafeGeneration.swift says who owns it).
+    package let generationPointer: UnsafeMutablePointer<UInt64> = StoreSession.allocateGeneration()
     /// Bumped whenever the engine transaction changes (tree handles are per transaction).
     @exclusivity(unchecked) private(set) var transactionSerial: UInt64 = 1
     /// Bumped by every change to objects in a write transaction, and whenever the version read
@@ -88,7 +80,7 @@ public final class StoreSession {
     deinit {
         write?.rollback()
         read?.close()
-        generationPointer.deallocate()
+        deallocateGeneration()
     }
 
     /// The table for the object type with this name.
@@ -618,9 +610,9 @@ public final class StoreSession {
 
     /// How many of the newest change-log entries a commit keeps at most, whatever readers pin.
     /// The log is live data of every version, not something a snapshot can reach: kept back to
-    /// an old snapshot's version, it grew by one entry per commit for as long as the snapshot
-    /// was held (a frozen `Results`, another instance or another process), and promise 4
-    /// (a snapshot pins only what it can reach) did not hold. An observer more commits behind
+    /// an old snapshot's version, it would grow by one entry per commit for as long as the
+    /// snapshot is held (a frozen `Results`, another instance or another process), and promise 4
+    /// (a snapshot pins only what it can reach) would not hold. An observer more commits behind
     /// than this finds the log gone (`changes(since:)` is nil) and reports conservatively.
     static let changeLogLength: UInt64 = 1024
 

@@ -11,6 +11,7 @@ import StrataStorage
 package struct InsertRow {
     private let columns: UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>
     private let row: Int
+    // Alive for the call: the table is running the insert that hands this row to `write`.
     private unowned(unsafe) let table: TableAccess
 
     init(columns: UnsafeBufferPointer<Unmanaged<ColumnBuffer>?>, row: Int, table: TableAccess) {

@@ -160,7 +160,7 @@ extension TableAccess {
             }
             offset += 8
         }
-        IndexKey.appendBigEndian(UInt64(bitPattern: key), to: &existing)
+        UnsafeBytes.appendBigEndian(UInt64(bitPattern: key), to: &existing)
         do { try write.put(existing, forKey: encoded, in: tree) } catch { throw StoreError.wrap(error) }
     }
 

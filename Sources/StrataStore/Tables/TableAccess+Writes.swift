@@ -124,8 +124,8 @@ extension TableAccess {
     /// `write` sets the properties with the setters of their kinds (`InsertRow`), and must not
     /// call back into the store. Returns the key.
     package func insert(primaryKey: StoreValue, writing write: (InsertRow) -> Void) throws(StoreError) -> ObjectKey {
-        // One strong reference for the whole insert: each call through the unowned(unsafe)
-        // property retained and released the session.
+        // One strong reference for the whole insert, rather than a retain and release at
+        // each use of the unowned(unsafe) `session`.
         let session = self.session
         try session.requireWrite()
         try loadMeta()

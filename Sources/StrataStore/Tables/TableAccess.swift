@@ -11,6 +11,7 @@
 import StrataStorage
 
 package final class TableAccess {
+    // Alive while used: the session holds this table, and callers reach it through the session.
     unowned(unsafe) let session: StoreSession
     /// The table's position in the session's schema.
     package let position: Int

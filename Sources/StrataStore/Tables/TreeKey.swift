@@ -6,7 +6,7 @@ enum TreeKey {
     static func cluster(_ firstKey: Int64, column: UInt16) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(10)
-        IndexKey.appendBigEndian(UInt64(bitPattern: firstKey), to: &out)
+        UnsafeBytes.appendBigEndian(UInt64(bitPattern: firstKey), to: &out)
         out.append(UInt8(column >> 8)); out.append(UInt8(column & 0xFF))
         return out
     }
@@ -33,13 +33,13 @@ enum TreeKey {
     static func list(column: UInt16, _ key: ObjectKey) -> [UInt8] {
         var out: [UInt8] = [UInt8(column >> 8), UInt8(column & 0xFF)]
         out.reserveCapacity(10)
-        IndexKey.appendBigEndian(UInt64(bitPattern: key.rawValue), to: &out)
+        UnsafeBytes.appendBigEndian(UInt64(bitPattern: key.rawValue), to: &out)
         return out
     }
 
     static func u64(_ v: UInt64) -> [UInt8] {
         var out: [UInt8] = []
-        IndexKey.appendBigEndian(v, to: &out)
+        UnsafeBytes.appendBigEndian(v, to: &out)
         return out
     }
 
@@ -47,7 +47,7 @@ enum TreeKey {
     /// `clusterKeyLength`: one unaligned big-endian load of its first 8 bytes.
     @inline(__always)
     static func clusterFirstKey(_ key: UnsafeRawBufferPointer) -> Int64 {
-        Int64(bitPattern: key.loadUnaligned(as: UInt64.self).bigEndian)
+        Int64(bitPattern: UnsafeBytes.loadBigEndian(UInt64.self, from: key))
     }
 
     static func readU64(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) -> UInt64 {

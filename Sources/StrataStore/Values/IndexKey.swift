@@ -19,21 +19,21 @@ enum IndexKey {
         case .bool(let v):
             out.append(1); out.append(v ? 1 : 0)
         case .int(let v):
-            out.append(1); appendBigEndian(UInt64(bitPattern: v) ^ (1 << 63), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(UInt64(bitPattern: v) ^ (1 << 63), to: &out)
         case .date(let v):
-            out.append(1); appendBigEndian(orderedBits(v.timeIntervalSinceReferenceDate), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(orderedBits(v.timeIntervalSinceReferenceDate), to: &out)
         case .double(let v):
-            out.append(1); appendBigEndian(orderedBits(v), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(orderedBits(v), to: &out)
         case .float(let v):
-            out.append(1); appendBigEndian(orderedBits(Double(v)), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(orderedBits(Double(v)), to: &out)
         case .link(let v):
-            out.append(1); appendBigEndian(UInt64(bitPattern: v.rawValue) ^ (1 << 63), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(UInt64(bitPattern: v.rawValue) ^ (1 << 63), to: &out)
         case .typedLink(let table, let key):
             // Mixed properties are not indexed; an ordered encoding all the same.
-            out.append(1); appendBigEndian(UInt64(table), to: &out)
-            appendBigEndian(UInt64(bitPattern: key.rawValue) ^ (1 << 63), to: &out)
+            out.append(1); UnsafeBytes.appendBigEndian(UInt64(table), to: &out)
+            UnsafeBytes.appendBigEndian(UInt64(bitPattern: key.rawValue) ^ (1 << 63), to: &out)
         case .uuid(let v):
-            out.append(1); withUnsafeBytes(of: v.uuid) { out.append(contentsOf: $0) }
+            out.append(1); UnsafeBytes.appendMemory(of: v.uuid, to: &out)
         case .objectId(let v):
             out.append(1); v.withStoredBytes { out.append(contentsOf: $0) }
         case .decimal128(let v):
@@ -73,12 +73,13 @@ enum IndexKey {
                 var count = 0
                 func put(_ byte: UInt8) { buffer[count] = byte; count += 1 }
                 func put(_ bytes: UnsafeRawBufferPointer) { for b in bytes { put(b) } }
+                func putBigEndian(_ bits: UInt64) { UnsafeBytes.storeBigEndian(bits, into: buffer, at: count); count += 8 }
                 switch value {
                 case .null: put(0)
                 case .bool(let v): put(1); put(v ? 1 : 0)
-                case .date(let v): put(1); withUnsafeBytes(of: orderedBits(v.timeIntervalSinceReferenceDate).bigEndian) { put($0) }
-                case .double(let v): put(1); withUnsafeBytes(of: orderedBits(v).bigEndian) { put($0) }
-                case .float(let v): put(1); withUnsafeBytes(of: orderedBits(Double(v)).bigEndian) { put($0) }
+                case .date(let v): put(1); putBigEndian(orderedBits(v.timeIntervalSinceReferenceDate))
+                case .double(let v): put(1); putBigEndian(orderedBits(v))
+                case .float(let v): put(1); putBigEndian(orderedBits(Double(v)))
                 case .uuid(let v): put(1); withUnsafeBytes(of: v.uuid) { put($0) }
                 case .objectId(let v): put(1); v.withStoredBytes { put($0) }
                 case .decimal128(let v): put(1); v.withStoredBytes { put($0) }
@@ -95,7 +96,7 @@ enum IndexKey {
         var words: (UInt64, UInt64) = (0, 0)
         return try withUnsafeMutableBytes(of: &words) { raw in
             raw[0] = tag
-            raw.storeBytes(of: bits.bigEndian, toByteOffset: 1, as: UInt64.self)
+            UnsafeBytes.storeBigEndian(bits, into: raw, at: 1)
             return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(raw)[0..<9]), false)
         }
     }
@@ -105,7 +106,7 @@ enum IndexKey {
         var out: [UInt8] = []
         out.reserveCapacity(32)
         append(value, to: &out)
-        appendBigEndian(UInt64(bitPattern: key.rawValue), to: &out)
+        UnsafeBytes.appendBigEndian(UInt64(bitPattern: key.rawValue), to: &out)
         return out
     }
 
@@ -113,11 +114,6 @@ enum IndexKey {
         var v: UInt64 = 0
         for i in (entry.count - 8)..<entry.count { v = v << 8 | UInt64(entry[i]) }
         return ObjectKey(Int64(bitPattern: v))
-    }
-
-    @inline(__always)
-    static func appendBigEndian(_ v: UInt64, to out: inout [UInt8]) {
-        withUnsafeBytes(of: v.bigEndian) { out.append(contentsOf: $0) }
     }
 
     /// Doubles as unsigned integers in numeric order (negative values reversed).
@@ -136,7 +132,7 @@ enum IndexKey {
             if out.count - start > maximumValueBytes {
                 out.removeSubrange((start + maximumValueBytes)...)
                 out.append(0); out.append(1)
-                appendBigEndian(hash(bytes), to: &out)
+                UnsafeBytes.appendBigEndian(hash(bytes), to: &out)
                 return true
             }
         }

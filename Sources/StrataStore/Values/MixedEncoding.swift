@@ -28,11 +28,11 @@ package enum MixedEncoding {
         case .data(let data):
             return data.withUnsafeBytes { bytes in tagged(.data, payload: bytes.count, body) { $0.copyMemory(from: bytes) } }
         case .bool(let v): return tagged(.bool, payload: 1, body) { $0[0] = v ? 1 : 0 }
-        case .int(let v): return tagged(.int, payload: 8, body) { $0.storeBytes(of: v.littleEndian, as: Int64.self) }
-        case .float(let v): return tagged(.float, payload: 4, body) { $0.storeBytes(of: v.bitPattern.littleEndian, as: UInt32.self) }
-        case .double(let v): return tagged(.double, payload: 8, body) { $0.storeBytes(of: v.bitPattern.littleEndian, as: UInt64.self) }
+        case .int(let v): return tagged(.int, payload: 8, body) { UnsafeBytes.storeLittleEndian(v, into: $0) }
+        case .float(let v): return tagged(.float, payload: 4, body) { UnsafeBytes.storeLittleEndian(v.bitPattern, into: $0) }
+        case .double(let v): return tagged(.double, payload: 8, body) { UnsafeBytes.storeLittleEndian(v.bitPattern, into: $0) }
         case .date(let v):
-            return tagged(.date, payload: 8, body) { $0.storeBytes(of: v.timeIntervalSinceReferenceDate.bitPattern.littleEndian, as: UInt64.self) }
+            return tagged(.date, payload: 8, body) { UnsafeBytes.storeLittleEndian(v.timeIntervalSinceReferenceDate.bitPattern, into: $0) }
         case .uuid(let v):
             return withUnsafeBytes(of: v.uuid) { bytes in tagged(.uuid, payload: 16, body) { $0.copyMemory(from: bytes) } }
         case .objectId(let v):
@@ -41,8 +41,8 @@ package enum MixedEncoding {
             return v.withStoredBytes { bytes in tagged(.decimal128, payload: 16, body) { $0.copyMemory(from: bytes) } }
         case .typedLink(let table, let key):
             return tagged(.link, payload: 12, body) {
-                $0.storeBytes(of: table.littleEndian, as: UInt32.self)
-                $0.storeBytes(of: key.rawValue.littleEndian, toByteOffset: 4, as: Int64.self)
+                UnsafeBytes.storeLittleEndian(table, into: $0)
+                UnsafeBytes.storeLittleEndian(key.rawValue, into: $0, at: 4)
             }
         case .null, .link:
             preconditionFailure("MixedEncoding stores values and links that name their table, not \(value)")
@@ -70,16 +70,16 @@ package enum MixedEncoding {
             return .bool(payload[0] == 1)
         case .int:
             guard fixed(8) else { return nil }
-            return .int(Int64(littleEndian: payload.loadUnaligned(as: Int64.self)))
+            return .int(UnsafeBytes.loadLittleEndian(Int64.self, from: payload))
         case .float:
             guard fixed(4) else { return nil }
-            return .float(Float(bitPattern: UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self))))
+            return .float(Float(bitPattern: UnsafeBytes.loadLittleEndian(UInt32.self, from: payload)))
         case .double:
             guard fixed(8) else { return nil }
-            return .double(Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))))
+            return .double(Double(bitPattern: UnsafeBytes.loadLittleEndian(UInt64.self, from: payload)))
         case .date:
             guard fixed(8) else { return nil }
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self)))))
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UnsafeBytes.loadLittleEndian(UInt64.self, from: payload))))
         case .string:
             return .string(String(decoding: payload, as: UTF8.self))
         case .data:
@@ -96,9 +96,9 @@ package enum MixedEncoding {
             return .decimal128(Decimal128(storedBytes: payload))
         case .link:
             guard fixed(12) else { return nil }
-            let key = Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: Int64.self))
+            let key = UnsafeBytes.loadLittleEndian(Int64.self, from: payload, at: 4)
             guard key >= 0 else { return nil }
-            return .typedLink(table: UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self)), key: ObjectKey(key))
+            return .typedLink(table: UnsafeBytes.loadLittleEndian(UInt32.self, from: payload), key: ObjectKey(key))
         case .mixed:
             return nil
         }
@@ -137,7 +137,7 @@ package enum MixedEncoding {
     @inline(__always)
     package static func link(in bytes: UnsafeRawBufferPointer) -> (table: UInt32, key: Int64)? {
         guard bytes.count == 13, bytes[0] == PropertyKind.link.rawValue else { return nil }
-        return (UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt32.self)),
-                Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 5, as: Int64.self)))
+        return (UnsafeBytes.loadLittleEndian(UInt32.self, from: bytes, at: 1),
+                UnsafeBytes.loadLittleEndian(Int64.self, from: bytes, at: 5))
     }
 }

@@ -29,7 +29,7 @@ import StrataTestWorkloads
 
     private static func expectedEntry(_ value: StoreValue, _ key: ObjectKey) -> ([UInt8], [UInt8]) {
         var objectKey: [UInt8] = []
-        IndexKey.appendBigEndian(UInt64(bitPattern: key.rawValue), to: &objectKey)
+        UnsafeBytes.appendBigEndian(UInt64(bitPattern: key.rawValue), to: &objectKey)
         return (IndexKey.encode(value).bytes, objectKey)
     }
 
