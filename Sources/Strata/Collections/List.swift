@@ -223,12 +223,14 @@ extension List: _Persistable {
     }
     public func _strataStored(_ database: Database?) -> _StoredProperty { .list(map { $0._strataElement(database) }) }
     public static func _strataFrom(any value: Any, _ database: Database?) -> List<Element>? {
-        guard let value = unwrapAny(value) else { return List() }
-        if let list = value as? List<Element> { return list }
-        guard let array = value as? [Any] else { return nil }
+        // Always a new list holding the members (as RealmSwift's key-value assignment does):
+        // the property never shares a list with another object or collection.
+        guard !isNil(value), let value = unwrapAny(value) else { return List() }  // nil or NSNull: empty
+        guard let members = looseCollectionMembers(value) else { return nil }
         let list = List()
-        for item in array {
-            guard let element = Element._strataElement(any: item, database) else { return nil }
+        for item in members {
+            // A managed embedded object has its parent: the new list gets a copy of it.
+            guard let element = Element._strataElement(any: ClassInfo.copyingEmbedded(item), database) else { return nil }
             list.storage.append(element)
         }
         return list
@@ -281,12 +283,57 @@ extension List where Element: Object {
         asResults().distinct(by: keyPaths)
     }
 
-    /// The smallest value of a property of the list's objects, ignoring nils.
-    public func min<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().min(ofProperty: property) }
+    /// The smallest value of a property of the list's objects, ignoring nils. An unmanaged
+    /// list computes it from its objects, with the same result.
+    public func min<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        guard owner != nil else { return AggregateValue.convert(unmanagedAggregate(.min, property, "min(ofProperty:)")) }
+        return asResults().min(ofProperty: property)
+    }
     /// The largest value of a property of the list's objects, ignoring nils.
-    public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().max(ofProperty: property) }
-    /// The sum of a property of the list's objects, ignoring nils.
-    public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T { asResults().sum(ofProperty: property) }
+    public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        guard owner != nil else { return AggregateValue.convert(unmanagedAggregate(.max, property, "max(ofProperty:)")) }
+        return asResults().max(ofProperty: property)
+    }
+    /// The sum of a property of the list's objects, ignoring nils (0 for none).
+    public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T {
+        guard owner == nil else { return asResults().sum(ofProperty: property) }
+        guard let value: T = AggregateValue.convert(unmanagedAggregate(.sum, property, "sum(ofProperty:)")) ?? AggregateValue.convert(.int(0)) else {
+            fatalError("sum(ofProperty: \"\(property)\") cannot be returned as \(T.self)")
+        }
+        return value
+    }
     /// The average of a property of the list's objects, ignoring nils.
-    public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { asResults().average(ofProperty: property) }
+    public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? {
+        guard owner != nil else { return AggregateValue.convert(unmanagedAggregate(.average, property, "average(ofProperty:)")) }
+        return asResults().average(ofProperty: property)
+    }
+
+    /// The smallest value of a property of the list's objects, ignoring nils.
+    public func min<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        min(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The smallest value of an optional property of the list's objects, ignoring nils.
+    public func min<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        min(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The largest value of a property of the list's objects, ignoring nils.
+    public func max<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        max(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The largest value of an optional property of the list's objects, ignoring nils.
+    public func max<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        max(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The sum of a property of the list's objects, ignoring nils (0 for none).
+    public func sum<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T {
+        sum(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The average of a property of the list's objects, ignoring nils.
+    public func average<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? {
+        average(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
+    /// The average of an optional property of the list's objects, ignoring nils.
+    public func average<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? {
+        average(ofProperty: KeyPathRecorder.names(keyPath).joined(separator: "."))
+    }
 }

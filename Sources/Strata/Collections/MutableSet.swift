@@ -176,8 +176,7 @@ extension MutableSet: _Persistable {
         .list(Self.distinct(self).map { $0._strataElement(database) })
     }
     public static func _strataFrom(any value: Any, _ database: Database?) -> MutableSet<Element>? {
-        guard let value = unwrapAny(value) else { return MutableSet() }
-        if let set = value as? MutableSet<Element> { return set }
+        // Always a new set holding the members, as for a list (`List._strataFrom(any:_:)`).
         guard let list = List<Element>._strataFrom(any: value, database) else { return nil }
         let set = MutableSet()
         set.insert(objectsIn: Array(list))
@@ -206,6 +205,23 @@ extension MutableSet: ObjectCollection where Element: Object {
     public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.max(ofProperty: property) }
     public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T { list.sum(ofProperty: property) }
     public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.average(ofProperty: property) }
+}
+
+extension MutableSet where Element: Object {
+    /// The smallest value of a property of the set's objects, ignoring nils (managed or not).
+    public func min<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? { list.min(of: keyPath) }
+    /// The smallest value of an optional property of the set's objects, ignoring nils.
+    public func min<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? { list.min(of: keyPath) }
+    /// The largest value of a property of the set's objects, ignoring nils.
+    public func max<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? { list.max(of: keyPath) }
+    /// The largest value of an optional property of the set's objects, ignoring nils.
+    public func max<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? { list.max(of: keyPath) }
+    /// The sum of a property of the set's objects, ignoring nils (0 for none).
+    public func sum<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T { list.sum(of: keyPath) }
+    /// The average of a property of the set's objects, ignoring nils.
+    public func average<T: _PersistableInsideOptional>(of keyPath: KeyPath<Element, T>) -> T? { list.average(of: keyPath) }
+    /// The average of an optional property of the set's objects, ignoring nils.
+    public func average<T: _PersistableScalar>(of keyPath: KeyPath<Element, T?>) -> T? { list.average(of: keyPath) }
 }
 
 extension MutableSet {

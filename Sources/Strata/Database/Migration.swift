@@ -239,7 +239,8 @@ extension StoreValue {
 
     /// Loose input converted for a property of `kind`; nil when it does not fit.
     static func from(any input: Any, kind: PropertyKind) -> StoreValue? {
-        guard let input = unwrapAny(input) else { return .null }
+        // NSNull is nil, as in RealmSwift (a nullable primary key, an optional property).
+        guard let input = unwrapAny(input), !(input is NSNull) else { return .null }
         switch kind {
         case .bool: return Bool._strataConvert(input, nil).map { .bool($0) }
         case .int: return Int64._strataConvert(input, nil).map { .int($0) }

@@ -279,10 +279,10 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     func apply(value: Any, to object: Object, database: Database?) throws(Database.Error) {
         let value = unwrapAny(value) ?? value
         if let dictionary = value as? [String: Any] {
+            // As in RealmSwift: keys the class has no property for are ignored, so that a
+            // dictionary with more in it (decoded JSON, say) can make an object.
             for (key, input) in dictionary {
-                guard let index = schema.propertyIndex(named: key) else {
-                    throw Database.Error(.invalidInput, "'\(schema.name)' has no property named '\(key)'")
-                }
+                guard let index = schema.propertyIndex(named: key) else { continue }
                 try set(index, input, on: object, database: database)
             }
         } else if let array = value as? [Any] {
@@ -305,7 +305,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     /// A value read from another object, with its managed embedded objects replaced by
     /// unmanaged copies: an embedded object belongs to one parent, so a copy of the parent
     /// gets copies of them (as in RealmSwift).
-    private static func copyingEmbedded(_ input: Any) -> Any {
+    static func copyingEmbedded(_ input: Any) -> Any {
         if let embedded = input as? EmbeddedObject {
             guard embedded.isManaged else { return embedded }
             let type = Swift.type(of: embedded)

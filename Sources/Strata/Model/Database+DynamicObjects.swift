@@ -45,9 +45,7 @@ extension Database {
         } else {
             fatalError("dynamicCreate: give '\(typeName)' its values as a [String: Any] dictionary or an array in property order, not \(type(of: value)).")
         }
-        for name in given.keys where schema.propertyIndex(named: name) == nil {
-            fatalError("dynamicCreate: '\(typeName)' has no property named '\(name)'.")
-        }
+        // Keys the type has no property for are ignored, as by create(_:value:) and in RealmSwift.
         var existing: ObjectKey?
         var primaryKey = StoreValue.null
         if let pk = schema.primaryKeyIndex {

@@ -43,7 +43,8 @@ struct DynamicFieldAccess: FieldAccess {
             entries.sort { MapKeyOrder.precedes($0.0, $1.0) }
             stored = .map(keys: entries.map(\.0), values: entries.map(\.1))
         } else if property.isList {
-            guard let items = input.map({ $0 as? [Any?] ?? ($0 as? [Any])?.map { Optional($0) } }) ?? [] else { return false }
+            // Any collection's members are copied (`looseCollectionMembers`); nil or NSNull empties it.
+            guard let items = input.map({ $0 is NSNull ? [] : looseCollectionMembers($0)?.map { Optional($0) } }) ?? [] else { return false }
             var values: [StoreValue] = []
             for item in items {
                 guard let value = storable(item, context) else { return false }
@@ -80,7 +81,7 @@ struct DynamicFieldAccess: FieldAccess {
     /// A loose value in the property's stored form; nil when it does not fit (nil itself
     /// fits an optional property, or a list of optionals).
     private func storable(_ input: Any?, _ context: TableContext) -> StoreValue? {
-        guard let input = input.flatMap(unwrapAny) else { return property.isOptional ? .null : nil }
+        guard let input = input.flatMap(unwrapAny), !(input is NSNull) else { return property.isOptional ? .null : nil }
         switch property.kind {
         case .link:
             // An embedded object has one parent: a dynamic write cannot give it another.
