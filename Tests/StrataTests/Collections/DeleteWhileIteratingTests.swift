@@ -65,6 +65,22 @@ final class SweptHolder: Object {
         #expect(db.objects(SweptItem.self).isEmpty)
     }
 
+    @Test func deletingEveryObjectChangedEarlierInTheSameWriteDeletesThemAll() throws {
+        // The write has already changed every cluster when the loop starts, so the loop
+        // begins on the writer's own clusters, which each deletion changes.
+        let db = try open()
+        var visited = 0
+        try db.write {
+            for item in db.objects(SweptItem.self) { item.done = true }
+            for item in db.objects(SweptItem.self) {
+                visited += 1
+                db.delete(item)
+            }
+        }
+        #expect(visited == Self.count)
+        #expect(db.objects(SweptItem.self).isEmpty)
+    }
+
     @Test func deletingEveryObjectOfFilteredResultsInALoopDeletesThemAll() throws {
         let db = try open()
         let even = db.objects(SweptItem.self).where { $0.group == 0 || $0.group == 2 }
