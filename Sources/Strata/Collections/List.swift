@@ -97,6 +97,37 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     public var description: String { "List<\(Element.self)>(\(Array(self)))" }
 
+    /// Iterates over the list as it was when iteration starts: a loop that deletes the
+    /// list's objects or removes its elements still visits every element it started with
+    /// (`for dog in person.dogs { db.delete(dog) }` deletes them all), as in RealmSwift. An
+    /// object deleted before the loop reaches it is still visited, invalidated.
+    public func makeIterator() -> Iterator {
+        guard let owner else { return Iterator(unmanaged: storage, stored: [], database: nil) }
+        return Iterator(unmanaged: [], stored: stored(), database: owner._database)
+    }
+
+    /// Iterates over a list's elements as they were when the iteration began.
+    public struct Iterator: IteratorProtocol {
+        /// An unmanaged list's elements, or a managed list's stored values (one is empty).
+        private let unmanaged: [Element]
+        private let stored: [StoreValue]
+        private let database: Database?
+        private var position = 0
+
+        init(unmanaged: [Element], stored: [StoreValue], database: Database?) {
+            self.unmanaged = unmanaged
+            self.stored = stored
+            self.database = database
+        }
+
+        public mutating func next() -> Element? {
+            defer { position += 1 }
+            if position < unmanaged.count { return unmanaged[position] }
+            guard position < stored.count else { return nil }
+            return Element._strataElement(from: stored[position], database)
+        }
+    }
+
     // MARK: Mutation
 
     /// Changes the managed list: in place in the store where it can (a loop of changes then

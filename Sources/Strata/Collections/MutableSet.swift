@@ -46,6 +46,11 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     public var startIndex: Int { 0 }
     public var endIndex: Int { list.count }
     public subscript(position: Int) -> Element { list[position] }
+
+    /// Iterates over the members as they were when iteration starts (see
+    /// ``List/makeIterator()``): removing members or deleting member objects inside the loop
+    /// skips none.
+    public func makeIterator() -> List<Element>.Iterator { list.makeIterator() }
     public var description: String { "MutableSet<\(Element.self)>(\(Array(self)))" }
 
     // MARK: Membership

@@ -84,6 +84,14 @@ public struct AnyObjectCollection<Element: Object>: ObjectCollection {
     public var endIndex: Int { base.count }
     public subscript(position: Int) -> Element { base[position] }
 
+    /// Iterates with the wrapped collection's iterator, so over the objects as they were when
+    /// iteration starts, as the wrapped collection does.
+    public func makeIterator() -> AnyIterator<Element> { Self.iterator(base) }
+
+    private static func iterator<C: ObjectCollection>(_ base: C) -> AnyIterator<Element> where C.Element == Element {
+        AnyIterator(base.makeIterator())
+    }
+
     public var isFrozen: Bool { base.isFrozen }
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> { base.where(isIncluded) }
     public func filter(_ predicate: FilterPredicate) throws(QueryError) -> Results<Element> { try base.filter(predicate) }

@@ -237,14 +237,22 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// How the last evaluation went (package-internal, for tests).
     var lastStatistics: QueryStatistics? { database.core.withReadLock { cache.query?.statistics } }
 
-    /// Iterates over the objects of the version current when iteration starts.
+    /// Iterates over the objects as they were when iteration starts: a loop that deletes
+    /// objects or changes them so that they no longer match still visits every object it
+    /// started with (`for item in results { db.delete(item) }` deletes them all). An object
+    /// deleted before the loop reaches it is still visited, invalidated (`isInvalidated` is
+    /// true and reading its properties stops the process), as in RealmSwift.
     public func makeIterator() -> Iterator {
         database.core.withReadLock { unlockedIterator() }
     }
 
     private func unlockedIterator() -> Iterator {
         guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
-        if predicate == nil && orderings.isEmpty && listKeys == nil {
+        // Every object, cluster by cluster: the fast path. Inside a write transaction the
+        // loop's body may delete or add objects, which changes the writer's clusters under
+        // the walk (skipping objects), so the loop walks the keys as they were when it
+        // started instead, as the other results always do (RealmSwift iterates a snapshot).
+        if predicate == nil && orderings.isEmpty && listKeys == nil && !database.core.session.isInWriteTransaction {
             database.core.verify("iterating Results")
             var clusters: [ClusterView] = []
             do {
@@ -257,7 +265,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return Iterator(context: context, keys: keys(), clusters: [])
     }
 
-    /// Iterates over results.
+    /// Iterates over results, in the order and membership they had when the iteration began
+    /// (see ``Results/makeIterator()``).
     ///
     /// An object your code no longer references when the next step begins (no strong,
     /// `weak` or `unowned` reference) may be reused for the next object, as if it had been
@@ -284,6 +293,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             // The walk's objects are made by `Element`'s table context, as `Element` (see
             // `TableContext.materialize(dynamicKey:cluster:row:)`).
             return unsafeDowncast(object, to: Element.self)
+        }
+    }
+
+    /// Iterates over the objects at `positions` of the results as they are now (for a
+    /// section of sectioned results): the keys are taken now, so changes made during the
+    /// loop do not move it.
+    func makeIterator(positions: [Int]) -> Iterator {
+        database.core.withReadLock {
+            guard let context else { return Iterator(context: nil, keys: [], clusters: []) }
+            let all = keys()
+            return Iterator(context: context, keys: positions.compactMap { $0 < all.count ? all[$0] : nil }, clusters: [])
         }
     }
 

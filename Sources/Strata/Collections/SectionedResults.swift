@@ -97,6 +97,31 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
         return results[positions[item]]
     }
 
+    /// Iterates over the sections there were when iteration starts, each found again by its
+    /// key when it is read: deleting a section's objects inside the loop skips no later
+    /// section (a section emptied meanwhile has no objects).
+    public func makeIterator() -> Iterator {
+        Iterator(parent: self, keys: currentSections().map(\.key))
+    }
+
+    /// Iterates over the sections of sectioned results as they were when iteration began.
+    public struct Iterator: IteratorProtocol {
+        let parent: SectionedResults<Key, Element>
+        let keys: [Key]
+        private var position = 0
+
+        init(parent: SectionedResults<Key, Element>, keys: [Key]) {
+            self.parent = parent
+            self.keys = keys
+        }
+
+        public mutating func next() -> ResultsSection<Key, Element>? {
+            guard position < keys.count else { return nil }
+            defer { position += 1 }
+            return ResultsSection(parent: parent, key: keys[position])
+        }
+    }
+
     /// The sections' keys, in section order.
     public var allKeys: [Key] { currentSections().map(\.key) }
 
@@ -271,6 +296,12 @@ public struct ResultsSection<Key: Hashable, Element: Object>: RandomAccessCollec
         let positions = positions
         require(position >= 0 && position < positions.count, "Index \(position) out of bounds (the section has \(positions.count) objects)")
         return parent.results[positions[position]]
+    }
+
+    /// Iterates over the section's objects as they were when iteration starts: deleting them,
+    /// or changing them so that they leave the section, inside the loop skips none.
+    public func makeIterator() -> Results<Element>.Iterator {
+        parent.results.makeIterator(positions: positions)
     }
 
     /// The key and the number of objects, for debugging.
