@@ -1,0 +1,1 @@
+// The sync client: see docs/design/sync.md.

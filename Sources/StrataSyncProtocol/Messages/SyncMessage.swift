@@ -1,0 +1,98 @@
+/// Every message of the sync protocol, in both directions, over one WebSocket (one binary
+/// WebSocket message per frame; see ``SyncFrameCodec`` for the bytes).
+///
+/// A session: the client sends `hello`; the server answers `welcome` (or `error` and closes).
+/// Then, in any order: the client `upload`s changesets and the server `uploadAck`s them once
+/// they are durable; the server sends `download` frames (each ending at a checkpoint) and
+/// `snapshot`s (bootstraps of new subscriptions, and client resets); the client changes its
+/// subscriptions with `subscribe`; either side may `ping`.
+public enum SyncMessage: Sendable, Hashable {
+    // Client → server
+    /// Opens a session. `checkpoint` is the last server sequence the client applied (0: none),
+    /// `lastAcknowledged` is not sent: the server knows it.
+    case hello(Hello)
+    /// Changesets in client-sequence order, starting at or before the first the server has
+    /// not acknowledged (a resend after a reconnect repeats some; the server skips those).
+    case upload([ClientChangeset])
+    /// Replaces the client's subscriptions; `version` increases with each change.
+    case subscribe(version: UInt64, subscriptions: [SubscriptionSpec])
+    case ping(UInt64)
+
+    // Server → client
+    case welcome(Welcome)
+    /// Every changeset of this client up to `clientSequence` is durable on the server.
+    case uploadAck(clientSequence: UInt64)
+    /// Changesets after the client's checkpoint, ending at `checkpoint`. Applied as one
+    /// local write transaction.
+    case download(changesets: [ServerChangeset], checkpoint: Checkpoint, remaining: UInt64)
+    /// Whole object states (for new subscriptions, or a client reset when `isReset`), as of
+    /// `checkpoint`. `subscriptionVersion` is the subscription set the snapshot completes.
+    case snapshot(Snapshot)
+    case pong(UInt64)
+    /// A refusal; `code` says why. After a fatal error the server closes the connection.
+    case error(code: SyncErrorCode, message: String)
+
+    public struct Hello: Sendable, Hashable {
+        public var protocolVersion: UInt16
+        public var appID: String
+        public var clientID: UInt64
+        public var accessToken: String
+        public var checkpoint: UInt64
+        public var subscriptionVersion: UInt64
+        public var subscriptions: [SubscriptionSpec]
+        public var schema: SyncSchema
+
+        public init(protocolVersion: UInt16 = SyncProtocol.version, appID: String, clientID: UInt64, accessToken: String,
+                    checkpoint: UInt64, subscriptionVersion: UInt64, subscriptions: [SubscriptionSpec], schema: SyncSchema) {
+            self.protocolVersion = protocolVersion
+            self.appID = appID
+            self.clientID = clientID
+            self.accessToken = accessToken
+            self.checkpoint = checkpoint
+            self.subscriptionVersion = subscriptionVersion
+            self.subscriptions = subscriptions
+            self.schema = schema
+        }
+    }
+
+    public struct Welcome: Sendable, Hashable {
+        /// The highest client sequence of this client the server holds (resend after it).
+        public var lastAcknowledged: UInt64
+        /// The server's newest sequence for the app (for download progress).
+        public var latestSequence: UInt64
+
+        public init(lastAcknowledged: UInt64, latestSequence: UInt64) {
+            self.lastAcknowledged = lastAcknowledged
+            self.latestSequence = latestSequence
+        }
+    }
+
+    public struct Snapshot: Sendable, Hashable {
+        /// Encoded ``SyncObjectState``s, one per object (tombstones included), so that
+        /// pending local operations merge with them exactly as with the history.
+        public var objects: [SyncObjectState]
+        public var checkpoint: Checkpoint
+        public var subscriptionVersion: UInt64
+        /// A client reset: the client's synced data becomes this state (plus its
+        /// unacknowledged changes).
+        public var isReset: Bool
+        /// More snapshot frames follow for the same checkpoint (large bootstraps are split).
+        public var isLast: Bool
+
+        public init(objects: [SyncObjectState], checkpoint: Checkpoint, subscriptionVersion: UInt64, isReset: Bool, isLast: Bool) {
+            self.objects = objects
+            self.checkpoint = checkpoint
+            self.subscriptionVersion = subscriptionVersion
+            self.isReset = isReset
+            self.isLast = isLast
+        }
+    }
+}
+
+/// Protocol-wide constants.
+public enum SyncProtocol {
+    /// The version of the message set and encoding this build speaks.
+    public static let version: UInt16 = 1
+    /// The largest frame either side accepts (bytes); a larger one is ``SyncErrorCode/frameTooLarge``.
+    public static let maximumFrameSize = 16 * 1024 * 1024
+}

@@ -1,0 +1,14 @@
+/// An object's identity between devices: its class and its primary key. Synced classes have a
+/// primary key; the object keys a file assigns locally never leave the device.
+public struct ObjectRef: Sendable, Hashable, CustomStringConvertible {
+    public var className: String
+    /// `.int`, `.string`, `.objectID`, `.uuid` or `.null` (a nullable primary key).
+    public var primaryKey: SyncValue
+
+    public init(className: String, primaryKey: SyncValue) {
+        self.className = className
+        self.primaryKey = primaryKey
+    }
+
+    public var description: String { "\(className)[\(primaryKey)]" }
+}
