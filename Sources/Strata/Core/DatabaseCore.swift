@@ -124,6 +124,14 @@ final class DatabaseCore {
     private var token: Token?
 
     static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
+        let core = try openWithoutAttachment(configuration, confinement)
+        if let attachment = configuration.attachment {
+            do { try attachment.databaseWillOpen(configuration) } catch { throw Database.Error.wrap(error, path: configuration.fileURL?.path) }
+        }
+        return core
+    }
+
+    private static func openWithoutAttachment(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
         // A core is released in its own context, so the core behind a live token for this
         // context's key cannot be mid-release here.

@@ -97,6 +97,10 @@ extension Database {
         /// stopped on damage in this file before (see <doc:DamagedFiles>). Ignored for
         /// in-memory databases.
         public var verifyOnOpen = false
+        /// A layer above `Strata` that takes part in every open of this file (sync's client).
+        /// Not compared by `==`: two configurations of one file with and without it name the
+        /// same database.
+        package var attachment: (any DatabaseAttachment)?
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,
