@@ -91,7 +91,6 @@ final class FaultProxy: Sendable {
         let box = ProxyBox()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.autoRead, value: false)
             .childChannelInitializer { channel in
                 guard let proxy = box.proxy.withLock({ $0 }) else { return channel.close() }
                 proxy.accept(channel)
@@ -119,8 +118,9 @@ final class FaultProxy: Sendable {
         state.withLock { $0.counters }
     }
 
-    /// Begins a partition: see `PartitionMode`. Lasts until `heal()`.
-    func partition(_ mode: PartitionMode = .refuse) {
+    /// Begins a partition: see `PartitionMode`. Lasts until `heal()`. Returns once every open
+    /// connection is closed or stalled.
+    func partition(_ mode: PartitionMode = .refuse) async {
         let affected = state.withLock { state -> [ProxyConnectionHandle] in
             state.partition = mode
             state.counters.partitions += 1
@@ -129,28 +129,29 @@ final class FaultProxy: Sendable {
         }
         for connection in affected {
             switch mode {
-            case .refuse: connection.close()
-            case .blackHole: connection.stall()
+            case .refuse: try? await connection.close().get()
+            case .blackHole: try? await connection.stall().get()
             }
         }
     }
 
     /// Ends a partition: stalled connections resume, new connections are forwarded again.
-    func heal() {
+    func heal() async {
         let affected = state.withLock { state -> [ProxyConnectionHandle] in
             state.partition = nil
             return Array(state.connections.values)
         }
-        for connection in affected { connection.resume() }
+        for connection in affected { try? await connection.resume().get() }
     }
 
-    /// Closes every open connection (both sides); new connections are still forwarded.
-    func cutAll() {
+    /// Closes every open connection (both sides) and returns once they are closed; new
+    /// connections are still forwarded.
+    func cutAll() async {
         let affected = state.withLock { state -> [ProxyConnectionHandle] in
             state.counters.closedByTest += state.connections.count
             return Array(state.connections.values)
         }
-        for connection in affected { connection.close() }
+        for connection in affected { try? await connection.close().get() }
     }
 
     /// Stops listening and closes every connection.
@@ -170,34 +171,34 @@ final class FaultProxy: Sendable {
             return (state.listener, connections)
         }
         listener?.close(promise: nil)
-        for connection in connections { connection.close() }
+        for connection in connections { _ = connection.close() }
         return listener
     }
 
-    /// Called on the accepted channel's event loop.
+    /// Called on the accepted channel's event loop. The decision and the registration happen
+    /// under one lock, so a partition begun at any moment either refuses or stalls the
+    /// connection, or finds it registered and affects it (its call queues behind `start`).
     private func accept(_ channel: any Channel) {
-        enum Decision { case refuse, forward(Int, stalled: Bool) }
-        let decision = state.withLock { state -> Decision in
+        let accepted = state.withLock { state -> (ProxyConnection, stalled: Bool)? in
             if state.stopped || state.partition == .refuse {
                 state.counters.refused += 1
-                return .refuse
+                return nil
             }
             let number = state.nextConnection
             state.nextConnection += 1
             state.counters.accepted += 1
             let stalled = state.partition == .blackHole
             if stalled { state.counters.stalled += 1 }
-            return .forward(number, stalled: stalled)
-        }
-        switch decision {
-        case .refuse:
-            channel.close(promise: nil)
-        case .forward(let number, let stalled):
             let connection = ProxyConnection(number: number, inbound: channel, target: target,
                                              plan: schedule.plan(forConnection: number), proxy: self)
-            state.withLock { $0.connections[number] = ProxyConnectionHandle(connection) }
-            connection.start(stalled: stalled)
+            state.connections[number] = ProxyConnectionHandle(connection)
+            return (connection, stalled)
         }
+        guard let (connection, stalled) = accepted else {
+            channel.close(promise: nil)
+            return
+        }
+        connection.start(stalled: stalled)
     }
 
     /// A connection has closed (from either side or by a fault).

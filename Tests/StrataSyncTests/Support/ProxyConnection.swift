@@ -6,6 +6,9 @@ import NIOPosix
 ///
 /// Confined to the accepted channel's event loop (the target channel is opened on the same
 /// loop), so its state needs no lock; other threads reach it through `ProxyConnectionHandle`.
+/// Both channels read all the time; bytes that may not be forwarded yet (no target channel
+/// yet, a delay, a stall) wait in their lane. Tests move little data, so the lanes need no
+/// back-pressure.
 final class ProxyConnection {
     /// Which way bytes go.
     enum Direction {
@@ -89,18 +92,8 @@ final class ProxyConnection {
             return
         }
         outbound = channel
-        if stalled {
-            setReading(false)
-        } else {
-            setReading(true)
-        }
-    }
-
-    private func setReading(_ reading: Bool) {
-        for channel in [inbound, outbound].compactMap({ $0 }) {
-            _ = try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: reading)
-            if reading { channel.read() }
-        }
+        drain(.toTarget)
+        drain(.toClient)
     }
 
     /// Bytes read from one side, to forward to the other.
@@ -188,12 +181,12 @@ final class ProxyConnection {
         }
     }
 
-    /// Stops forwarding (and reading) until `resume()`.
+    /// Stops forwarding until `resume()`: what arrives meanwhile waits in the lanes, as
+    /// packets a partition holds up would be retransmitted after it heals.
     func stall() {
         guard !closed, !stalled else { return }
         stalled = true
         proxy.count { $0.stalled += 1 }
-        setReading(false)
     }
 
     /// Forwards again after `stall()`: connects if it never did, sends what waited.
@@ -203,7 +196,6 @@ final class ProxyConnection {
         if outbound == nil {
             connect()
         } else {
-            setReading(true)
             drain(.toTarget)
             drain(.toClient)
         }
@@ -231,16 +223,16 @@ struct ProxyConnectionHandle: Sendable {
         self.connection = NIOLoopBound(connection, eventLoop: eventLoop)
     }
 
-    func close() {
-        eventLoop.execute { connection.value.close() }
+    func close() -> EventLoopFuture<Void> {
+        eventLoop.submit { connection.value.close() }
     }
 
-    func stall() {
-        eventLoop.execute { connection.value.stall() }
+    func stall() -> EventLoopFuture<Void> {
+        eventLoop.submit { connection.value.stall() }
     }
 
-    func resume() {
-        eventLoop.execute { connection.value.resume() }
+    func resume() -> EventLoopFuture<Void> {
+        eventLoop.submit { connection.value.resume() }
     }
 }
 

@@ -1,0 +1,22 @@
+/// The child's seeded random number generator (SplitMix64): the same seed gives the same
+/// workload on every run, so a failing convergence test is reproducible from its seeds.
+struct ChildRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+
+    /// An element of a non-empty array.
+    mutating func pick<T>(_ elements: [T]) -> T {
+        elements[Int.random(in: 0..<elements.count, using: &self)]
+    }
+}
