@@ -32,26 +32,43 @@ struct ConvergenceRun {
     let seed: UInt64
     let folder: String
 
-    /// Runs the scenario and returns the problems `ConvergenceCheck` found (empty: converged).
-    func run() async throws -> [String] {
-        guard let child = ProductExecutable.syncChild else { throw Failure.childNotBuilt }
+    /// What a run started, stopped at its end whatever happened.
+    private final class Started {
         var servers: [SyncServerProcess] = []
         var proxies: [FaultProxy] = []
-        defer {
-            let servers = servers
-            let proxies = proxies
-            Task {
-                for server in servers { await server.kill() }
-                for proxy in proxies { await proxy.stop() }
-            }
+        var processes: [SpawnedProcess] = []
+
+        func stopAll() async {
+            for process in processes { await process.kill() }
+            for server in servers { await server.kill() }
+            for proxy in proxies { await proxy.stop() }
         }
+    }
+
+    /// Runs the scenario and returns the problems `ConvergenceCheck` found (empty: converged).
+    func run() async throws -> [String] {
+        let started = Started()
+        do {
+            let problems = try await run(started)
+            await started.stopAll()
+            return problems
+        } catch {
+            await started.stopAll()
+            throw error
+        }
+    }
+
+    private func run(_ started: Started) async throws -> [String] {
+        guard let child = ProductExecutable.syncChild else { throw Failure.childNotBuilt }
         for (index, storage) in storages.enumerated() {
             let server = try await SyncServerProcess(storage: storage, logFolder: folder)
-            servers.append(server)
-            proxies.append(try await FaultProxy.start(targetPort: server.port,
-                                                      schedule: .hostile(seed: seed &+ UInt64(index)),
-                                                      lifetime: .seconds(170)))
+            started.servers.append(server)
+            started.proxies.append(try await FaultProxy.start(targetPort: server.port,
+                                                              schedule: .hostile(seed: seed &+ UInt64(index)),
+                                                              lifetime: .seconds(170)))
         }
+        let servers = started.servers
+        let proxies = started.proxies
         let app = "convergence-\(UUID().uuidString.prefix(8).lowercased())"
         func serverURL(forClient client: Int) -> String {
             "http://127.0.0.1:\(proxies[client % proxies.count].port)"
@@ -60,8 +77,10 @@ struct ConvergenceRun {
             var arguments = ["--file", "\(folder)/client-\(client).strata", "--server", serverURL(forClient: client),
                              "--app", app, "--seed", String(seed), "--ops", String(operations), "--client", name]
             if let killAfter { arguments += ["--kill-after-ops", String(killAfter)] }
-            return try SpawnedProcess.start(executable: child, arguments: arguments,
-                                            errorLogPath: "\(folder)/\(name).stderr")
+            let process = try SpawnedProcess.start(executable: child, arguments: arguments,
+                                                   errorLogPath: "\(folder)/\(name).stderr")
+            started.processes.append(process)
+            return process
         }
 
         var runs: [SpawnedProcess] = []
@@ -112,6 +131,7 @@ struct ConvergenceRun {
                 arguments: ["--file", "\(folder)/\(client == Self.clientCount ? "fresh" : "client-\(client)").strata",
                             "--server", serverURL(forClient: client), "--app", app, "--dump"],
                 errorLogPath: "\(folder)/\(name)-dump.stderr")
+            started.processes.append(process)
             let status = await process.waitForExit()
             guard status == .exited(0) else {
                 throw Failure.childFailed(commandLine: process.commandLine, status: status, stderr: process.errorOutput)
