@@ -22,7 +22,19 @@ func openSyncedDatabase(_ arguments: ChildArguments) async throws -> Database {
         throw ChildFailure.syncClientUnavailable
     }
     let app = App(id: appID, configuration: AppConfiguration(baseURL: serverURL.absoluteString))
-    let user = try await app.login(credentials: .anonymous)
+    // Login is one HTTP request through the fault proxy, which may drop it: retry a few times
+    // (the sync session itself reconnects on its own).
+    var attempt = 0
+    let user: User
+    while true {
+        do {
+            user = try await app.login(credentials: .anonymous)
+            break
+        } catch {
+            attempt += 1
+            if attempt >= 20 { throw error }
+        }
+    }
     var configuration = user.flexibleSyncConfiguration(initialSubscriptions: { subscriptions in
         subscriptions.append(QuerySubscription<SyncItem>(name: "all-items"))
     })
