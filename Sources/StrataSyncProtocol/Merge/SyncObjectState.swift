@@ -43,7 +43,7 @@ public struct SyncObjectState: Sendable, Hashable {
     /// Per collection property, the newest clear.
     public private(set) var cleared: [String: HybridTimestamp] = [:]
     /// The newest timestamp anything in this state carries (create, delete, values, elements,
-    /// keys, list node ids, anchors and removed ids, clears); `.zero` for an empty state. A
+    /// keys, list node ids and removed ids, clears); `.zero` for an empty state. A
     /// client's clock observes it when it takes a state from a snapshot, so its next operations
     /// order after everything in it.
     ///
@@ -141,7 +141,7 @@ public struct SyncObjectState: Sendable, Hashable {
         for elements in sets.values { for element in elements.values { latest = max(latest, element.timestamp) } }
         for entries in maps.values { for entry in entries.values { latest = max(latest, entry.timestamp) } }
         for list in lists.values {
-            for (id, node) in list.nodes { latest = max(latest, id, node.after ?? .zero) }
+            for id in list.nodes.keys { latest = max(latest, id) }
             for id in list.removed { latest = max(latest, id) }
         }
         for clear in cleared.values { latest = max(latest, clear) }
@@ -183,7 +183,6 @@ public struct SyncObjectState: Sendable, Hashable {
             if let current = lists[property]?.nodes[time], !Self.precedes(current, node) { return }
             lists[property, default: ListState()].nodes[time] = node
             noteStored(time)
-            if let after { noteStored(after) }
         case .listRemove(let property, let element):
             lists[property, default: ListState()].removed.insert(element)
             noteStored(element)
@@ -253,11 +252,15 @@ public struct SyncObjectState: Sendable, Hashable {
 
     private mutating func setMapEntry(_ property: String, _ key: String, _ entry: MapEntry) {
         guard isVisible(entry.timestamp, property) else { return }
-        if let current = maps[property]?[key] {
-            guard Self.wins(entry.timestamp, entry.value, over: current.timestamp, current.value) else { return }
-            // Swift's string keys compare by canonical equivalence: store the winner's own
-            // spelling of the key, so which spelling a replica holds does not depend on the
-            // order the writes arrived in.
+        if let entries = maps[property], let index = entries.index(forKey: key) {
+            let (currentKey, current) = entries[index]
+            // Swift's string keys compare by canonical equivalence, so `key` may be another
+            // spelling of `currentKey`. The winner's spelling is stored (for identical writes,
+            // the greater spelling by UTF-8 bytes), so which spelling a replica holds does not
+            // depend on the order the writes arrived in.
+            let replaces = Self.wins(entry.timestamp, entry.value, over: current.timestamp, current.value)
+                || (entry.timestamp == current.timestamp && entry.value == current.value && String.utf8Precedes(currentKey, key))
+            guard replaces else { return }
             maps[property]?.removeValue(forKey: key)
         }
         maps[property, default: [:]][key] = entry

@@ -104,3 +104,36 @@ extension SyncValue: Hashable, Comparable {
         bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
     }
 }
+
+extension EmbeddedValue {
+    /// Exact equality, as for ``SyncValue``: equal exactly when the encodings are, so property
+    /// names and map keys compare by UTF-8 bytes rather than by canonical equivalence.
+    public static func == (lhs: EmbeddedValue, rhs: EmbeddedValue) -> Bool {
+        var left = BinaryWriter(), right = BinaryWriter()
+        left.write(lhs)
+        right.write(rhs)
+        return left.bytes == right.bytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var writer = BinaryWriter()
+        writer.write(self)
+        hasher.combine(writer.bytes)
+    }
+}
+
+extension EmbeddedField {
+    /// Exact equality, as for ``EmbeddedValue``: equal exactly when the encodings are.
+    public static func == (lhs: EmbeddedField, rhs: EmbeddedField) -> Bool {
+        var left = BinaryWriter(), right = BinaryWriter()
+        left.write(lhs)
+        right.write(rhs)
+        return left.bytes == right.bytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var writer = BinaryWriter()
+        writer.write(self)
+        hasher.combine(writer.bytes)
+    }
+}
