@@ -163,6 +163,11 @@ import StrataSyncProtocol
         ])
         #expect(agreeLists)
         #expect(lists.listValues(of: "l") == [.int(2)])
+        let (maps, agreeMaps) = O.stateInEveryOrder([
+            O.op(1, .mapSet(property: "m", key: "caf\u{E9}", value: .int(1))), O.op(1, .mapSet(property: "m", key: "cafe\u{301}", value: .int(1))),
+        ])
+        #expect(agreeMaps)
+        #expect(maps.mapEntries(of: "m").count == 1)
     }
 
     @Test func latestTimestampIsTheNewestStoredTimestampAndSurvivesDecoding() throws {
