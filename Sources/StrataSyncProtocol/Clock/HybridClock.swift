@@ -7,6 +7,7 @@ public struct HybridClock: Sendable {
     /// The newest timestamp made or observed.
     public private(set) var latest: HybridTimestamp
 
+    /// A clock for `clientID` that has made or observed nothing newer than `latest`.
     public init(clientID: UInt64, latest: HybridTimestamp = .zero) {
         self.clientID = clientID
         self.latest = latest

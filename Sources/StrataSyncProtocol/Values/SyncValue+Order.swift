@@ -7,6 +7,7 @@
 /// and `0.0 == -0.0` would keep whichever spelling arrived first, so replicas that saw the
 /// operations in another order would hold different bytes.
 extension SyncValue: Hashable, Comparable {
+    /// Exact equality: same kind and same bits (see the extension's comment).
     public static func == (lhs: SyncValue, rhs: SyncValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -26,6 +27,7 @@ extension SyncValue: Hashable, Comparable {
         }
     }
 
+    /// Hashes the kind and the exact bits, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kindRank)
         switch self {
@@ -115,6 +117,7 @@ extension EmbeddedValue {
         return left.bytes == right.bytes
     }
 
+    /// Hashes the encoding, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         var writer = BinaryWriter()
         writer.write(self)
@@ -131,6 +134,7 @@ extension EmbeddedField {
         return left.bytes == right.bytes
     }
 
+    /// Hashes the encoding, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         var writer = BinaryWriter()
         writer.write(self)
