@@ -168,6 +168,11 @@ import StrataSyncProtocol
         ])
         #expect(agreeMaps)
         #expect(maps.mapEntries(of: "m").count == 1)
+        let (removed, agreeRemoved) = O.stateInEveryOrder([
+            O.op(1, .mapSet(property: "m", key: "k", value: .int(1))), O.op(1, .mapRemove(property: "m", key: "k")),
+        ])
+        #expect(agreeRemoved)
+        #expect(removed.mapEntries(of: "m").isEmpty)
     }
 
     @Test func latestTimestampIsTheNewestStoredTimestampAndSurvivesDecoding() throws {

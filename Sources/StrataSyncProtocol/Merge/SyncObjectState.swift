@@ -19,9 +19,9 @@
 /// order or repetition of the operations applied (strong eventual consistency): equal sets of
 /// operations give equal states and equal ``encoded()`` bytes. That holds even for input no
 /// correct client makes, so a faulty or hostile peer cannot split replicas apart:
-/// - two different writes with one timestamp (only one client's buggy clock makes them) are
-///   ordered by their content: a remove before an insert or a set, then the greater value
-///   (``SyncValue``'s `<`);
+/// - of two different writes with one timestamp (only one client's buggy clock makes them),
+///   the same one wins everywhere: a remove over an insert or a set, else the greater value
+///   (``SyncValue``'s `<`; for list elements, then the later anchor);
 /// - a list element whose anchor is not older than itself (a correct client's clock has seen
 ///   the anchor, so its insert is newer) hangs from the front, which keeps the element tree
 ///   acyclic; so does an element whose anchor has not arrived yet, until it does.
@@ -150,8 +150,10 @@ public struct SyncObjectState: Sendable, Hashable {
 
     // MARK: Applying operations
 
-    /// Applies one operation on this object (its `object` must be this state's). Applying one
-    /// already applied changes nothing.
+    /// Applies one operation on this object. Applying one already applied changes nothing.
+    ///
+    /// The operation's `object` must be this state's (callers look states up by it); another
+    /// object's operation is a programming error and stops the process.
     public mutating func apply(_ operation: SyncOperation) {
         precondition(operation.object == object, "an operation on \(operation.object) applied to the state of \(object)")
         let time = operation.timestamp
@@ -200,11 +202,12 @@ public struct SyncObjectState: Sendable, Hashable {
     }
 
     /// Whether write `lhs` loses to write `rhs` of the same timestamp (only a faulty client
-    /// makes two): an order on their content, so every replica keeps the same one.
+    /// makes two): an order on their content, so every replica keeps the same one. A remove
+    /// (nil) beats a value; between values, the greater wins.
     private static func precedes(_ lhs: SyncValue?, _ rhs: SyncValue?) -> Bool {
         switch (lhs, rhs) {
         case (.some(let left), .some(let right)): left < right
-        case (.none, .some): true
+        case (.some, .none): true
         default: false
         }
     }
