@@ -46,6 +46,18 @@ import Testing
         #expect(throws: SyncProtocolError.self) { try SyncSchema(decoding: [1, 1, 0x41, 1, 0x42, 0, 1, 1, 0x70, 1, 0x69, 4, 0, 0]) }
     }
 
+    @Test func aStoredStateKeepingAValuePastItsDeleteIsRefused() {
+        let time = { (wall: UInt64) in HybridTimestamp(wallMilliseconds: wall, counter: 0, clientID: 1) }
+        let register = SyncObjectState.Register(value: .int(1), timestamp: time(1))
+        let stale = SyncObjectState(object: Ops.todo, created: time(1), deleted: time(2), registers: ["p": register],
+                                    sets: [:], maps: [:], lists: [:], cleared: [:])
+        #expect(throws: SyncProtocolError.self) { try SyncObjectState(decoding: stale.encoded()) }
+        let staleMember = SyncObjectState(object: Ops.todo, created: time(1), deleted: nil, registers: [:],
+                                          sets: ["s": [.int(1): SyncObjectState.ElementState(isPresent: true, timestamp: time(1))]],
+                                          maps: [:], lists: [:], cleared: ["s": time(1)])
+        #expect(throws: SyncProtocolError.self) { try SyncObjectState(decoding: staleMember.encoded()) }
+    }
+
     @Test func crc32cMatchesItsCheckValue() {
         var crc = CRC32C()
         crc.update(Array("123456789".utf8))

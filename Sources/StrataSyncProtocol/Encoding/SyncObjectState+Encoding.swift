@@ -59,7 +59,9 @@ extension BinaryWriter {
 }
 
 extension BinaryReader {
-    /// Reads an object state, refusing a name, key, member or id that appears twice.
+    /// Reads an object state, refusing a name, key, member or id that appears twice, and a
+    /// state no sequence of operations makes (a value kept past the delete or clear that drops
+    /// it, an empty set or map).
     public mutating func readObjectState() throws(SyncProtocolError) -> SyncObjectState {
         let object = try readObjectRef("a state's object")
         let created = try readOptionalTimestamp("a state's create time")
@@ -130,8 +132,41 @@ extension BinaryReader {
             let property = try readString("a cleared property")
             try insertOnce(try readTimestamp("the clear time of \(property)"), for: property, into: &cleared, "clear")
         }
+        try checkNothingSurvivesItsDrop(deleted: deleted, cleared: cleared, registers: registers, sets: sets, maps: maps)
         return SyncObjectState(object: object, created: created, deleted: deleted, registers: registers, sets: sets,
                                maps: maps, lists: lists, cleared: cleared)
+    }
+
+    /// Refuses a state that keeps a value, member or key written at or before a delete or a
+    /// clear of its collection: applying operations never leaves one, and one kept would read
+    /// as present on this replica only.
+    private func checkNothingSurvivesItsDrop(deleted: HybridTimestamp?, cleared: [String: HybridTimestamp],
+                                             registers: [String: SyncObjectState.Register],
+                                             sets: [String: [SyncValue: SyncObjectState.ElementState]],
+                                             maps: [String: [String: SyncObjectState.MapEntry]]) throws(SyncProtocolError) {
+        // The newest of the delete and the property's clear, if any.
+        func drop(_ property: String) -> HybridTimestamp? {
+            [deleted, cleared[property]].compactMap { $0 }.max()
+        }
+        if let deleted {
+            for (property, register) in registers where register.timestamp <= deleted {
+                throw .malformed("the state keeps register \(property), written at \(register.timestamp), past the delete at \(deleted)")
+            }
+        }
+        for (property, elements) in sets {
+            if elements.isEmpty { throw .malformed("the state keeps an empty set \(property)") }
+            guard let dropped = drop(property) else { continue }
+            for element in elements.values where element.timestamp <= dropped {
+                throw .malformed("the state keeps an element of set \(property), written at \(element.timestamp), past its drop at \(dropped)")
+            }
+        }
+        for (property, entries) in maps {
+            if entries.isEmpty { throw .malformed("the state keeps an empty map \(property)") }
+            guard let dropped = drop(property) else { continue }
+            for (key, entry) in entries where entry.timestamp <= dropped {
+                throw .malformed("the state keeps key \(key) of map \(property), written at \(entry.timestamp), past its drop at \(dropped)")
+            }
+        }
     }
 
     /// Adds an entry keyed by a name, refusing the name twice.
