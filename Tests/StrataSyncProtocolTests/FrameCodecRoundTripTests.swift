@@ -132,6 +132,31 @@ import StrataSyncProtocol
         }
     }
 
+    @Test func framesOfTheSmallestPossibleElementsDecode() throws {
+        // Every element at its minimum size, so no count check refuses a frame that fits.
+        let nowhere = ObjectRef(className: "", primaryKey: .null)
+        let smallest = SyncOperation(timestamp: .zero, object: nowhere, change: .delete)
+        let state = SyncObjectState(object: nowhere)
+        let messages: [SyncMessage] = [
+            .upload(Array(repeating: ClientChangeset(clientSequence: 0, operations: Array(repeating: smallest, count: 5)), count: 5)),
+            .upload(Array(repeating: ClientChangeset(clientSequence: 0, operations: []), count: 5)),
+            .download(changesets: Array(repeating: ServerChangeset(serverSequence: 0, clientID: 0, clientSequence: 0, operations: []), count: 5),
+                      checkpoint: Checkpoint(sequence: 0, checksum: 0), remaining: 0),
+            .snapshot(SyncMessage.Snapshot(objects: Array(repeating: state, count: 5), checkpoint: Checkpoint(sequence: 0, checksum: 0),
+                                           subscriptionVersion: 0, isReset: false, isLast: true)),
+            .subscribe(version: 0, subscriptions: Array(repeating: SubscriptionSpec(name: nil, className: ""), count: 5)),
+        ]
+        for message in messages {
+            #expect(try Self.roundTrip(message) == message)
+        }
+        let schema = SyncSchema(classes: Array(repeating: SyncClassSchema(name: "", primaryKey: "", properties:
+            Array(repeating: SyncPropertySchema(name: "", type: ""), count: 5)), count: 5))
+        #expect(try SyncSchema(decoding: schema.encoded()) == schema)
+        let embedded = SyncValue.embedded(EmbeddedValue(properties: ["": .map(["": .null])]))
+        let create = SyncOperation(timestamp: .zero, object: nowhere, change: .create(["": embedded]))
+        #expect(try SyncOperation(decoding: create.encoded()) == create)
+    }
+
     @Test func decodeAcceptsAnyCollectionOfBytes() throws {
         let frame = SyncFrameCodec.encode(.uploadAck(clientSequence: 300))
         let padded = [0xAA] + frame

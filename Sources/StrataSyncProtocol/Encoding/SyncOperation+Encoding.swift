@@ -142,8 +142,8 @@ extension BinaryReader {
 
     /// Reads the operations of a changeset.
     private mutating func readOperations() throws(SyncProtocolError) -> [SyncOperation] {
-        // A timestamp (3), a reference (3), a tag (1).
-        let count = try readCount("an operation count", minimumElementSize: 7)
+        // A timestamp (3), a reference (an empty name and a null key: 2), a tag (1).
+        let count = try readCount("an operation count", minimumElementSize: 6)
         var operations: [SyncOperation] = []
         operations.reserveCapacity(count)
         for _ in 0 ..< count { operations.append(try readOperation()) }
