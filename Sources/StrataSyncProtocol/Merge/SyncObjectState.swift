@@ -16,8 +16,17 @@
 /// - **Clear** of a collection hides every element written at or before it.
 ///
 /// Every rule keeps the maximum of something or a union, so the state does not depend on the
-/// order or repetition of the operations applied (strong eventual consistency).
+/// order or repetition of the operations applied (strong eventual consistency): equal sets of
+/// operations give equal states and equal ``encoded()`` bytes. That holds even for input no
+/// correct client makes, so a faulty or hostile peer cannot split replicas apart:
+/// - of two different writes with one timestamp (only one client's buggy clock makes them),
+///   the same one wins everywhere: a remove over an insert or a set, else the greater value
+///   (``SyncValue``'s `<`; for list elements, then the later anchor);
+/// - a list element whose anchor is not older than itself (a correct client's clock has seen
+///   the anchor, so its insert is newer) hangs from the front, which keeps the element tree
+///   acyclic; so does an element whose anchor has not arrived yet, until it does.
 public struct SyncObjectState: Sendable, Hashable {
+    /// The object this state is of.
     public let object: ObjectRef
     /// The newest create, if any.
     public private(set) var created: HybridTimestamp?
@@ -33,40 +42,71 @@ public struct SyncObjectState: Sendable, Hashable {
     public private(set) var lists: [String: ListState] = [:]
     /// Per collection property, the newest clear.
     public private(set) var cleared: [String: HybridTimestamp] = [:]
+    /// The newest timestamp anything in this state carries (create, delete, values, elements,
+    /// keys, list node ids and removed ids, clears); `.zero` for an empty state. A
+    /// client's clock observes it when it takes a state from a snapshot, so its next operations
+    /// order after everything in it.
+    ///
+    /// Kept as operations apply: a timestamp only leaves the state when a delete or clear at
+    /// least as new drops it, and that one stays, so the maximum of what is stored only grows.
+    public private(set) var latestTimestamp: HybridTimestamp = .zero
 
+    /// A non-collection property's winning value and when it was written.
     public struct Register: Sendable, Hashable {
+        /// The value.
         public var value: SyncValue
+        /// The write's timestamp.
         public var timestamp: HybridTimestamp
+        /// Makes a register.
         public init(value: SyncValue, timestamp: HybridTimestamp) { self.value = value; self.timestamp = timestamp }
     }
 
+    /// A set member's newest insert (present) or remove (absent).
     public struct ElementState: Sendable, Hashable {
+        /// Whether the newest operation on the member is an insert.
         public var isPresent: Bool
+        /// That operation's timestamp.
         public var timestamp: HybridTimestamp
+        /// Makes an element state.
         public init(isPresent: Bool, timestamp: HybridTimestamp) { self.isPresent = isPresent; self.timestamp = timestamp }
     }
 
+    /// A map key's newest set (a value) or remove (nil).
     public struct MapEntry: Sendable, Hashable {
+        /// The value set, nil after a remove.
         public var value: SyncValue?
+        /// That operation's timestamp.
         public var timestamp: HybridTimestamp
+        /// Makes a map entry.
         public init(value: SyncValue?, timestamp: HybridTimestamp) { self.value = value; self.timestamp = timestamp }
     }
 
+    /// One inserted list element: the element it was inserted after, and its value. Its id
+    /// (the key it is stored under) is the inserting operation's timestamp.
     public struct ListNode: Sendable, Hashable {
+        /// The anchor: the element this one was inserted after (nil: the front).
         public var after: HybridTimestamp?
+        /// The element's value.
         public var value: SyncValue
+        /// Makes a node.
         public init(after: HybridTimestamp?, value: SyncValue) { self.after = after; self.value = value }
     }
 
+    /// A list property's elements: every one ever inserted (removed ones stay, as anchors for
+    /// later inserts), and the ids of the removed ones.
     public struct ListState: Sendable, Hashable {
+        /// Every inserted element, by id.
         public var nodes: [HybridTimestamp: ListNode] = [:]
+        /// The ids of removed elements (including ones whose insert has not arrived).
         public var removed: Set<HybridTimestamp> = []
+        /// Makes a list state.
         public init(nodes: [HybridTimestamp: ListNode] = [:], removed: Set<HybridTimestamp> = []) {
             self.nodes = nodes
             self.removed = removed
         }
     }
 
+    /// The state of an object no operation has touched.
     public init(object: ObjectRef) { self.object = object }
 
     /// Rebuilds a state from its parts (decoding).
@@ -81,6 +121,8 @@ public struct SyncObjectState: Sendable, Hashable {
         self.maps = maps
         self.lists = lists
         self.cleared = cleared
+        latestTimestamp = Self.newestTimestamp(created: created, deleted: deleted, registers: registers, sets: sets,
+                                               maps: maps, lists: lists, cleared: cleared)
     }
 
     /// Whether the object exists: created, and not deleted since.
@@ -90,14 +132,17 @@ public struct SyncObjectState: Sendable, Hashable {
         return created > deleted
     }
 
-    /// The newest timestamp anything in this state carries.
-    public var latestTimestamp: HybridTimestamp {
+    /// The newest timestamp in a state's parts (see ``latestTimestamp``).
+    private static func newestTimestamp(created: HybridTimestamp?, deleted: HybridTimestamp?, registers: [String: Register],
+                                        sets: [String: [SyncValue: ElementState]], maps: [String: [String: MapEntry]],
+                                        lists: [String: ListState], cleared: [String: HybridTimestamp]) -> HybridTimestamp {
         var latest = max(created ?? .zero, deleted ?? .zero)
         for register in registers.values { latest = max(latest, register.timestamp) }
         for elements in sets.values { for element in elements.values { latest = max(latest, element.timestamp) } }
         for entries in maps.values { for entry in entries.values { latest = max(latest, entry.timestamp) } }
         for list in lists.values {
             for id in list.nodes.keys { latest = max(latest, id) }
+            for id in list.removed { latest = max(latest, id) }
         }
         for clear in cleared.values { latest = max(latest, clear) }
         return latest
@@ -105,40 +150,81 @@ public struct SyncObjectState: Sendable, Hashable {
 
     // MARK: Applying operations
 
-    /// Applies one operation on this object (its `object` must be this state's). Applying one
-    /// already applied changes nothing.
+    /// Applies one operation on this object. Applying one already applied changes nothing.
+    ///
+    /// The operation's `object` must be this state's (callers look states up by it); another
+    /// object's operation is a programming error and stops the process.
     public mutating func apply(_ operation: SyncOperation) {
         precondition(operation.object == object, "an operation on \(operation.object) applied to the state of \(object)")
         let time = operation.timestamp
         switch operation.change {
         case .create(let values):
-            if created.map({ time > $0 }) ?? true { created = time }
+            if created.map({ time > $0 }) ?? true {
+                created = time
+                noteStored(time)
+            }
             for (property, value) in values { setRegister(property, value, at: time) }
         case .set(let property, let value):
             setRegister(property, value, at: time)
         case .delete:
             guard deleted.map({ time > $0 }) ?? true else { return }
             deleted = time
+            noteStored(time)
             dropWritten(atOrBefore: time, in: nil)
-        case .setInsert(let property, let value), .setRemove(let property, let value):
-            guard isVisible(time, property) else { return }
-            let isInsert = if case .setInsert = operation.change { true } else { false }
-            if let current = sets[property]?[value], current.timestamp >= time { return }
-            sets[property, default: [:]][value] = ElementState(isPresent: isInsert, timestamp: time)
+        case .setInsert(let property, let value):
+            setElement(property, value, ElementState(isPresent: true, timestamp: time))
+        case .setRemove(let property, let value):
+            setElement(property, value, ElementState(isPresent: false, timestamp: time))
         case .mapSet(let property, let key, let value):
-            setMapEntry(property, key, value, at: time)
+            setMapEntry(property, key, MapEntry(value: value, timestamp: time))
         case .mapRemove(let property, let key):
-            setMapEntry(property, key, nil, at: time)
+            setMapEntry(property, key, MapEntry(value: nil, timestamp: time))
         case .listInsert(let property, let after, let value):
             // Kept even when hidden by a delete or clear: later inserts may hang after it.
-            lists[property, default: ListState()].nodes[time] = ListNode(after: after, value: value)
+            let node = ListNode(after: after, value: value)
+            if let current = lists[property]?.nodes[time], !Self.precedes(current, node) { return }
+            lists[property, default: ListState()].nodes[time] = node
+            noteStored(time)
         case .listRemove(let property, let element):
             lists[property, default: ListState()].removed.insert(element)
+            noteStored(element)
         case .clear(let property):
             guard cleared[property].map({ time > $0 }) ?? true else { return }
             cleared[property] = time
+            noteStored(time)
             dropWritten(atOrBefore: time, in: property)
         }
+    }
+
+    /// Keeps ``latestTimestamp`` the newest stored timestamp.
+    private mutating func noteStored(_ time: HybridTimestamp) {
+        if time > latestTimestamp { latestTimestamp = time }
+    }
+
+    /// Whether write `lhs` loses to write `rhs` of the same timestamp (only a faulty client
+    /// makes two): an order on their content, so every replica keeps the same one. A remove
+    /// (nil) beats a value; between values, the greater wins.
+    private static func precedes(_ lhs: SyncValue?, _ rhs: SyncValue?) -> Bool {
+        switch (lhs, rhs) {
+        case (.some(let left), .some(let right)): left < right
+        case (.some, .none): true
+        default: false
+        }
+    }
+
+    /// Whether list node `lhs` loses to node `rhs` inserted with the same timestamp.
+    private static func precedes(_ lhs: ListNode, _ rhs: ListNode) -> Bool {
+        if lhs.value != rhs.value { return lhs.value < rhs.value }
+        switch (lhs.after, rhs.after) {
+        case (.some(let left), .some(let right)): return left < right
+        case (.none, .some): return true
+        default: return false
+        }
+    }
+
+    /// Whether a write at `time` of `value` replaces `current`: newer, or as new and greater.
+    private static func wins(_ time: HybridTimestamp, _ value: SyncValue?, over currentTime: HybridTimestamp, _ currentValue: SyncValue?) -> Bool {
+        time > currentTime || (time == currentTime && precedes(currentValue, value))
     }
 
     /// Whether something written at `time` to `property` survives the deletes and clears seen.
@@ -150,14 +236,38 @@ public struct SyncObjectState: Sendable, Hashable {
 
     private mutating func setRegister(_ property: String, _ value: SyncValue, at time: HybridTimestamp) {
         if let deleted, time <= deleted { return }
-        if let current = registers[property], current.timestamp >= time { return }
+        if let current = registers[property], !Self.wins(time, value, over: current.timestamp, current.value) { return }
         registers[property] = Register(value: value, timestamp: time)
+        noteStored(time)
     }
 
-    private mutating func setMapEntry(_ property: String, _ key: String, _ value: SyncValue?, at time: HybridTimestamp) {
-        guard isVisible(time, property) else { return }
-        if let current = maps[property]?[key], current.timestamp >= time { return }
-        maps[property, default: [:]][key] = MapEntry(value: value, timestamp: time)
+    private mutating func setElement(_ property: String, _ value: SyncValue, _ element: ElementState) {
+        guard isVisible(element.timestamp, property) else { return }
+        if let current = sets[property]?[value] {
+            // As new: a remove (false) wins over an insert.
+            let replaces = element.timestamp > current.timestamp
+                || (element.timestamp == current.timestamp && current.isPresent && !element.isPresent)
+            guard replaces else { return }
+        }
+        sets[property, default: [:]][value] = element
+        noteStored(element.timestamp)
+    }
+
+    private mutating func setMapEntry(_ property: String, _ key: String, _ entry: MapEntry) {
+        guard isVisible(entry.timestamp, property) else { return }
+        if let entries = maps[property], let index = entries.index(forKey: key) {
+            let (currentKey, current) = entries[index]
+            // Swift's string keys compare by canonical equivalence, so `key` may be another
+            // spelling of `currentKey`. The winner's spelling is stored (for identical writes,
+            // the greater spelling by UTF-8 bytes), so which spelling a replica holds does not
+            // depend on the order the writes arrived in.
+            let replaces = Self.wins(entry.timestamp, entry.value, over: current.timestamp, current.value)
+                || (entry.timestamp == current.timestamp && entry.value == current.value && String.utf8Precedes(currentKey, key))
+            guard replaces else { return }
+            maps[property]?.removeValue(forKey: key)
+        }
+        maps[property, default: [:]][key] = entry
+        noteStored(entry.timestamp)
     }
 
     /// Forgets values, elements and keys written at or before `time` (in one property, or in
@@ -180,9 +290,9 @@ public struct SyncObjectState: Sendable, Hashable {
     /// before the last delete).
     public func value(of property: String) -> SyncValue? { registers[property]?.value }
 
-    /// The members of a set property, in a deterministic order.
+    /// The members of a set property, in ``SyncValue``'s order.
     public func setMembers(of property: String) -> [SyncValue] {
-        (sets[property] ?? [:]).filter { $0.value.isPresent }.map(\.key).sorted { $0.sortKey < $1.sortKey }
+        (sets[property] ?? [:]).filter { $0.value.isPresent }.map(\.key).sorted()
     }
 
     /// The entries of a map property.
@@ -197,8 +307,10 @@ public struct SyncObjectState: Sendable, Hashable {
         guard let list = lists[property] else { return [] }
         var children: [HybridTimestamp?: [HybridTimestamp]] = [:]
         for (id, node) in list.nodes {
-            // A node whose anchor has not arrived hangs from the front until it does.
-            let parent = node.after.flatMap { list.nodes[$0] == nil ? nil : $0 }
+            // A node whose anchor has not arrived hangs from the front until it does; so does
+            // one whose anchor is not older than itself, which keeps the tree acyclic (every
+            // node's parent is older), so the walk below reaches every node exactly once.
+            let parent = node.after.flatMap { $0 < id && list.nodes[$0] != nil ? $0 : nil }
             children[parent, default: []].append(id)
         }
         var result: [(id: HybridTimestamp, value: SyncValue)] = []
@@ -219,7 +331,7 @@ public struct SyncObjectState: Sendable, Hashable {
 }
 
 extension SyncValue {
-    /// A total order over values for deterministic output (set members, encodings); not a
-    /// user-facing sort.
+    /// The value's textual description. Not an order between values (different NaNs share
+    /// one); sort values with `<`, ``SyncValue``'s total order.
     public var sortKey: String { String(describing: self) }
 }
