@@ -33,6 +33,11 @@ package final class DatabaseFileLease: Sendable {
         try ClassInfo.closure(of: types).map(\.schema)
     }
 
+    /// The name a class is stored under (its persisted name).
+    package static func schemaName(of type: Object.Type) throws(Database.Error) -> String {
+        try ClassInfo.of(type).schema.name
+    }
+
     /// The identity of the file a configuration names (see `identity`).
     package static func identity(of configuration: Database.Configuration) -> String { configuration.identity }
 }
