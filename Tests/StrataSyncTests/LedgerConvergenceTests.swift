@@ -90,6 +90,24 @@ import Testing
         #expect(b.task("t1")?.owner?.name == "late")
     }
 
+    @Test func aLinkWaitingForItsTargetResolvesWhenTheTargetIsCreatedLocally() throws {
+        let (_, _, b, _) = try pair()
+        let task = ObjectRef(className: "LedgerTask", primaryKey: .string("t1"))
+        let time = HybridTimestamp(wallMilliseconds: 500, counter: 0, clientID: 99)
+        let frame = ServerChangeset(serverSequence: 1, clientID: 99, clientSequence: 1, operations: [
+            SyncOperation(timestamp: time, object: task, change: .create(["id": .string("t1")])),
+            SyncOperation(timestamp: HybridTimestamp(wallMilliseconds: 500, counter: 1, clientID: 99), object: task,
+                          change: .set(property: "owner", value: .link(ObjectRef(className: "LedgerPerson", primaryKey: .int(4))))),
+        ])
+        try b.ledger.apply(changesets: [frame], checkpoint: Checkpoint(sequence: 1, checksum: 0))
+        #expect(b.task("t1")?.owner == nil)
+        try b.db.write { b.db.create(LedgerPerson.self, value: ["id": 4, "name": "local"]) }
+        #expect(b.task("t1")?.owner?.name == "local")
+        // Only the person's create was recorded: the link was already the task's state.
+        let recorded = try b.ledger.pendingChangesets(after: 0, limit: 10).flatMap(\.operations)
+        #expect(recorded.map(\.object.className) == ["LedgerPerson"])
+    }
+
     @Test func embeddedObjectsTravelWholeAndChangesInsideThemSync() throws {
         let (_, a, b, server) = try pair()
         try a.db.write {

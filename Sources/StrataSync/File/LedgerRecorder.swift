@@ -50,6 +50,9 @@ final class LedgerRecorder: CommitParticipant {
         var recording = try LedgerRecording(session: session, clientID: clientID, wallClock: wallClock)
         for (table, key) in deleted { try recording.recordDelete(table, key) }
         for (table, key, mask) in changed { try recording.recordChange(table, key, mask: mask) }
+        // Links downloaded before their target existed point at the objects created here now
+        // (the link is already in the holder's state, so this records nothing).
+        try LedgerMaterializer(session: session, schema: schema).resolvePendingLinks(to: recording.created)
         return try recording.finish()
     }
 
@@ -81,6 +84,8 @@ struct LedgerRecording {
     var clock: HybridClock
     let wallClock: @Sendable () -> UInt64
     var operations: [SyncOperation] = []
+    /// The objects created (or created again) in this transaction.
+    var created: [ObjectRef] = []
 
     init(session: StoreSession, clientID: UInt64, wallClock: @escaping @Sendable () -> UInt64) throws {
         trees = LedgerTrees(session: session)
@@ -116,6 +121,7 @@ struct LedgerRecording {
             }
             emit(.create(created), on: &state)
             try trees.putRef(ref, table: table.tableID, key: key)
+            self.created.append(ref)
             compared = nil
         }
         for (index, property) in properties.enumerated() where !property.isPrimaryKey {
