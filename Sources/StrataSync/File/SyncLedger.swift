@@ -72,7 +72,8 @@ package final class SyncLedger: Sendable {
     }
 
     /// Lets the file go: the next `attach` opens it again. Local writes made while instances
-    /// keep the file open still record (the participant stays with the open store).
+    /// keep the file open still record (the participant stays with the open store, with the
+    /// synced classes it was first attached with). Calls on a detached ledger throw.
     package func detach() {
         Self.attached.withLock { ledgers in
             if ledgers[lease.identity] === self { ledgers[lease.identity] = nil }
@@ -147,12 +148,15 @@ package final class SyncLedger: Sendable {
         }
     }
 
+    /// The stored subscriptions: the newest set asked for and the newest version completed.
     package func subscriptions() throws -> StoredSubscriptions { try read { try $0.subscriptions() } }
 
+    /// Stores a new subscription set (its data arrives later; see `markSubscriptionsComplete`).
     package func setSubscriptions(version: UInt64, specs: [SubscriptionSpec]) throws {
         try write { try LedgerTrees(session: $0).setSubscriptions(version: version, specs: specs) }
     }
 
+    /// Records that the data of subscription set `version` arrived (never moves backwards).
     package func markSubscriptionsComplete(version: UInt64) throws {
         try write { session in
             let trees = LedgerTrees(session: session)
@@ -164,6 +168,7 @@ package final class SyncLedger: Sendable {
     /// (keep it cheap).
     package func setLocalChangeHandler(_ handler: (@Sendable () -> Void)?) { recorder.setHandler(handler) }
 
+    /// The client id, what waits to upload, the last acknowledged sequence and the checkpoint.
     package func status() throws -> SyncStatusReport {
         try read { trees in try Self.status(trees, clientID: clientID) }
     }

@@ -12,6 +12,7 @@ package enum SyncLedgerError: Error, Sendable, Hashable, CustomStringConvertible
     /// The file was configured read-only: sync writes to it.
     case readOnly
 
+    /// A sentence saying what went wrong.
     package var description: String {
         switch self {
         case .missingPrimaryKey(let name): "The synced class '\(name)' has no primary key; synced classes need one."

@@ -9,6 +9,7 @@ package struct SyncStatusReport: Sendable, Hashable {
     /// The last server sequence applied (0: none).
     package var checkpoint: UInt64
 
+    /// A report of these values.
     package init(clientID: UInt64, pendingUploads: Int, lastAcknowledged: UInt64, checkpoint: UInt64) {
         self.clientID = clientID
         self.pendingUploads = pendingUploads
