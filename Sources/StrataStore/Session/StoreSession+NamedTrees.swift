@@ -27,6 +27,12 @@ extension StoreSession {
         do { return try write.delete(forKey: key, in: tree) } catch { throw StoreError.wrap(error) }
     }
 
+    /// The number of entries in the named tree.
+    package func namedTreeCount(in name: String) throws(StoreError) -> Int {
+        guard let tree = try tree(name) else { return 0 }
+        do { return try reading.count(in: tree) } catch { throw StoreError.wrap(error) }
+    }
+
     /// Removes every entry of the named tree.
     package func removeAllNamedTreeValues(in name: String) throws(StoreError) {
         let write = try writer()
@@ -35,13 +41,15 @@ extension StoreSession {
     }
 
     /// The entries of the named tree in key order, from the first key ≥ `start`, at most
-    /// `limit` of them.
-    package func namedTreeEntries(in name: String, from start: [UInt8]? = nil,
+    /// `limit` of them; with `prefix`, only the keys that start with it (the walk stops at
+    /// the first that does not, so `start` should be at or before the prefix's keys).
+    package func namedTreeEntries(in name: String, from start: [UInt8]? = nil, prefix: [UInt8]? = nil,
                                   limit: Int = .max) throws(StoreError) -> [(key: [UInt8], value: [UInt8])] {
         guard let tree = try tree(name), limit > 0 else { return [] }
         var entries: [(key: [UInt8], value: [UInt8])] = []
         do {
-            try reading.forEach(in: tree, from: start) { key, value in
+            try reading.forEach(in: tree, from: start ?? prefix) { key, value in
+                if let prefix, !key.starts(with: prefix) { return false }
                 entries.append(([UInt8](key), [UInt8](value)))
                 return entries.count < limit
             }

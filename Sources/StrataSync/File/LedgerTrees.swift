@@ -75,7 +75,7 @@ struct LedgerTrees {
             .map { entry throws(SyncLedgerError) in try LedgerEncoding.decodeChangeset(entry.value) }
     }
 
-    func outboxCount() throws -> Int { try session.namedTreeEntries(in: Self.outbox).count }
+    func outboxCount() throws -> Int { try session.namedTreeCount(in: Self.outbox) }
 
     /// Removes the changesets up to `sequence`; returns how many.
     @discardableResult
@@ -140,8 +140,7 @@ struct LedgerTrees {
     func takePendingLinks(to target: ObjectRef) throws -> [ObjectRef] {
         let prefix = Self.pendingPrefix(target)
         var sources: [ObjectRef] = []
-        for entry in try session.namedTreeEntries(in: Self.pending, from: prefix) {
-            guard entry.key.starts(with: prefix) else { break }
+        for entry in try session.namedTreeEntries(in: Self.pending, prefix: prefix) {
             sources.append(try LedgerEncoding.decodeRef(Array(entry.key.dropFirst(prefix.count))))
             try session.removeNamedTreeValue(forKey: entry.key, in: Self.pending)
         }
