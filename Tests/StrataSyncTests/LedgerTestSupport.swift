@@ -28,6 +28,9 @@ final class LedgerTask: Object {
     @Persisted var title = ""
     @Persisted var count = 0
     @Persisted var small: Int8 = 0
+    @Persisted var short: Int16 = 0
+    @Persisted var medium: Int32 = 0
+    @Persisted var wide: Int64 = 0
     @Persisted var done = false
     @Persisted var ratio: Float = 0
     @Persisted var score: Double = 0
@@ -109,7 +112,7 @@ final class LedgerClient {
         default: anything = "\(task.anything)"
         }
         let fields: [String] = [
-            task.id, task.title, "\(task.count)", "\(task.small)", "\(task.done)", "\(task.ratio)", "\(task.score)",
+            task.id, task.title, "\(task.count)", "\(task.small)", "\(task.short)", "\(task.medium)", "\(task.wide)", "\(task.done)", "\(task.ratio)", "\(task.score)",
             "\([UInt8](task.blob))", "\(task.due.timeIntervalSince1970)", "\(task.objectID.map { "\($0)" } ?? "nil")",
             "\(task.uuid?.uuidString ?? "nil")", "\(task.amount.map { "\($0)" } ?? "nil")", "\(task.maybe.map(String.init) ?? "nil")",
             "\(task.priority)", anything, "owner \(task.owner?.id ?? -1)", "people \(task.people.map(\.id))",
