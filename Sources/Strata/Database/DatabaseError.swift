@@ -60,7 +60,7 @@ extension Database {
                 case .corrupted: return path.map { damaged(error, path: $0) } ?? Error(.invalidDatabase, error.description)
                 case .notAnObjectDatabase: return Error(.invalidDatabase, error.description, path: path)
                 case .readOnly: return Error(.fileAccess, error.description, path: path)
-                case .transactionEnded: return Error(.fail, error.description, path: path)
+                case .transactionEnded, .commitRefused: return Error(.fail, error.description, path: path)
                 }
             }
             if let error = error as? StorageError {

@@ -25,6 +25,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnly
     /// The transaction has already ended.
     case transactionEnded
+    /// The file's commit participant (sync's outbox) refused the commit; the write was rolled
+    /// back. The reason is the participant's error.
+    case commitRefused(reason: String)
 
     /// A sentence saying what went wrong.
     public var description: String {
@@ -44,6 +47,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corrupted(let reason): "The database is damaged: \(reason)."
         case .readOnly: "The database is open read-only."
         case .transactionEnded: "The transaction has already ended."
+        case .commitRefused(let reason): "The commit was refused and rolled back: \(reason)."
         }
     }
 }

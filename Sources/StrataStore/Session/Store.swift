@@ -13,6 +13,8 @@ public final class Store: @unchecked Sendable {
     /// sessions have added since).
     public var schema: Schema { schemaState.withLock { $0 } }
     let schemaState: Locked<Schema>
+    /// The participant in every commit (CommitParticipant.swift), set at most once.
+    let participantReference = AtomicLazyReference<CommitParticipantBox>()
     /// The file's schema version.
     public private(set) var schemaVersion: UInt64
     /// What `open` did to the schema, when it changed it.

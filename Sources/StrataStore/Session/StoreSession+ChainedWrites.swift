@@ -43,6 +43,7 @@ extension StoreSession {
     /// (`prepareCommit()` or `commit()`, after `resumeChain()`).
     package func chainCommit() throws(StoreError) {
         guard let write, canChain else { throw .transactionEnded }
+        try runCommitParticipant()
         write.keepRedoForChains()
         do {
             if let point = chainPoint, let start = point.redoEnd, let end = write.redoLength {

@@ -43,6 +43,10 @@ public final class StoreSession {
     var chainPoint: ChainPoint?
     /// Set between a chained commit and the next chained write.
     @exclusivity(unchecked) package internal(set) var isChainSuspended = false
+    /// Commits of this session skip the store's commit participant (sync applying downloads).
+    package var suspendsCommitParticipant = false
+    /// The participant wrote into the open transaction and waits to hear it committed.
+    var participantAwaitsCommit = false
 
     /// A session reading the newest version, or `read`'s version when given.
     init(store: Store, read given: ReadTransaction? = nil) throws(StoreError) {
@@ -308,6 +312,7 @@ public final class StoreSession {
     public func commit() throws(StoreError) -> ChangeSet {
         guard write != nil else { throw .transactionEnded }
         try deleteUnparentedEmbedded()
+        try runCommitParticipant()
         let changes = pendingChanges()
         try commit(reporting: changes)
         return changes
@@ -320,6 +325,7 @@ public final class StoreSession {
     package func commit(reportingChanges: Bool) throws(StoreError) -> ChangeSet? {
         guard write != nil else { throw .transactionEnded }
         try deleteUnparentedEmbedded()
+        try runCommitParticipant()
         let changes = reportingChanges ? pendingChanges() : nil
         try commit(reporting: changes)
         return changes
@@ -341,6 +347,7 @@ public final class StoreSession {
             write.readsAfterCommit = true
             try write.commit()
         } catch {
+            participantAwaitsCommit = false
             logFirst = nil
             carriedTablesTree = nil
             carriedLogTree = nil
@@ -360,6 +367,7 @@ public final class StoreSession {
         if let pendingSchema { store.publish(pendingSchema) }
         pendingSchema = nil
         transactionChanged()
+        notifyCommitParticipant()
         // The version the commit made, read from a transaction the commit opened while the
         // disk wrote its record; without one, the newest version.
         if let next = write.takeReadAfterCommit() {
@@ -378,6 +386,7 @@ public final class StoreSession {
         guard let write else { throw .transactionEnded }
         require(!isChainSuspended, "prepareCommit() between chained writes")
         try deleteUnparentedEmbedded()
+        try runCommitParticipant()
         let changes = pendingChanges()
         logFirst = nil
         do {
@@ -404,6 +413,7 @@ public final class StoreSession {
         // transaction it dropped) happens before what follows here.
         require(pending.isFinished, "finishCommit(_:succeeded:) called before the pending commit was performed")
         if succeeded, let schema = pending.schema { store.publish(schema) }
+        if succeeded { notifyCommitParticipant() } else { participantAwaitsCommit = false }
         if !succeeded {
             let known = Set(store.schema.objectSchemas.map(\.name))
             tables.removeAll { !known.contains($0.schema.name) }
@@ -430,6 +440,7 @@ public final class StoreSession {
         guard let write else { return }
         chainPoint = nil
         isChainSuspended = false
+        participantAwaitsCommit = false
         self.write = nil
         write.rollback()
         for table in tables { table.rollBack() }

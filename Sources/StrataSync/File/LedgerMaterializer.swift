@@ -1,0 +1,81 @@
+// Applying merged states to the file's objects: after downloaded operations (or a snapshot)
+// are merged into an object's `SyncObjectState`, the object is made equal to the state's
+// visible value. A link whose target is not in the file is stored as nil and remembered in
+// `strata.sync.pending`; when a download creates the target, the objects waiting for it are
+// materialised again.
+
+import StrataStore
+import StrataSyncProtocol
+
+/// Makes objects equal to their states, in the open write transaction of `session`.
+struct LedgerMaterializer {
+    let session: StoreSession
+    let schema: LedgerSchema
+    var trees: LedgerTrees { LedgerTrees(session: session) }
+    var values: LedgerValues { LedgerValues(session: session) }
+
+    /// Makes the object of `state` equal to it; returns whether the object was created.
+    @discardableResult
+    func materialize(_ state: SyncObjectState) throws -> Bool {
+        let ref = state.object
+        guard schema.synced[ref.className] != nil, let table = session.table(named: ref.className), let pkIndex = table.primaryKeyIndex else {
+            throw SyncLedgerError.unknownClass(ref.className)
+        }
+        let properties = table.schema.properties
+        let noTarget: (ObjectRef) throws -> Void = { _ in }
+        let pk = try values.storeValue(ref.primaryKey, for: properties[pkIndex], in: table, missingTarget: noTarget)
+        let existing = try table.find(primaryKey: pk)
+        guard state.isAlive else {
+            if let existing {
+                try session.delete([existing], from: table)
+                try trees.removeRef(table: table.tableID, key: existing)
+            }
+            return false
+        }
+        let trees = self.trees
+        let missing: (ObjectRef) throws -> Void = { target in try trees.addPendingLink(to: target, from: ref) }
+        let key: ObjectKey
+        if let existing {
+            key = existing
+        } else {
+            var row: [StoreValue] = properties.map { $0.isList || $0.isOptional ? .null : StoreValue.initialValue(of: $0.kind) }
+            row[pkIndex] = pk
+            key = try table.insert(row)
+            try trees.putRef(ref, table: table.tableID, key: key)
+        }
+        for (index, property) in properties.enumerated() where !property.isPrimaryKey {
+            if property.isMap {
+                let entries = state.mapEntries(of: property.name).sorted { $0.key < $1.key }
+                let target = property.objectType.flatMap { session.table(named: $0) }
+                guard try values.mapValue(key, index, in: table, target: target) != state.mapEntries(of: property.name) else { continue }
+                try table.setMap(keys: entries.map(\.key),
+                                 values: try entries.map { try values.storeValue($0.value, for: property, in: table, missingTarget: missing) },
+                                 for: key, property: index)
+            } else if property.isList {
+                let wanted = property.isSet ? state.setMembers(of: property.name) : state.listValues(of: property.name)
+                let current = try values.elements(index, of: key, in: table)
+                guard property.isSet ? Set(current) != Set(wanted) : current != wanted else { continue }
+                try table.setList(try wanted.map { try values.storeValue($0, for: property, in: table, missingTarget: missing) },
+                                  for: key, property: index)
+            } else {
+                let wanted = state.value(of: property.name) ?? .null
+                guard try values.property(index, of: key, in: table) != wanted else { continue }
+                var stored = try values.storeValue(wanted, for: property, in: table, missingTarget: missing)
+                if stored.isNull && !property.isOptional { stored = StoreValue.initialValue(of: property.kind) }
+                try table.set(stored, for: key, property: index)
+            }
+        }
+        return existing == nil
+    }
+
+    /// Materialises the objects whose links waited for the objects just created.
+    func resolvePendingLinks(to created: [ObjectRef]) throws {
+        var queue = created
+        var done: Set<ObjectRef> = []
+        while let target = queue.popLast() {
+            for source in try trees.takePendingLinks(to: target) where done.insert(source).inserted {
+                if let state = try trees.state(source), try materialize(state) { queue.append(source) }
+            }
+        }
+    }
+}

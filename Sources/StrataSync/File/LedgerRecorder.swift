@@ -1,0 +1,173 @@
+// Recording local writes: the commit participant that turns a write transaction's changes to
+// synced objects into one `ClientChangeset` in the outbox, in the same transaction.
+//
+// Each changed synced object is compared with its stored `SyncObjectState` (the merge of every
+// operation recorded or downloaded so far), and an operation is made for each difference and
+// applied to the state at once. So recording depends only on the object's value now and its
+// state, not on how the transaction got there: a chain of grouped writes, whose change
+// trackers accumulate over the chain, records each change once.
+
+import Foundation
+import StrataStore
+import StrataSyncProtocol
+import Synchronization
+
+/// The participant the ledger installs in its file's store.
+final class LedgerRecorder: CommitParticipant {
+    let schema: LedgerSchema
+    let clientID: UInt64
+    let wallClock: @Sendable () -> UInt64
+    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(schema: LedgerSchema, clientID: UInt64, wallClock: @escaping @Sendable () -> UInt64) {
+        self.schema = schema
+        self.clientID = clientID
+        self.wallClock = wallClock
+    }
+
+    func setHandler(_ handler: (@Sendable () -> Void)?) { self.handler.withLock { $0 = handler } }
+
+    func sessionDidCommit() { handler.withLock { $0 }?() }
+
+    func sessionWillCommit(_ session: StoreSession) throws -> Bool {
+        let changes = session.pendingChanges()
+        var deleted: [(TableAccess, ObjectKey)] = []
+        var changed: [(TableAccess, ObjectKey, UInt64?)] = []
+        var embeddedChanged = false
+        for (tableID, tableChanges) in changes.tables.sorted(by: { $0.key < $1.key }) {
+            guard let table = session.table(id: tableID) else { continue }
+            if schema.synced[table.schema.name] != nil {
+                for key in tableChanges.deleted { deleted.append((table, key)) }
+                for key in tableChanges.inserted { changed.append((table, key, nil)) }
+                for (key, mask) in tableChanges.modified.sorted(by: { $0.key < $1.key }) { changed.append((table, key, mask)) }
+            } else if schema.embedded.contains(table.schema.name) {
+                embeddedChanged = true
+            }
+        }
+        if embeddedChanged { changed += try holdersOfEmbeddedObjects(session, besides: changed) }
+        guard !deleted.isEmpty || !changed.isEmpty else { return false }
+
+        var recording = try LedgerRecording(session: session, clientID: clientID, wallClock: wallClock)
+        for (table, key) in deleted { try recording.recordDelete(table, key) }
+        for (table, key, mask) in changed { try recording.recordChange(table, key, mask: mask) }
+        // Links downloaded before their target existed point at the objects created here now
+        // (the link is already in the holder's state, so this records nothing).
+        try LedgerMaterializer(session: session, schema: schema).resolvePendingLinks(to: recording.created)
+        return try recording.finish()
+    }
+
+    /// Every object of a synced class holding embedded objects (an embedded object changed in
+    /// place changes no property of its holder), with a mask of its embedded properties.
+    private func holdersOfEmbeddedObjects(_ session: StoreSession, besides listed: [(TableAccess, ObjectKey, UInt64?)]) throws
+        -> [(TableAccess, ObjectKey, UInt64?)] {
+        let already = Set(listed.map { LedgerTrees.localKey(table: $0.0.tableID, key: $0.1) })
+        var holders: [(TableAccess, ObjectKey, UInt64?)] = []
+        for name in schema.synced.keys.sorted() {
+            guard let table = session.table(named: name) else { continue }
+            var mask: UInt64 = 0
+            for (index, property) in table.schema.properties.enumerated() where property.objectType.map(schema.embedded.contains) == true {
+                mask |= TableChanges.bit(index)
+            }
+            guard mask != 0 else { continue }
+            for key in try table.allKeys() where !already.contains(LedgerTrees.localKey(table: table.tableID, key: key)) {
+                holders.append((table, key, mask))
+            }
+        }
+        return holders
+    }
+}
+
+/// One transaction's recording: the clock and sequence read from the file, the operations made.
+struct LedgerRecording {
+    let trees: LedgerTrees
+    let values: LedgerValues
+    var clock: HybridClock
+    let wallClock: @Sendable () -> UInt64
+    var operations: [SyncOperation] = []
+    /// The objects created (or created again) in this transaction.
+    var created: [ObjectRef] = []
+
+    init(session: StoreSession, clientID: UInt64, wallClock: @escaping @Sendable () -> UInt64) throws {
+        trees = LedgerTrees(session: session)
+        values = LedgerValues(session: session)
+        clock = try trees.clock(clientID: clientID)
+        self.wallClock = wallClock
+    }
+
+    private mutating func emit(_ change: SyncOperation.Change, on state: inout SyncObjectState) {
+        let operation = SyncOperation(timestamp: clock.tick(wallMilliseconds: wallClock()), object: state.object, change: change)
+        state.apply(operation)
+        operations.append(operation)
+    }
+
+    mutating func recordDelete(_ table: TableAccess, _ key: ObjectKey) throws {
+        guard let ref = try trees.ref(table: table.tableID, key: key) else { return }
+        try trees.removeRef(table: table.tableID, key: key)
+        guard var state = try trees.state(ref), state.isAlive else { return }
+        emit(.delete, on: &state)
+        try trees.putState(state)
+    }
+
+    mutating func recordChange(_ table: TableAccess, _ key: ObjectKey, mask: UInt64?) throws {
+        guard try table.contains(key), let pkIndex = table.primaryKeyIndex else { return }
+        let ref = ObjectRef(className: table.schema.name, primaryKey: try values.property(pkIndex, of: key, in: table))
+        var state = try trees.state(ref) ?? SyncObjectState(object: ref)
+        let properties = table.schema.properties
+        var compared = mask
+        if !state.isAlive {
+            var created: [String: SyncValue] = [:]
+            for (index, property) in properties.enumerated() where !property.isList {
+                created[property.name] = try values.property(index, of: key, in: table)
+            }
+            emit(.create(created), on: &state)
+            try trees.putRef(ref, table: table.tableID, key: key)
+            self.created.append(ref)
+            compared = nil
+        }
+        for (index, property) in properties.enumerated() where !property.isPrimaryKey {
+            if let compared, compared & TableChanges.bit(index) == 0 { continue }
+            if property.isMap {
+                let old = state.mapEntries(of: property.name)
+                let target = property.objectType.flatMap { values.session.table(named: $0) }
+                let new = try values.mapValue(key, index, in: table, target: target)
+                for mapKey in old.keys.sorted() where new[mapKey] == nil { emit(.mapRemove(property: property.name, key: mapKey), on: &state) }
+                for (mapKey, value) in new.sorted(by: { $0.key < $1.key }) where old[mapKey] != value {
+                    emit(.mapSet(property: property.name, key: mapKey, value: value), on: &state)
+                }
+            } else if property.isSet {
+                let old = state.setMembers(of: property.name)
+                let new = try values.elements(index, of: key, in: table)
+                let oldSet = Set(old), newSet = Set(new)
+                for value in old where !newSet.contains(value) { emit(.setRemove(property: property.name, value: value), on: &state) }
+                for value in new where !oldSet.contains(value) { emit(.setInsert(property: property.name, value: value), on: &state) }
+            } else if property.isList {
+                let old = state.listElements(of: property.name)
+                var previousInsert: HybridTimestamp?
+                for edit in LocalListDiff.edits(from: old, to: try values.elements(index, of: key, in: table)) {
+                    switch edit {
+                    case .remove(let element):
+                        emit(.listRemove(property: property.name, element: element), on: &state)
+                    case .insert(let after, let chained, let value):
+                        emit(.listInsert(property: property.name, after: chained ? previousInsert : after, value: value), on: &state)
+                        previousInsert = operations.last?.timestamp
+                    }
+                }
+            } else {
+                let value = try values.property(index, of: key, in: table)
+                if state.value(of: property.name) != value { emit(.set(property: property.name, value: value), on: &state) }
+            }
+        }
+        try trees.putState(state)
+    }
+
+    /// Stores the operations as the next changeset (if any) and the clock; returns whether
+    /// there was one.
+    func finish() throws -> Bool {
+        guard !operations.isEmpty else { return false }
+        let sequence = (try trees.number(.lastSequence) ?? 0) + 1
+        try trees.putOutbox(ClientChangeset(clientSequence: sequence, operations: operations))
+        try trees.setNumber(sequence, .lastSequence)
+        try trees.setClock(clock)
+        return true
+    }
+}
