@@ -21,6 +21,8 @@ public final class SyncConfiguration: Sendable, DatabaseAttachment {
     }
 
     package func databaseWillOpen(_ configuration: Database.Configuration) throws {
+        // The ledger's own opens of the file, while it attaches, need no session.
+        guard !SessionRegistry.shared.isAttaching(configuration) else { return }
         _ = try SessionRegistry.shared.session(for: configuration, sync: self)
     }
 }

@@ -116,6 +116,9 @@ public final class SyncSession: Sendable {
         return ProgressNotificationToken { status.update { $0.progressObservers[id] = nil } }
     }
 
+    /// Whether the session stopped for good (a fatal error, or its user logged out).
+    var isStopped: Bool { engine.status.read { $0.stopError != nil } }
+
     /// Stops the session for good with `error` (its user logged out).
     func stop(_ error: SyncError) { engine.post(.stop(error)) }
 }

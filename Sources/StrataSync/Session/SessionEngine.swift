@@ -74,10 +74,7 @@ package final class SessionEngine: Sendable {
         events = continuation
         Task.detached { [ledger, status] in
             var loop = SessionLoop(ledger: ledger, settings: settings, status: status, events: continuation)
-            for await event in stream {
-                await loop.handle(event)
-                if loop.isStopped { break }
-            }
+            for await event in stream { await loop.handle(event) }
             loop.shutDown()
         }
         ledger.setLocalChangeHandler { continuation.yield(.localChange) }

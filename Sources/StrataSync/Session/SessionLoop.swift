@@ -39,6 +39,14 @@ struct SessionLoop {
     }
 
     mutating func handle(_ event: SessionEngine.Event) async {
+        guard !isStopped else {
+            // A stopped session answers only what someone awaits.
+            if case .updateSubscriptions(_, let continuation) = event {
+                continuation.resume(throwing: status.read { $0.stopError } ?? SyncError(.sessionStopped, "the session stopped"))
+            }
+            if case .connected(let connection, _) = event { connection.close() }
+            return
+        }
         switch event {
         case .resume:
             guard case .idle = phase else { return }
@@ -94,27 +102,24 @@ struct SessionLoop {
         }
     }
 
-    /// Ends the session for good: no reconnect; waiters fail with `error`.
+    /// Ends the session for good: no reconnect, no more uploads; waiters fail with `error`.
+    /// The task keeps reading events, to answer the ones someone awaits.
     private mutating func stop(_ error: SyncError) {
         disconnect()
         phase = .idle
         isStopped = true
-        status.update {
-            $0.isActive = false
-            $0.stopError = error
-        }
-    }
-
-    /// Closes everything when the task ends.
-    mutating func shutDown() {
-        disconnect()
         ledger.setLocalChangeHandler(nil)
         status.update { status in
             status.isActive = false
-            if status.stopError == nil { status.stopError = SyncError(.sessionStopped, "the session was closed") }
+            if status.stopError == nil { status.stopError = error }
             for observer in status.connectionObservers.values { observer.finish() }
             status.connectionObservers = [:]
         }
+    }
+
+    /// Stops the session when its engine goes away.
+    mutating func shutDown() {
+        if !isStopped { stop(SyncError(.sessionStopped, "the session was closed")) }
     }
 
     // MARK: Connection

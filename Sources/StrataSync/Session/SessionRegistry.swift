@@ -13,6 +13,15 @@ final class SessionRegistry: Sendable {
         var user: User
     }
     private let entries = Mutex<[String: Entry]>([:])
+    /// Files whose ledger is being attached: an open of the file from inside the attach (the
+    /// ledger opening its own instance) must not start a second attach.
+    private let attaching = Mutex<Set<String>>([])
+
+    /// Whether `configuration`'s file is being attached right now.
+    func isAttaching(_ configuration: Database.Configuration) -> Bool {
+        guard let key = try? Self.key(of: configuration) else { return false }
+        return attaching.withLock { $0.contains(key) }
+    }
 
     /// The key of a configuration's file.
     static func key(of configuration: Database.Configuration) throws -> String {
@@ -36,13 +45,15 @@ final class SessionRegistry: Sendable {
         }
         let key = try Self.key(of: configuration)
         if let session = entries.withLock({ entries in
-            entries[key].flatMap { $0.user === user && $0.session.state == .active ? $0.session : nil }
+            entries[key].flatMap { $0.user === user && !$0.session.isStopped ? $0.session : nil }
         }) {
             return session
         }
         // Attaching may open the file; it runs without the registry's lock.
         let app = user.app.configuration
         let syncedTypes = configuration.objectTypes ?? []
+        attaching.withLock { _ = $0.insert(key) }
+        defer { attaching.withLock { _ = $0.remove(key) } }
         let ledger: any SessionLedger
         if let factory = app.ledgerFactory {
             ledger = try factory(configuration, syncedTypes)
@@ -60,7 +71,7 @@ final class SessionRegistry: Sendable {
             try session.subscriptions.applyInitial(initial, to: ledger)
         }
         let chosen = entries.withLock { entries -> SyncSession in
-            if let running = entries[key], running.user === user, running.session.state == .active { return running.session }
+            if let running = entries[key], running.user === user, !running.session.isStopped { return running.session }
             entries[key]?.session.stop(SyncError(.sessionStopped, "another user opened the file"))
             entries[key] = Entry(session: session, user: user)
             return session

@@ -31,17 +31,12 @@ package struct WebSocketTransport: SyncTransport {
                         opened.resume(returning: connection)
                         do {
                             for try await message in inbound.messages(maxSize: SyncProtocol.maximumFrameSize) {
-                                switch message {
-                                case .binary(let buffer):
-                                    connection.deliver(try SyncFrameCodec.decode(Array(buffer.readableBytesView)))
-                                case .text:
-                                    throw SyncError(.malformedFrame, "the server sent a text message; sync frames are binary")
-                                }
+                                connection.deliver(try await Self.decode(message, replyingTo: outbound))
                             }
                             connection.finish(throwing: nil)
                         } catch {
                             connection.finish(throwing: error)
-                            try? await outbound.close(.unexpectedServerError, reason: nil)
+                            try? await outbound.close(.protocolError, reason: nil)
                         }
                     }
                     opened.resume(throwing: SyncError(connectionFailed: "the server closed the connection before it opened", url: url))
@@ -52,6 +47,25 @@ package struct WebSocketTransport: SyncTransport {
                 }
             }
         }
+    }
+}
+
+extension WebSocketTransport {
+    /// The message in a WebSocket message; one that is not a frame is answered with
+    /// `error(.malformedFrame)` and thrown as a `SyncError`, which ends the connection.
+    fileprivate static func decode(_ message: WebSocketMessage, replyingTo outbound: WebSocketOutboundWriter) async throws -> SyncMessage {
+        let problem: String
+        switch message {
+        case .binary(let buffer):
+            do { return try SyncFrameCodec.decode(Array(buffer.readableBytesView)) } catch {
+                problem = "a frame from the server did not decode: \(error)"
+            }
+        case .text:
+            problem = "the server sent a text message; sync frames are binary"
+        }
+        let frame = SyncFrameCodec.encode(.error(code: .malformedFrame, message: problem))
+        try? await outbound.writeBinaryMessage(ByteBuffer(bytes: frame))
+        throw SyncError(.malformedFrame, problem)
     }
 }
 
