@@ -1,0 +1,87 @@
+package import Foundation
+import StrataSyncProtocol
+import Synchronization
+
+/// The machinery of one file's sync session: a single task that owns the connection and
+/// handles one event at a time (a connection opened or ended, a message from the server, a
+/// local commit, a reconnect timer, suspend/resume/stop), so that the protocol's state needs
+/// no locks and the order of effects is the order of events. Callers only post events and
+/// read or await `SessionStatus`; nothing here runs on a caller's actor.
+///
+/// Flow of one connection: connect → `hello` → `welcome` (acknowledge through its
+/// `lastAcknowledged`, upload the outbox after it) → then `uploadAck`s, `download`s and
+/// `snapshot`s, with uploads following local commits. A connection that fails or ends, and
+/// any error the server sends that is not fatal, schedule a reconnect after a backoff delay; a
+/// fatal error stops the session.
+package final class SessionEngine: Sendable {
+    enum Event: Sendable {
+        case resume, suspend
+        case stop(SyncError)
+        case connected(any SyncConnection, generation: UInt64)
+        case connectFailed(any Error, generation: UInt64)
+        case received(SyncMessage, generation: UInt64)
+        case connectionEnded((any Error)?, generation: UInt64)
+        case retry(generation: UInt64)
+        case localChange
+        case updateSubscriptions([SubscriptionSpec], CheckedContinuation<UInt64, any Error>)
+    }
+
+    /// What a session is configured with.
+    package struct Settings: Sendable {
+        package var url: URL
+        package var appID: String
+        package var accessToken: @Sendable () -> String
+        package var transport: any SyncTransport
+        package var timer: any RetryTimer
+        package var seed: UInt64
+        /// The most changesets in one upload frame, and its byte budget (estimated).
+        package var uploadBatchLimit = 1_000
+        package var uploadBatchBytes = 1 << 20
+        /// The most changesets sent but not yet acknowledged.
+        package var uploadWindow: UInt64 = 4_000
+
+        package init(url: URL, appID: String, accessToken: @escaping @Sendable () -> String, transport: any SyncTransport,
+                     timer: any RetryTimer = ContinuousRetryTimer(), seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
+            self.url = url
+            self.appID = appID
+            self.accessToken = accessToken
+            self.transport = transport
+            self.timer = timer
+            self.seed = seed
+        }
+    }
+
+    let ledger: any SessionLedger
+    let status: SharedSessionStatus
+    private let events: AsyncStream<Event>.Continuation
+
+    /// Creates the engine, stopped until `resume()`.
+    package init(ledger: any SessionLedger, settings: Settings) {
+        self.ledger = ledger
+        var initial = SessionStatus()
+        do {
+            initial.lastRecorded = try ledger.lastRecordedSequence()
+            initial.checkpoint = try ledger.checkpoint()
+            let subscriptions = try ledger.subscriptions()
+            initial.subscriptionVersion = subscriptions.version
+            initial.completedSubscriptionVersion = subscriptions.completedVersion
+        } catch {
+            initial.lastError = SyncError(.localFileError, "could not read the file's sync state: \(error)")
+        }
+        let status = SharedSessionStatus(initial)
+        self.status = status
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
+        events = continuation
+        Task.detached { [ledger, status] in
+            var loop = SessionLoop(ledger: ledger, settings: settings, status: status, events: continuation)
+            for await event in stream { await loop.handle(event) }
+            loop.shutDown()
+        }
+        ledger.setLocalChangeHandler { continuation.yield(.localChange) }
+    }
+
+    /// Posts an event to the session's task.
+    func post(_ event: Event) { events.yield(event) }
+
+    deinit { events.finish() }
+}

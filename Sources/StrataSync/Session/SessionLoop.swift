@@ -1,0 +1,339 @@
+import Foundation
+import StrataSyncProtocol
+
+/// The session's protocol state, owned by the session's task and changed only by `handle`, one
+/// event at a time. Every asynchronous step (connecting, reading, waiting out a backoff) runs
+/// in a child task that posts its outcome back as an event tagged with the connection
+/// `generation` it belongs to; events of an older generation are stale and dropped, which is
+/// what makes suspend, reconnect and stop race-free.
+struct SessionLoop {
+    private enum Phase {
+        /// Suspended or stopped: no connection, no timer.
+        case idle
+        case connecting
+        case awaitingWelcome(any SyncConnection)
+        case connected(any SyncConnection)
+        case waitingToRetry
+    }
+
+    private let ledger: any SessionLedger
+    private let settings: SessionEngine.Settings
+    private let status: SharedSessionStatus
+    private let events: AsyncStream<SessionEngine.Event>.Continuation
+    private var phase = Phase.idle
+    private var generation: UInt64 = 0
+    private var backoff: ReconnectBackoff
+    /// The highest client sequence sent on the current connection.
+    private var lastSent: UInt64 = 0
+    private var lastAcknowledged: UInt64 = 0
+    private var tasks: [Task<Void, Never>] = []
+    private(set) var isStopped = false
+
+    init(ledger: any SessionLedger, settings: SessionEngine.Settings, status: SharedSessionStatus,
+         events: AsyncStream<SessionEngine.Event>.Continuation) {
+        self.ledger = ledger
+        self.settings = settings
+        self.status = status
+        self.events = events
+        self.backoff = ReconnectBackoff(seed: settings.seed)
+    }
+
+    mutating func handle(_ event: SessionEngine.Event) async {
+        guard !isStopped else {
+            // A stopped session answers only what someone awaits.
+            if case .updateSubscriptions(_, let continuation) = event {
+                continuation.resume(throwing: status.read { $0.stopError } ?? SyncError(.sessionStopped, "the session stopped"))
+            }
+            if case .connected(let connection, _) = event { connection.close() }
+            return
+        }
+        switch event {
+        case .resume:
+            guard case .idle = phase else { return }
+            status.update { $0.isActive = true }
+            backoff.reset()
+            beginConnecting()
+        case .suspend:
+            disconnect()
+            phase = .idle
+            status.update { $0.isActive = false }
+        case .stop(let error):
+            stop(error)
+        case .connected(let connection, let generation):
+            guard generation == self.generation, case .connecting = phase else { return connection.close() }
+            await sayHello(on: connection)
+        case .connectFailed(let error, let generation):
+            guard generation == self.generation, case .connecting = phase else { return }
+            report(error as? SyncError ?? SyncError(connectionFailed: String(describing: error), url: settings.url))
+            scheduleRetry()
+        case .received(let message, let generation):
+            guard generation == self.generation else { return }
+            await receive(message)
+        case .connectionEnded(let error, let generation):
+            guard generation == self.generation else { return }
+            switch phase {
+            case .awaitingWelcome, .connected:
+                if let error {
+                    let reason = error as? SyncError ?? SyncError(.connectionClosed, "the connection broke: \(error)")
+                    report(reason)
+                }
+                scheduleRetry()
+            case .idle, .connecting, .waitingToRetry:
+                return
+            }
+        case .retry(let generation):
+            guard generation == self.generation, case .waitingToRetry = phase else { return }
+            beginConnecting()
+        case .localChange:
+            refreshRecorded()
+            await uploadPending()
+        case .updateSubscriptions(let specs, let continuation):
+            do {
+                let version = try ledger.subscriptions().version + 1
+                try ledger.setSubscriptions(version: version, specs: specs)
+                status.update { $0.subscriptionVersion = version }
+                continuation.resume(returning: version)
+                if case .connected(let connection) = phase {
+                    try? await connection.send(.subscribe(version: version, subscriptions: specs))
+                }
+            } catch {
+                continuation.resume(throwing: SyncError(.localFileError, "could not store the subscriptions: \(error)"))
+            }
+        }
+    }
+
+    /// Ends the session for good: no reconnect, no more uploads; waiters fail with `error`.
+    /// The task keeps reading events, to answer the ones someone awaits.
+    private mutating func stop(_ error: SyncError) {
+        disconnect()
+        phase = .idle
+        isStopped = true
+        ledger.setLocalChangeHandler(nil)
+        status.update { status in
+            status.isActive = false
+            if status.stopError == nil { status.stopError = error }
+            for observer in status.connectionObservers.values { observer.finish() }
+            status.connectionObservers = [:]
+        }
+    }
+
+    /// Stops the session when its engine goes away.
+    mutating func shutDown() {
+        if !isStopped { stop(SyncError(.sessionStopped, "the session was closed")) }
+    }
+
+    // MARK: Connection
+
+    private mutating func beginConnecting() {
+        generation += 1
+        phase = .connecting
+        setConnectionState(.connecting)
+        let generation = generation, transport = settings.transport, url = settings.url, events = events
+        tasks.append(Task {
+            do {
+                let connection = try await transport.connect(to: url)
+                events.yield(.connected(connection, generation: generation))
+            } catch {
+                events.yield(.connectFailed(error, generation: generation))
+            }
+        })
+    }
+
+    private mutating func sayHello(on connection: any SyncConnection) async {
+        let generation = generation, events = events
+        tasks.append(Task {
+            do {
+                for try await message in connection.incoming { events.yield(.received(message, generation: generation)) }
+                events.yield(.connectionEnded(nil, generation: generation))
+            } catch {
+                events.yield(.connectionEnded(error, generation: generation))
+            }
+        })
+        phase = .awaitingWelcome(connection)
+        do {
+            let subscriptions = try ledger.subscriptions()
+            let hello = SyncMessage.Hello(appID: settings.appID, clientID: ledger.clientID, accessToken: settings.accessToken(),
+                                          checkpoint: try ledger.checkpoint(), subscriptionVersion: subscriptions.version,
+                                          subscriptions: subscriptions.specs, schema: ledger.schema)
+            try await connection.send(.hello(hello))
+        } catch let error as SyncError {
+            report(error)
+            scheduleRetry()
+        } catch {
+            report(SyncError(.localFileError, "could not read the file's sync state for hello: \(error)"))
+            scheduleRetry()
+        }
+    }
+
+    /// Drops the current connection and timer; their late events are stale from here on.
+    private mutating func disconnect() {
+        generation += 1
+        switch phase {
+        case .awaitingWelcome(let connection), .connected(let connection): connection.close()
+        case .idle, .connecting, .waitingToRetry: break
+        }
+        for task in tasks { task.cancel() }
+        tasks = []
+        setConnectionState(.disconnected)
+    }
+
+    private mutating func scheduleRetry() {
+        disconnect()
+        phase = .waitingToRetry
+        let delay = backoff.nextDelay(), generation = generation, timer = settings.timer, events = events
+        tasks.append(Task {
+            do {
+                try await timer.wait(delay)
+                events.yield(.retry(generation: generation))
+            } catch {}
+        })
+    }
+
+    private func setConnectionState(_ state: SyncSession.ConnectionState) {
+        status.update { status in
+            guard status.connectionState != state else { return }
+            status.connectionState = state
+            if state != .connected { status.knownLatest = nil }
+            for observer in status.connectionObservers.values { observer.yield(state) }
+        }
+    }
+
+    private func report(_ error: SyncError) {
+        let handler = status.update { status in
+            status.lastError = error
+            return status.errorHandler
+        }
+        handler?(error)
+    }
+
+    // MARK: Messages
+
+    private mutating func receive(_ message: SyncMessage) async {
+        do {
+            switch message {
+            case .welcome(let welcome):
+                guard case .awaitingWelcome(let connection) = phase else { return await refuse(message) }
+                phase = .connected(connection)
+                backoff.reset()
+                try ledger.acknowledge(through: welcome.lastAcknowledged)
+                lastAcknowledged = welcome.lastAcknowledged
+                lastSent = welcome.lastAcknowledged
+                status.update { status in
+                    status.lastAcknowledged = max(status.lastAcknowledged, welcome.lastAcknowledged)
+                    status.knownLatest = welcome.latestSequence
+                }
+                setConnectionState(.connected)
+                refreshRecorded()
+                await uploadPending()
+            case .uploadAck(let clientSequence):
+                guard case .connected = phase else { return await refuse(message) }
+                try ledger.acknowledge(through: clientSequence)
+                lastAcknowledged = max(lastAcknowledged, clientSequence)
+                status.update { $0.lastAcknowledged = max($0.lastAcknowledged, clientSequence) }
+                await uploadPending()
+            case .download(let changesets, let checkpoint, let remaining):
+                guard case .connected = phase else { return await refuse(message) }
+                try ledger.apply(changesets: changesets, checkpoint: checkpoint)
+                let applied = try ledger.checkpoint()
+                status.update { status in
+                    status.checkpoint = applied
+                    let (latest, overflow) = checkpoint.sequence.addingReportingOverflow(remaining)
+                    status.knownLatest = max(status.knownLatest ?? 0, overflow ? UInt64.max : latest)
+                }
+            case .snapshot(let snapshot):
+                guard case .connected = phase else { return await refuse(message) }
+                try ledger.apply(snapshot: snapshot)
+                let stored = try ledger.subscriptions()
+                if snapshot.isLast && snapshot.subscriptionVersion == stored.version {
+                    try ledger.markSubscriptionsComplete(version: stored.version)
+                }
+                let applied = try ledger.checkpoint(), completed = try ledger.subscriptions().completedVersion
+                status.update { status in
+                    status.checkpoint = applied
+                    status.completedSubscriptionVersion = completed
+                }
+            case .ping(let nonce):
+                if case .connected(let connection) = phase { try? await connection.send(.pong(nonce)) }
+                if case .awaitingWelcome(let connection) = phase { try? await connection.send(.pong(nonce)) }
+            case .pong:
+                return
+            case .error(let code, let text):
+                let error = SyncError(SyncError.Code(code), text)
+                report(error)
+                switch code {
+                case _ where error.code.isFatal: stop(error)
+                case .clientResetRequired, .unknownClassOrProperty, .invalidValue: return
+                default: scheduleRetry()
+                }
+            case .hello, .upload, .subscribe:
+                await refuse(message)
+            }
+        } catch {
+            // The file refused what the server sent (a bad checksum, a full disk): nothing was
+            // applied, so the checkpoint is unchanged and a new connection downloads it again.
+            report(error as? SyncError ?? SyncError(.localFileError, "the file could not apply what the server sent: \(error)"))
+            scheduleRetry()
+        }
+    }
+
+    /// A message the client does not expect here: tell the server, and start over.
+    private mutating func refuse(_ message: SyncMessage) async {
+        let text = "the client did not expect \(Self.name(of: message)) here"
+        switch phase {
+        case .awaitingWelcome(let connection), .connected(let connection):
+            try? await connection.send(.error(code: .malformedFrame, message: text))
+        case .idle, .connecting, .waitingToRetry: break
+        }
+        report(SyncError(.malformedFrame, text))
+        scheduleRetry()
+    }
+
+    private static func name(of message: SyncMessage) -> String {
+        switch message {
+        case .hello: "hello"
+        case .upload: "upload"
+        case .subscribe: "subscribe"
+        case .ping: "ping"
+        case .welcome: "welcome"
+        case .uploadAck: "uploadAck"
+        case .download: "download"
+        case .snapshot: "snapshot"
+        case .pong: "pong"
+        case .error: "error"
+        }
+    }
+
+    // MARK: Upload
+
+    private func refreshRecorded() {
+        guard let recorded = try? ledger.lastRecordedSequence() else { return }
+        status.update { $0.lastRecorded = max($0.lastRecorded, recorded) }
+    }
+
+    /// Sends the outbox after `lastSent`, in frames of at most `uploadBatchLimit` changesets
+    /// and about `uploadBatchBytes`, while fewer than `uploadWindow` changesets await their
+    /// acknowledgement.
+    private mutating func uploadPending() async {
+        guard case .connected(let connection) = phase else { return }
+        while lastSent < lastAcknowledged + settings.uploadWindow {
+            let room = Int(lastAcknowledged + settings.uploadWindow - lastSent)
+            let pending: [ClientChangeset]
+            do {
+                pending = try ledger.pendingChangesets(after: lastSent, limit: min(settings.uploadBatchLimit, room))
+            } catch {
+                report(SyncError(.localFileError, "could not read the outbox: \(error)"))
+                return
+            }
+            guard let last = pending.last else { return }
+            for frame in UploadBatcher.frames(of: pending, byteBudget: settings.uploadBatchBytes) {
+                do {
+                    try await connection.send(.upload(frame))
+                } catch {
+                    // The connection is gone; its end arrives as an event and reconnects.
+                    return
+                }
+            }
+            lastSent = last.clientSequence
+        }
+    }
+}

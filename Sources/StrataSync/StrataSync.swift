@@ -1,1 +1,0 @@
-// The sync client: see docs/design/sync.md.
