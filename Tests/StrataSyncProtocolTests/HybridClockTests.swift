@@ -12,4 +12,18 @@ import StrataSyncProtocol
         #expect(third > HybridTimestamp(wallMilliseconds: 5000, counter: 3, clientID: 9))
         #expect(third.clientID == 7)
     }
+
+    @Test func theCounterCarriesIntoTheWallTimeWhenItRunsOut() {
+        var clock = HybridClock(clientID: 1)
+        clock.observe(HybridTimestamp(wallMilliseconds: 10, counter: .max, clientID: 2))
+        #expect(clock.tick(wallMilliseconds: 5) == HybridTimestamp(wallMilliseconds: 11, counter: 0, clientID: 1))
+    }
+
+    @Test func aClockThatObservedTheLastRepresentableTimeSaturatesInsteadOfTrapping() {
+        var clock = HybridClock(clientID: 1)
+        clock.observe(HybridTimestamp(wallMilliseconds: .max, counter: .max, clientID: 2))
+        let first = clock.tick(wallMilliseconds: 5)
+        #expect(first == HybridTimestamp(wallMilliseconds: .max, counter: .max, clientID: 1))
+        #expect(clock.tick(wallMilliseconds: 5) == first)
+    }
 }

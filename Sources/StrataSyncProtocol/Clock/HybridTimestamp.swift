@@ -12,6 +12,7 @@ public struct HybridTimestamp: Sendable, Hashable, Comparable, CustomStringConve
     /// The client that made the timestamp; breaks ties, so no two clients' timestamps are equal.
     public var clientID: UInt64
 
+    /// Makes a timestamp.
     public init(wallMilliseconds: UInt64, counter: UInt32, clientID: UInt64) {
         self.wallMilliseconds = wallMilliseconds
         self.counter = counter
@@ -21,11 +22,13 @@ public struct HybridTimestamp: Sendable, Hashable, Comparable, CustomStringConve
     /// Before every real timestamp.
     public static let zero = HybridTimestamp(wallMilliseconds: 0, counter: 0, clientID: 0)
 
+    /// Orders by wall time, then counter, then client id.
     public static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
         if lhs.wallMilliseconds != rhs.wallMilliseconds { return lhs.wallMilliseconds < rhs.wallMilliseconds }
         if lhs.counter != rhs.counter { return lhs.counter < rhs.counter }
         return lhs.clientID < rhs.clientID
     }
 
+    /// `wall.counter@client` (client in hex), for logs.
     public var description: String { "\(wallMilliseconds).\(counter)@\(String(clientID, radix: 16))" }
 }

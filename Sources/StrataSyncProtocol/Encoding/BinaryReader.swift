@@ -97,23 +97,24 @@ public struct BinaryReader: Sendable {
 
     /// Reads a little-endian `UInt16`.
     public mutating func readUInt16(_ what: @autoclosure () -> String = "a UInt16") throws(SyncProtocolError) -> UInt16 {
-        let raw = try readRawBytes(2, what())
-        return UInt16(raw[0]) | UInt16(raw[1]) << 8
+        UInt16(truncatingIfNeeded: try readLittleEndian(2, what()))
     }
 
     /// Reads a little-endian `UInt32`.
     public mutating func readUInt32(_ what: @autoclosure () -> String = "a UInt32") throws(SyncProtocolError) -> UInt32 {
-        let raw = try readRawBytes(4, what())
-        var value: UInt32 = 0
-        for (index, byte) in raw.enumerated() { value |= UInt32(byte) << UInt32(8 * index) }
-        return value
+        UInt32(truncatingIfNeeded: try readLittleEndian(4, what()))
     }
 
     /// Reads a little-endian `UInt64`.
     public mutating func readUInt64(_ what: @autoclosure () -> String = "a UInt64") throws(SyncProtocolError) -> UInt64 {
-        let raw = try readRawBytes(8, what())
+        try readLittleEndian(8, what())
+    }
+
+    /// Reads a little-endian unsigned integer of `width` bytes (at most 8).
+    private mutating func readLittleEndian(_ width: Int, _ what: @autoclosure () -> String) throws(SyncProtocolError) -> UInt64 {
         var value: UInt64 = 0
-        for (index, byte) in raw.enumerated() { value |= UInt64(byte) << UInt64(8 * index) }
+        // A slice keeps its base's indices.
+        for (index, byte) in try readRawBytes(width, what()).enumerated() { value |= UInt64(byte) << UInt64(8 * index) }
         return value
     }
 
@@ -127,7 +128,8 @@ public struct BinaryReader: Sendable {
         Double(bitPattern: try readUInt64(what()))
     }
 
-    /// Reads exactly `count` bytes (no length prefix).
+    /// Reads exactly `count` bytes (no length prefix). The slice keeps the indices of
+    /// ``bytes``.
     public mutating func readRawBytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(SyncProtocolError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else {
             throw .malformed("\(what()) at offset \(offset) needs \(count) byte(s), \(remaining) left")

@@ -21,5 +21,6 @@ public struct SyncProtocolError: Error, Sendable, Hashable, CustomStringConverti
         SyncProtocolError(code: .malformedFrame, message: message)
     }
 
+    /// The code and the message, for logs.
     public var description: String { "\(code): \(message)" }
 }

@@ -41,22 +41,28 @@ extension BinaryWriter {
         writeCount(embedded.properties.count)
         for (name, field) in embedded.properties.sortedForEncoding {
             writeString(name)
-            switch field {
-            case .value(let value):
-                writeByte(EmbeddedFieldTag.value.rawValue)
+            write(field)
+        }
+    }
+
+    /// Appends an embedded object's field: its tag, then a value, or a count of elements (map
+    /// entries sorted by key).
+    public mutating func write(_ field: EmbeddedField) {
+        switch field {
+        case .value(let value):
+            writeByte(EmbeddedFieldTag.value.rawValue)
+            write(value)
+        case .list(let values), .set(let values):
+            let isList = if case .list = field { true } else { false }
+            writeByte(isList ? EmbeddedFieldTag.list.rawValue : EmbeddedFieldTag.set.rawValue)
+            writeCount(values.count)
+            for value in values { write(value) }
+        case .map(let entries):
+            writeByte(EmbeddedFieldTag.map.rawValue)
+            writeCount(entries.count)
+            for (key, value) in entries.sortedForEncoding {
+                writeString(key)
                 write(value)
-            case .list(let values), .set(let values):
-                let isList = if case .list = field { true } else { false }
-                writeByte(isList ? EmbeddedFieldTag.list.rawValue : EmbeddedFieldTag.set.rawValue)
-                writeCount(values.count)
-                for value in values { write(value) }
-            case .map(let entries):
-                writeByte(EmbeddedFieldTag.map.rawValue)
-                writeCount(entries.count)
-                for (key, value) in entries.sortedForEncoding {
-                    writeString(key)
-                    write(value)
-                }
             }
         }
     }

@@ -19,9 +19,9 @@
 /// order or repetition of the operations applied (strong eventual consistency): equal sets of
 /// operations give equal states and equal ``encoded()`` bytes. That holds even for input no
 /// correct client makes, so a faulty or hostile peer cannot split replicas apart:
-/// - two different writes with one timestamp (only one client's buggy clock makes them) are
-///   ordered by their content: a remove before an insert or a set, then the greater value
-///   (``SyncValue``'s `<`);
+/// - of two different writes with one timestamp (only one client's buggy clock makes them),
+///   the same one wins everywhere: a remove over an insert or a set, else the greater value
+///   (``SyncValue``'s `<`; for list elements, then the later anchor);
 /// - a list element whose anchor is not older than itself (a correct client's clock has seen
 ///   the anchor, so its insert is newer) hangs from the front, which keeps the element tree
 ///   acyclic; so does an element whose anchor has not arrived yet, until it does.
@@ -43,7 +43,7 @@ public struct SyncObjectState: Sendable, Hashable {
     /// Per collection property, the newest clear.
     public private(set) var cleared: [String: HybridTimestamp] = [:]
     /// The newest timestamp anything in this state carries (create, delete, values, elements,
-    /// keys, list node ids, anchors and removed ids, clears); `.zero` for an empty state. A
+    /// keys, list node ids and removed ids, clears); `.zero` for an empty state. A
     /// client's clock observes it when it takes a state from a snapshot, so its next operations
     /// order after everything in it.
     ///
@@ -141,7 +141,7 @@ public struct SyncObjectState: Sendable, Hashable {
         for elements in sets.values { for element in elements.values { latest = max(latest, element.timestamp) } }
         for entries in maps.values { for entry in entries.values { latest = max(latest, entry.timestamp) } }
         for list in lists.values {
-            for (id, node) in list.nodes { latest = max(latest, id, node.after ?? .zero) }
+            for id in list.nodes.keys { latest = max(latest, id) }
             for id in list.removed { latest = max(latest, id) }
         }
         for clear in cleared.values { latest = max(latest, clear) }
@@ -150,8 +150,10 @@ public struct SyncObjectState: Sendable, Hashable {
 
     // MARK: Applying operations
 
-    /// Applies one operation on this object (its `object` must be this state's). Applying one
-    /// already applied changes nothing.
+    /// Applies one operation on this object. Applying one already applied changes nothing.
+    ///
+    /// The operation's `object` must be this state's (callers look states up by it); another
+    /// object's operation is a programming error and stops the process.
     public mutating func apply(_ operation: SyncOperation) {
         precondition(operation.object == object, "an operation on \(operation.object) applied to the state of \(object)")
         let time = operation.timestamp
@@ -183,7 +185,6 @@ public struct SyncObjectState: Sendable, Hashable {
             if let current = lists[property]?.nodes[time], !Self.precedes(current, node) { return }
             lists[property, default: ListState()].nodes[time] = node
             noteStored(time)
-            if let after { noteStored(after) }
         case .listRemove(let property, let element):
             lists[property, default: ListState()].removed.insert(element)
             noteStored(element)
@@ -201,11 +202,12 @@ public struct SyncObjectState: Sendable, Hashable {
     }
 
     /// Whether write `lhs` loses to write `rhs` of the same timestamp (only a faulty client
-    /// makes two): an order on their content, so every replica keeps the same one.
+    /// makes two): an order on their content, so every replica keeps the same one. A remove
+    /// (nil) beats a value; between values, the greater wins.
     private static func precedes(_ lhs: SyncValue?, _ rhs: SyncValue?) -> Bool {
         switch (lhs, rhs) {
         case (.some(let left), .some(let right)): left < right
-        case (.none, .some): true
+        case (.some, .none): true
         default: false
         }
     }
@@ -253,11 +255,15 @@ public struct SyncObjectState: Sendable, Hashable {
 
     private mutating func setMapEntry(_ property: String, _ key: String, _ entry: MapEntry) {
         guard isVisible(entry.timestamp, property) else { return }
-        if let current = maps[property]?[key] {
-            guard Self.wins(entry.timestamp, entry.value, over: current.timestamp, current.value) else { return }
-            // Swift's string keys compare by canonical equivalence: store the winner's own
-            // spelling of the key, so which spelling a replica holds does not depend on the
-            // order the writes arrived in.
+        if let entries = maps[property], let index = entries.index(forKey: key) {
+            let (currentKey, current) = entries[index]
+            // Swift's string keys compare by canonical equivalence, so `key` may be another
+            // spelling of `currentKey`. The winner's spelling is stored (for identical writes,
+            // the greater spelling by UTF-8 bytes), so which spelling a replica holds does not
+            // depend on the order the writes arrived in.
+            let replaces = Self.wins(entry.timestamp, entry.value, over: current.timestamp, current.value)
+                || (entry.timestamp == current.timestamp && entry.value == current.value && String.utf8Precedes(currentKey, key))
+            guard replaces else { return }
             maps[property]?.removeValue(forKey: key)
         }
         maps[property, default: [:]][key] = entry

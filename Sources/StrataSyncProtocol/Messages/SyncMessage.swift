@@ -16,6 +16,7 @@ public enum SyncMessage: Sendable, Hashable {
     case upload([ClientChangeset])
     /// Replaces the client's subscriptions; `version` increases with each change.
     case subscribe(version: UInt64, subscriptions: [SubscriptionSpec])
+    /// Asks the other side to answer `pong` with the same nonce (a liveness check).
     case ping(UInt64)
 
     // Server → client
@@ -28,20 +29,31 @@ public enum SyncMessage: Sendable, Hashable {
     /// Whole object states (for new subscriptions, or a client reset when `isReset`), as of
     /// `checkpoint`. `subscriptionVersion` is the subscription set the snapshot completes.
     case snapshot(Snapshot)
+    /// Answers a `ping`, echoing its nonce.
     case pong(UInt64)
     /// A refusal; `code` says why. After a fatal error the server closes the connection.
     case error(code: SyncErrorCode, message: String)
 
+    /// The fields of ``SyncMessage/hello(_:)``.
     public struct Hello: Sendable, Hashable {
+        /// The protocol version the client speaks.
         public var protocolVersion: UInt16
+        /// The app the client belongs to.
         public var appID: String
+        /// The client's random 64-bit id, made when its file was first synced.
         public var clientID: UInt64
+        /// The access token from the login.
         public var accessToken: String
+        /// The last server sequence the client applied (0: none).
         public var checkpoint: UInt64
+        /// The version of `subscriptions`.
         public var subscriptionVersion: UInt64
+        /// The client's subscriptions.
         public var subscriptions: [SubscriptionSpec]
+        /// The synced classes the client declares.
         public var schema: SyncSchema
 
+        /// Makes a hello; `protocolVersion` defaults to this build's.
         public init(protocolVersion: UInt16 = SyncProtocol.version, appID: String, clientID: UInt64, accessToken: String,
                     checkpoint: UInt64, subscriptionVersion: UInt64, subscriptions: [SubscriptionSpec], schema: SyncSchema) {
             self.protocolVersion = protocolVersion
@@ -55,23 +67,28 @@ public enum SyncMessage: Sendable, Hashable {
         }
     }
 
+    /// The fields of ``SyncMessage/welcome(_:)``.
     public struct Welcome: Sendable, Hashable {
         /// The highest client sequence of this client the server holds (resend after it).
         public var lastAcknowledged: UInt64
         /// The server's newest sequence for the app (for download progress).
         public var latestSequence: UInt64
 
+        /// Makes a welcome.
         public init(lastAcknowledged: UInt64, latestSequence: UInt64) {
             self.lastAcknowledged = lastAcknowledged
             self.latestSequence = latestSequence
         }
     }
 
+    /// The fields of ``SyncMessage/snapshot(_:)``.
     public struct Snapshot: Sendable, Hashable {
         /// Encoded ``SyncObjectState``s, one per object (tombstones included), so that
         /// pending local operations merge with them exactly as with the history.
         public var objects: [SyncObjectState]
+        /// The history position the states are as of.
         public var checkpoint: Checkpoint
+        /// The subscription set the snapshot completes.
         public var subscriptionVersion: UInt64
         /// A client reset: the client's synced data becomes this state (plus its
         /// unacknowledged changes).
@@ -79,6 +96,7 @@ public enum SyncMessage: Sendable, Hashable {
         /// More snapshot frames follow for the same checkpoint (large bootstraps are split).
         public var isLast: Bool
 
+        /// Makes a snapshot.
         public init(objects: [SyncObjectState], checkpoint: Checkpoint, subscriptionVersion: UInt64, isReset: Bool, isLast: Bool) {
             self.objects = objects
             self.checkpoint = checkpoint

@@ -3,8 +3,10 @@
 public struct ClientChangeset: Sendable, Hashable {
     /// 1, 2, 3, … per client, without gaps.
     public var clientSequence: UInt64
+    /// The commit's operations, in the order they were made.
     public var operations: [SyncOperation]
 
+    /// Makes a client changeset.
     public init(clientSequence: UInt64, operations: [SyncOperation]) {
         self.clientSequence = clientSequence
         self.operations = operations
@@ -17,9 +19,12 @@ public struct ServerChangeset: Sendable, Hashable {
     public var serverSequence: UInt64
     /// The client that uploaded it, and its number there.
     public var clientID: UInt64
+    /// The uploading client's sequence number of the changeset.
     public var clientSequence: UInt64
+    /// The changeset's operations, in the order they were made.
     public var operations: [SyncOperation]
 
+    /// Makes a server changeset.
     public init(serverSequence: UInt64, clientID: UInt64, clientSequence: UInt64, operations: [SyncOperation]) {
         self.serverSequence = serverSequence
         self.clientID = clientID
@@ -32,9 +37,12 @@ public struct ServerChangeset: Sendable, Hashable {
 /// (of the classes it subscribes to). `checksum` covers the frame's changesets, so a frame
 /// damaged or cut in transit is refused rather than applied.
 public struct Checkpoint: Sendable, Hashable {
+    /// The last server sequence the frame covers.
     public var sequence: UInt64
+    /// ``Checkpoint/checksum(of:)`` of the frame's changesets.
     public var checksum: UInt32
 
+    /// Makes a checkpoint.
     public init(sequence: UInt64, checksum: UInt32) {
         self.sequence = sequence
         self.checksum = checksum

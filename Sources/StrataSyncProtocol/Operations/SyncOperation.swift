@@ -10,6 +10,7 @@ public struct SyncOperation: Sendable, Hashable {
     /// What changed.
     public var change: Change
 
+    /// Makes an operation.
     public init(timestamp: HybridTimestamp, object: ObjectRef, change: Change) {
         self.timestamp = timestamp
         self.object = object

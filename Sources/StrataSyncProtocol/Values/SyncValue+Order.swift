@@ -7,6 +7,7 @@
 /// and `0.0 == -0.0` would keep whichever spelling arrived first, so replicas that saw the
 /// operations in another order would hold different bytes.
 extension SyncValue: Hashable, Comparable {
+    /// Exact equality: same kind and same bits (see the extension's comment).
     public static func == (lhs: SyncValue, rhs: SyncValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -26,6 +27,7 @@ extension SyncValue: Hashable, Comparable {
         }
     }
 
+    /// Hashes the kind and the exact bits, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kindRank)
         switch self {
@@ -102,5 +104,40 @@ extension SyncValue: Hashable, Comparable {
     /// standard's total order: negative values reversed below the positive ones.
     private static func totalOrderKey(_ bits: UInt64) -> UInt64 {
         bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+    }
+}
+
+extension EmbeddedValue {
+    /// Exact equality, as for ``SyncValue``: equal exactly when the encodings are, so property
+    /// names and map keys compare by UTF-8 bytes rather than by canonical equivalence.
+    public static func == (lhs: EmbeddedValue, rhs: EmbeddedValue) -> Bool {
+        var left = BinaryWriter(), right = BinaryWriter()
+        left.write(lhs)
+        right.write(rhs)
+        return left.bytes == right.bytes
+    }
+
+    /// Hashes the encoding, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        var writer = BinaryWriter()
+        writer.write(self)
+        hasher.combine(writer.bytes)
+    }
+}
+
+extension EmbeddedField {
+    /// Exact equality, as for ``EmbeddedValue``: equal exactly when the encodings are.
+    public static func == (lhs: EmbeddedField, rhs: EmbeddedField) -> Bool {
+        var left = BinaryWriter(), right = BinaryWriter()
+        left.write(lhs)
+        right.write(rhs)
+        return left.bytes == right.bytes
+    }
+
+    /// Hashes the encoding, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        var writer = BinaryWriter()
+        writer.write(self)
+        hasher.combine(writer.bytes)
     }
 }

@@ -6,8 +6,8 @@
 /// Equality is exact, as replication needs it: floats, doubles and dates compare by bit pattern
 /// (so a NaN equals itself and `-0.0` differs from `0.0`), strings by their UTF-8 bytes (so two
 /// spellings of one canonically equivalent text stay two values). Two equal values encode to
-/// the same bytes (embedded values: up to the spelling of their property names and map keys,
-/// which are Swift dictionary keys). See `SyncValue+Order.swift` for equality, hashing and the total order.
+/// the same bytes (embedded values too: their property names and map keys compare by UTF-8
+/// bytes as well). See `SyncValue+Order.swift` for equality, hashing and the total order.
 public indirect enum SyncValue: Sendable {
     /// No value (an optional property that is nil).
     case null

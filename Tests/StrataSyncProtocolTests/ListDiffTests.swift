@@ -1,0 +1,75 @@
+import Testing
+import StrataSyncProtocol
+
+/// `ListDiff` turns a local list change into operations that, applied, give the new list.
+@Suite struct ListDiffTests {
+    /// A replica's list, and the clock of the client editing it.
+    private struct Replica {
+        var state = SyncObjectState(object: Ops.todo)
+        var clock = HybridClock(clientID: 7)
+        var wall: UInt64 = 100
+
+        mutating func edit(to new: [SyncValue]) -> [SyncOperation] {
+            let changes = ListDiff.changes(property: "items", from: state.listElements(of: "items"), to: new) {
+                wall += 1
+                return clock.tick(wallMilliseconds: wall)
+            }
+            let operations = changes.map { SyncOperation(timestamp: $0.timestamp, object: Ops.todo, change: $0.change) }
+            for operation in operations { state.apply(operation) }
+            return operations
+        }
+    }
+
+    @Test func equalListsNeedNoOperations() {
+        var replica = Replica()
+        _ = replica.edit(to: [.int(1), .int(2)])
+        #expect(replica.edit(to: [.int(1), .int(2)]).isEmpty)
+    }
+
+    @Test func onlyTheChangedMiddleIsRemovedAndInserted() {
+        var replica = Replica()
+        _ = replica.edit(to: [.int(1), .int(2), .int(3), .int(4)])
+        let before = replica.state.listElements(of: "items")
+        let operations = replica.edit(to: [.int(1), .int(9), .int(8), .int(4)])
+        #expect(operations.map(\.change) == [
+            .listRemove(property: "items", element: before[1].id),
+            .listRemove(property: "items", element: before[2].id),
+            .listInsert(property: "items", after: before[0].id, value: .int(9)),
+            .listInsert(property: "items", after: operations[2].timestamp, value: .int(8)),
+        ])
+        #expect(replica.state.listValues(of: "items") == [.int(1), .int(9), .int(8), .int(4)])
+        // The kept elements keep their ids.
+        let after = replica.state.listElements(of: "items")
+        #expect(after[0].id == before[0].id && after[3].id == before[3].id)
+    }
+
+    @Test func insertingAtTheFrontAnchorsOnNothing() {
+        var replica = Replica()
+        _ = replica.edit(to: [.int(2)])
+        let operations = replica.edit(to: [.int(1), .int(2)])
+        #expect(operations.map(\.change) == [.listInsert(property: "items", after: nil, value: .int(1))])
+        #expect(replica.state.listValues(of: "items") == [.int(1), .int(2)])
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func randomEditsGiveTheNewListHereAndOnAReplicaThatAppliesThemInAnyOrder(seed: UInt64) {
+        var random = RandomValues(seed: seed)
+        var replica = Replica()
+        var allOperations: [SyncOperation] = []
+        for _ in 0 ..< 200 {
+            var list = replica.state.listValues(of: "items")
+            for _ in 0 ..< random.int(0 ... 4) {
+                switch random.int(0 ... 2) {
+                case 0: list.insert(random.smallValue(), at: random.int(0 ... list.count))
+                case 1 where !list.isEmpty: list.remove(at: random.int(0 ... list.count - 1))
+                default: if !list.isEmpty { list[random.int(0 ... list.count - 1)] = random.smallValue() }
+                }
+            }
+            if random.int(0 ... 9) == 0 { list = [] }
+            allOperations += replica.edit(to: list)
+            #expect(replica.state.listValues(of: "items") == list)
+        }
+        let other = Ops.state(allOperations.shuffled(using: &random.generator))
+        #expect(other.listValues(of: "items") == replica.state.listValues(of: "items"))
+    }
+}
