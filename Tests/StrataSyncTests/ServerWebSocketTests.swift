@@ -8,16 +8,20 @@ import Testing
 struct ServerWebSocketTests {
     typealias F = ServerFixtures
 
-    /// Sends a hello and reads the welcome, the first download and the snapshot of the
-    /// subscribed classes; returns the welcome and everything after it.
+    /// Sends a hello and reads the welcome, then the downloads up to the welcome's sequence
+    /// and, for a subscription set the server has not bootstrapped for this client
+    /// (`bootstraps`), the snapshot; returns the welcome and everything after it.
     static func join(_ connection: ServerTestConnection, app: String, client: UInt64, token: String,
-                     checkpoint: UInt64 = 0, version: UInt64 = 1, classes: [String] = ["Todo", "Note"]) async throws
-        -> (welcome: SyncMessage.Welcome, rest: [SyncMessage]) {
+                     checkpoint: UInt64 = 0, version: UInt64 = 1, classes: [String] = ["Todo", "Note"],
+                     bootstraps: Bool = true) async throws -> (welcome: SyncMessage.Welcome, rest: [SyncMessage]) {
         connection.send(ServerUnderTest.hello(app: app, client: client, token: token, checkpoint: checkpoint, version: version, classes: classes))
         guard case .welcome(let welcome) = try await connection.receiveMessage() else { throw ServerTestFailure("expected welcome") }
         let rest = try await connection.receive { message in
-            if case .snapshot(let snapshot) = message { return snapshot.isLast }
-            return false
+            switch message {
+            case .snapshot(let snapshot): snapshot.isLast
+            case .download(_, let reached, _): !bootstraps && reached.sequence >= welcome.latestSequence
+            default: false
+            }
         }
         return (welcome, rest)
     }
@@ -142,7 +146,7 @@ struct ServerWebSocketTests {
 
         // The client reconnects without having seen the ack and sends the batch again.
         let again = server.connect(app: app)
-        let (welcome, _) = try await Self.join(again, app: app, client: 4, token: token)
+        let (welcome, _) = try await Self.join(again, app: app, client: 4, token: token, checkpoint: 1, bootstraps: false)
         #expect(welcome.lastAcknowledged == 1 && welcome.latestSequence == 1)
         again.send(.upload(batch))
         _ = try await again.receive { $0 == .uploadAck(clientSequence: 1) }
@@ -246,7 +250,7 @@ struct ServerWebSocketTests {
 
         let second = try await ServerUnderTest.start(storage: .embedded(directory: folder))
         let connection = second.connect(app: "restart")
-        let (welcome, messages) = try await Self.join(connection, app: "restart", client: 30, token: token)
+        let (welcome, messages) = try await Self.join(connection, app: "restart", client: 30, token: token, bootstraps: false)
         #expect(welcome.lastAcknowledged == 1 && welcome.latestSequence == 1)
         #expect(Self.downloads(messages).isEmpty, "a client's own changesets are not sent back")
         await connection.close()

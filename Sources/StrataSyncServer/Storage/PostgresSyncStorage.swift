@@ -63,8 +63,19 @@ public final class PostgresSyncStorage: SyncStorage {
         }
     }
 
+    /// Runs `body` in one transaction; an error thrown by `body` reaches the caller as itself
+    /// (postgres-nio wraps it with the rollback's outcome).
+    private func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error
+        }
+    }
+
     public func prepare() async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7320331)", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY)", logger: logger)
             var current = 0
@@ -127,7 +138,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func register(schema: SyncSchema, app: String) async throws -> SchemaRegistration {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let position = try await self.lockApp(app, on: connection)
             _ = position
             var existing = SyncSchema(classes: [])
@@ -196,7 +207,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             var position = try await self.lockApp(app, on: connection)
             let record = try await self.client(app: app, clientID: clientID, on: connection)
             let plan = try UploadPlan(clientID: clientID, changesets: changesets, lastAcknowledged: record.lastAcknowledged,
@@ -245,7 +256,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func history(app: String, after: UInt64, limit: Int) async throws -> HistoryPage {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
             let position = try await self.position(app: app, on: connection)
             guard after >= position.compactedThrough, after < position.latestSequence, limit > 0 else {
@@ -264,7 +275,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func snapshot(app: String, classes: Set<String>) async throws -> ObjectSnapshot {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
             let position = try await self.position(app: app, on: connection)
             var states: [SyncObjectState] = []
@@ -281,7 +292,7 @@ public final class PostgresSyncStorage: SyncStorage {
 
     @discardableResult
     public func compact(app: String, keepingLast: UInt64) async throws -> UInt64 {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let position = try await self.lockApp(app, on: connection)
             let target = position.latestSequence > keepingLast ? position.latestSequence - keepingLast : 0
             guard target > position.compactedThrough else { return position.compactedThrough }

@@ -70,7 +70,9 @@ func encodeClasses(_ classes: Set<String>) -> [UInt8] {
 }
 
 /// The class list stored by ``encodeClasses(_:)``.
+/// No bytes (a client row made by an upload before any subscription) is no classes.
 func decodeClasses(_ bytes: [UInt8]) throws -> Set<String> {
+    if bytes.isEmpty { return [] }
     var reader = BinaryReader(bytes)
     let count = try reader.readCount("a class count")
     var classes: Set<String> = []
