@@ -233,6 +233,20 @@ final class ServerTestConnection {
         }
     }
 
+    /// Receives until the connection closes or `pong(nonce)` arrives; returns the messages.
+    func receiveUntilClosedOrPong(_ nonce: UInt64) async -> [SyncMessage] {
+        var messages: [SyncMessage] = []
+        while true {
+            switch await receive() {
+            case .message(let message):
+                messages.append(message)
+                if message == .pong(nonce) { return messages }
+            case .undecodable: continue
+            case .closed: return messages
+            }
+        }
+    }
+
     /// Receives until a frame `predicate` accepts, returning the frames before it and it.
     func receive(until predicate: (SyncMessage) -> Bool) async throws -> [SyncMessage] {
         var messages: [SyncMessage] = []

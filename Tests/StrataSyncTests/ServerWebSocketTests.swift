@@ -257,6 +257,48 @@ struct ServerWebSocketTests {
         await second.server.shutdown()
     }
 
+    @Test func seededGarbageFramesAreRefusedWithoutHarmingTheServer() async throws {
+        let server = try await ServerUnderTest.start()
+        let app = "fuzz"
+        let token = try await server.anonymousToken(app: app)
+        var generator = ServerSeededGenerator(seed: 2026)
+        let valid = SyncFrameCodec.encode(ServerUnderTest.hello(app: app, client: 99, token: token))
+        for round in 0..<24 {
+            var frame = valid
+            // Flip, cut or extend a valid hello, or send noise.
+            switch round % 4 {
+            case 0: for _ in 0..<3 { frame[Int.random(in: 0..<frame.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            case 1: frame = Array(frame.prefix(Int.random(in: 0..<frame.count, using: &generator)))
+            case 2: frame += (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            default: frame = (0..<Int.random(in: 0...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            let connection = server.connect(app: app)
+            connection.sendRaw(frame)
+            connection.send(.ping(UInt64(round)))
+            // Whatever the frame became, the session either refuses it with an error and closes,
+            // or (a flip that left a valid hello) goes on and answers the ping.
+            let messages = await connection.receiveUntilClosedOrPong(UInt64(round))
+            let refused = messages.contains { if case .error = $0 { true } else { false } }
+            let answered = messages.contains(.pong(UInt64(round)))
+            #expect(refused || answered, "round \(round): \(messages)")
+            await connection.close()
+        }
+        let healthy = server.connect(app: app)
+        _ = try await Self.join(healthy, app: app, client: 100, token: token)
+        await healthy.close()
+        await server.server.shutdown()
+    }
+
+    @Test func shutdownEndsOpenSessions() async throws {
+        let server = try await ServerUnderTest.start()
+        let app = "shutdown"
+        let connection = server.connect(app: app)
+        _ = try await Self.join(connection, app: app, client: 1, token: try await server.anonymousToken(app: app))
+        await server.server.shutdown()
+        _ = await connection.receiveUntilClosed()
+        await connection.close()
+    }
+
     @Test func incompatibleSchemaIsRefused() async throws {
         let server = try await ServerUnderTest.start()
         let app = "schemas"

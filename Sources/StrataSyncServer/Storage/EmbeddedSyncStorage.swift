@@ -45,10 +45,11 @@ public final class EmbeddedSyncStorage: SyncStorage {
 
     public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
         // The embedded store has a single writer, this process; the server notifies its own
-        // sessions after each upload. Wait until cancelled.
-        while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(3600))
-        }
+        // sessions after each upload. Wait until cancelled (a stream that never yields ends
+        // its iteration when the task is cancelled).
+        let (never, continuation) = AsyncStream<Void>.makeStream()
+        for await _ in never {}
+        continuation.finish()
     }
 
     public func serverSecret() async throws -> [UInt8] {
