@@ -35,7 +35,7 @@ struct StrataSyncServerCommand: AsyncParsableCommand {
         let storage: SyncServer.Storage = postgres.map { .postgres(url: $0) } ?? .embedded(directory: data)
         let server = SyncServer(configuration: .init(host: host, port: port, storage: storage, apps: apps))
         let host = self.host
-        try await server.run { port in
+        try await server.runUntilSignalled { port in
             // Written unbuffered: scripts wait for this line to learn the port.
             let line = "strata-sync-server listening on http://\(host):\(port) (WebSocket ws://\(host):\(port)/sync/{appID})\n"
             FileHandle.standardOutput.write(Data(line.utf8))

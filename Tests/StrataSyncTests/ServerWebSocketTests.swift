@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import ServiceLifecycle
 import StrataSyncProtocol
 import StrataSyncServer
 import Testing
@@ -297,6 +299,18 @@ struct ServerWebSocketTests {
         await server.server.shutdown()
         _ = await connection.receiveUntilClosed()
         await connection.close()
+    }
+
+    @Test func asAServiceItStopsWithItsGroup() async throws {
+        var logger = Logger(label: "server-tests")
+        logger.logLevel = .warning
+        let server = SyncServer(configuration: .init(port: 0, storage: .embedded(directory: try ServerTestEnvironment.temporaryDirectory())),
+                                logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(server.port == nil, "a stopped server reports no port")
     }
 
     @Test func incompatibleSchemaIsRefused() async throws {

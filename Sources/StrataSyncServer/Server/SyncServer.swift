@@ -2,15 +2,17 @@ import Hummingbird
 import HummingbirdWebSocket
 public import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 import StrataSyncProtocol
 import Synchronization
 
 /// The sync server: HTTP login, the `/sync/{appID}` WebSocket, and a store.
 ///
-/// In a process of its own (the `strata-sync-server` tool) call ``run()``, which serves until
-/// SIGINT or SIGTERM. In-process (tests, demos) call ``start()``, which returns once the server
-/// listens and reports its port, then ``shutdown()``:
+/// In a process of its own (the `strata-sync-server` tool) call ``runUntilSignalled(onListening:)``,
+/// which serves until SIGINT or SIGTERM. Inside an app's own swift-service-lifecycle
+/// `ServiceGroup` add it as a `Service`: ``run()`` serves until the group shuts down gracefully.
+/// In-process (tests, demos) call ``start()``, which returns once the server listens and
+/// reports its port, then ``shutdown()``:
 ///
 /// ```swift
 /// let server = SyncServer(configuration: .init(port: 0, storage: .embedded(directory: folder)))
@@ -18,7 +20,7 @@ import Synchronization
 /// // … clients connect to ws://127.0.0.1:\(port)/sync/myapp …
 /// await server.shutdown()
 /// ```
-public final class SyncServer: Sendable {
+public final class SyncServer: Service {
     /// Where the server keeps its data.
     public enum Storage: Sendable {
         /// A Strata engine file in this folder (created if needed).
@@ -79,10 +81,24 @@ public final class SyncServer: Sendable {
 
     /// Serves until SIGINT or SIGTERM, then shuts down cleanly. `onListening` is called with the
     /// port once the server accepts connections.
-    public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
+    public func runUntilSignalled(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
         onListening(try await start(handlingSignals: true))
         guard let task = running.withLock({ $0?.serverTask }) else { return }
         let outcome = await task.result
+        await shutdown()
+        try outcome.get()
+    }
+
+    /// The `Service` entry point: serves until the enclosing `ServiceGroup` shuts down
+    /// gracefully (or the task is cancelled), then shuts down cleanly.
+    public func run() async throws {
+        _ = try await start(handlingSignals: false)
+        guard let task = running.withLock({ $0?.serverTask }) else { return }
+        let outcome = await withTaskCancellationOrGracefulShutdownHandler {
+            await task.result
+        } onCancelOrGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
         await shutdown()
         try outcome.get()
     }
