@@ -2,8 +2,13 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StrataSyncProtocol
-import StrataSyncServer
+@testable import StrataSyncServer
 import Testing
+
+/// The frame budget the session aims at (a frame may exceed it by one object or changeset).
+enum SyncSessionHandlerFrameBudget {
+    static let bytes = 1 << 20
+}
 
 /// The server over real WebSockets and HTTP, on the embedded store.
 @Suite("Server over WebSockets", .timeLimit(.minutes(2)))
@@ -216,6 +221,41 @@ struct ServerWebSocketTests {
         #expect(snapshot.objects.first?.value(of: "title") == .string("v6"))
         await writer.close()
         await stale.close()
+        await server.server.shutdown()
+    }
+
+    @Test func largeSnapshotsAndResetsAreSplitIntoBoundedFrames() async throws {
+        let server = try await ServerUnderTest.start(apps: AppsConfiguration(historyLimit: 1))
+        let app = "large"
+        let token = try await server.anonymousToken(app: app)
+        let writer = server.connect(app: app)
+        _ = try await Self.join(writer, app: app, client: 40, token: token)
+        let longTitle = String(repeating: "x", count: 8_000)
+        let changesets = (UInt64(1)...300).map { F.changeset($0, [F.createTodo("t\($0)", title: longTitle, at: $0, client: 40)]) }
+        writer.send(.upload(changesets))
+        _ = try await writer.receive { $0 == .uploadAck(clientSequence: 300) }
+
+        // A new client at the newest sequence is bootstrapped; one behind the compacted history
+        // (the limit keeps 1 changeset) is reset.
+        for (client, checkpoint, isReset) in [(UInt64(41), UInt64(300), false), (UInt64(42), UInt64(2), true)] {
+            let reader = server.connect(app: app)
+            let (_, messages) = try await Self.join(reader, app: app, client: client, token: token, checkpoint: checkpoint)
+            let snapshots = messages.compactMap { message -> SyncMessage.Snapshot? in
+                if case .snapshot(let snapshot) = message { return snapshot }
+                return nil
+            }
+            #expect(snapshots.count > 1, "2.4 MB of states take several frames")
+            #expect(snapshots.map(\.isLast) == Array(repeating: false, count: snapshots.count - 1) + [true])
+            #expect(snapshots.map(\.isReset) == [isReset] + Array(repeating: false, count: snapshots.count - 1))
+            #expect(Set(snapshots.flatMap(\.objects).map(\.object)) == Set((1...300).map { F.todo("t\($0)") }))
+            #expect(snapshots.allSatisfy { $0.checkpoint.sequence == 300 })
+            for snapshot in snapshots {
+                let size = SyncFrameCodec.encode(.snapshot(snapshot)).count
+                #expect(size < 2 * SyncSessionHandlerFrameBudget.bytes)
+            }
+            await reader.close()
+        }
+        await writer.close()
         await server.server.shutdown()
     }
 

@@ -51,17 +51,18 @@ struct SyncSessionHandler {
             group.addTask {
                 await Self.read(inbound, into: continuation, counters: counters)
             }
-            group.addTask {
-                var session = SessionState()
-                for await event in events {
-                    counters.queued.subtract(1, ordering: .relaxed)
-                    if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
-                    let keepGoing = await self.handle(event, session: &session, outbound: outbound)
-                    if !keepGoing { break }
-                }
-                try? await outbound.close(.normalClosure, reason: nil)
+            // The worker runs here, not as a sibling of the reader: the reader ends as soon as
+            // it queued a refusal, and the worker must still send that error before closing.
+            // It ends when the queue is drained after the reader finished, or on a fatal error,
+            // and then stops the reader.
+            var session = SessionState()
+            for await event in events {
+                counters.queued.subtract(1, ordering: .relaxed)
+                if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
+                let keepGoing = await self.handle(event, session: &session, outbound: outbound)
+                if !keepGoing { break }
             }
-            await group.next()
+            try? await outbound.close(.normalClosure, reason: nil)
             group.cancelAll()
         }
         continuation.finish()
@@ -335,11 +336,16 @@ struct SyncSessionHandler {
         let checkpoint = Checkpoint(sequence: snapshot.sequence, checksum: Checkpoint.checksum(of: []))
         var frame: [SyncObjectState] = []
         var frameSize = 0
+        // Only a reset's first frame says so: the client replaces its synced data with that
+        // frame (plus its unacknowledged changes) and merges the later frames into it, so a
+        // reset split over several frames keeps every frame's objects.
+        var resetsNext = isReset
         for state in snapshot.objects {
             let size = state.encoded().count
             if !frame.isEmpty && frameSize + size > Self.frameBudget {
                 try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
-                                               isReset: isReset, isLast: false)), outbound)
+                                               isReset: resetsNext, isLast: false)), outbound)
+                resetsNext = false
                 frame = []
                 frameSize = 0
             }
@@ -347,7 +353,7 @@ struct SyncSessionHandler {
             frameSize += size
         }
         try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
-                                       isReset: isReset, isLast: true)), outbound)
+                                       isReset: resetsNext, isLast: true)), outbound)
     }
 
     private func send(_ message: SyncMessage, _ outbound: WebSocketOutboundWriter) async throws {
