@@ -57,7 +57,7 @@ public final class PostgresSyncStorage: SyncStorage {
                     }
                 }
             } catch where !Task.isCancelled {
-                logger.warning("LISTEN \(Self.channel) ended: \(error); listening again")
+                logger.warning("LISTEN \(Self.channel) ended: \(String(reflecting: error)); listening again")
                 try await Task.sleep(for: .milliseconds(500))
             }
         }
