@@ -91,6 +91,14 @@ struct ServerWebSocketTests {
             Issue.record("a session must start with hello")
         }
 
+        let future = server.connect(app: app)
+        var futureHello = SyncFrameCodec.encode(ServerUnderTest.hello(app: app, client: 2, token: token))
+        futureHello[2] = 0x09 // the protocol version's low byte
+        future.sendRaw(futureHello)
+        if case .error(let code, _) = await future.receiveUntilClosed().first { #expect(code == .unsupportedProtocolVersion) } else {
+            Issue.record("another protocol version is refused")
+        }
+
         let huge = server.connect(app: app)
         huge.sendRaw([UInt8](repeating: 0, count: SyncProtocol.maximumFrameSize + 1))
         if case .error(let code, _) = await huge.receiveUntilClosed().first { #expect(code == .frameTooLarge) } else {

@@ -292,6 +292,11 @@ struct SyncSessionHandler {
                 }
                 frameEnd = changeset.serverSequence
             }
+            guard frameEnd > session.checkpoint else {
+                // The store returned history that does not continue the checkpoint: reading on
+                // would repeat this page forever.
+                throw SyncServerError.corruptStorage("app \(app)'s history after \(session.checkpoint) skips to \(page.changesets[0].serverSequence)")
+            }
             try await sendDownload(frame, through: frameEnd, latest: position.latestSequence, outbound)
             session.checkpoint = frameEnd
             sentAny = true
