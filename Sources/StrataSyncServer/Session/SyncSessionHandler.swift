@@ -14,8 +14,10 @@ import HummingbirdWebSocket
 /// frame that does not decode, is too large, or is out of place ends this connection with an
 /// `error` frame; other connections are not affected.
 struct SyncSessionHandler {
-    /// Frames the reader may queue ahead of the worker before the connection is refused.
-    static let maximumQueuedFrames = 256
+    /// Frames, and bytes of frames, the reader may queue ahead of the worker before the
+    /// connection is refused (a client uploads a few frames ahead of their acknowledgements).
+    static let maximumQueuedFrames = 64
+    static let maximumQueuedBytes = 2 * SyncProtocol.maximumFrameSize
     /// Changesets read from the store per page, and the encoded size a download or snapshot
     /// frame aims to stay under.
     static let historyPageSize = 1_000
@@ -29,7 +31,8 @@ struct SyncSessionHandler {
     let logger: Logger
 
     private enum Event: Sendable {
-        case message(SyncMessage)
+        /// A decoded frame and its size in bytes.
+        case message(SyncMessage, size: Int)
         case refuse(SyncErrorCode, String)
         case commit
     }
@@ -58,6 +61,7 @@ struct SyncSessionHandler {
             var session = SessionState()
             for await event in events {
                 counters.queued.subtract(1, ordering: .relaxed)
+                if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
                 if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
                 let keepGoing = await self.handle(event, session: &session, outbound: outbound)
                 if !keepGoing { break }
@@ -73,8 +77,12 @@ struct SyncSessionHandler {
     private static func read(_ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation,
                              counters: QueueCounters) async {
         func send(_ event: Event) -> Bool {
-            if counters.queued.add(1, ordering: .relaxed).newValue > maximumQueuedFrames {
-                continuation.yield(.refuse(.serverError, "more than \(maximumQueuedFrames) frames wait to be handled"))
+            let size: Int
+            if case .message(_, let bytes) = event { size = bytes } else { size = 0 }
+            let frames = counters.queued.add(1, ordering: .relaxed).newValue
+            let bytes = counters.queuedBytes.add(size, ordering: .relaxed).newValue
+            if frames > maximumQueuedFrames || bytes > maximumQueuedBytes {
+                continuation.yield(.refuse(.serverError, "the client sends faster than the server handles its frames"))
                 return false
             }
             continuation.yield(event)
@@ -103,7 +111,7 @@ struct SyncSessionHandler {
                 let bytes = buffer
                 buffer = []
                 let event: Event
-                do { event = .message(try SyncFrameCodec.decode(bytes)) } catch { event = .refuse(error.code, error.message) }
+                do { event = .message(try SyncFrameCodec.decode(bytes), size: bytes.count) } catch { event = .refuse(error.code, error.message) }
                 guard send(event) else { continuation.finish(); return }
             }
         } catch {
@@ -116,6 +124,8 @@ struct SyncSessionHandler {
     private final class QueueCounters: Sendable {
         /// Events yielded and not yet taken by the worker.
         let queued = Atomic<Int>(0)
+        /// The encoded size of the frames among them.
+        let queuedBytes = Atomic<Int>(0)
         /// Whether a catch-up is queued.
         let commitPending = Atomic<Bool>(false)
     }
@@ -144,7 +154,7 @@ struct SyncSessionHandler {
                 throw Fatal(code: code, message: message)
             case .commit:
                 if session.welcomed { try await catchUp(&session, through: nil, alwaysSend: false, outbound) }
-            case .message(let message):
+            case .message(let message, _):
                 try await handle(message, session: &session, outbound: outbound)
             }
             return true
