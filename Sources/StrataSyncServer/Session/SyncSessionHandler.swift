@@ -1,0 +1,380 @@
+import Foundation
+import Logging
+import NIOCore
+import StrataSyncProtocol
+import Synchronization
+import HummingbirdWebSocket
+
+/// One WebSocket, one session: reads frames, and handles them and the app's commits one at a
+/// time in a single worker, so downloads, snapshots and acknowledgements leave in an order the
+/// client can apply (every download up to a snapshot's sequence is sent before the snapshot).
+///
+/// The reader bounds what waits for the worker (``maximumQueuedFrames``); outbound writes wait
+/// for the socket (NIO's writer applies backpressure), so nothing buffers without limit. Any
+/// frame that does not decode, is too large, or is out of place ends this connection with an
+/// `error` frame; other connections are not affected.
+struct SyncSessionHandler {
+    /// Frames, and bytes of frames, the reader may queue ahead of the worker before the
+    /// connection is refused (a client uploads a few frames ahead of their acknowledgements).
+    static let maximumQueuedFrames = 64
+    static let maximumQueuedBytes = 2 * SyncProtocol.maximumFrameSize
+    /// Changesets read from the store per page, and the encoded size a download or snapshot
+    /// frame aims to stay under.
+    static let historyPageSize = 1_000
+    static let frameBudget = 1 << 20
+
+    let app: String
+    let storage: any SyncStorage
+    let tokens: TokenIssuer
+    let apps: AppsConfiguration
+    let notifier: CommitNotifier
+    let logger: Logger
+
+    private enum Event: Sendable {
+        /// A decoded frame and its size in bytes.
+        case message(SyncMessage, size: Int)
+        case refuse(SyncErrorCode, String)
+        case commit
+    }
+
+    /// Serves the connection until the client leaves or a fatal error closes it.
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let counters = QueueCounters()
+        let registration = notifier.register(app: app) { _ in
+            // One catch-up waiting is enough: it reads up to the newest sequence.
+            if !counters.commitPending.exchange(true, ordering: .acquiringAndReleasing) {
+                counters.queued.add(1, ordering: .relaxed)
+                continuation.yield(.commit)
+            }
+        }
+        defer { notifier.unregister(app: app, id: registration) }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await Self.read(inbound, into: continuation, counters: counters)
+            }
+            // The worker runs here, not as a sibling of the reader: the reader ends as soon as
+            // it queued a refusal, and the worker must still send that error before closing.
+            // It ends when the queue is drained after the reader finished, or on a fatal error,
+            // and then stops the reader.
+            var session = SessionState()
+            for await event in events {
+                counters.queued.subtract(1, ordering: .relaxed)
+                if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
+                if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
+                let keepGoing = await self.handle(event, session: &session, outbound: outbound)
+                if !keepGoing { break }
+            }
+            try? await outbound.close(.normalClosure, reason: nil)
+            group.cancelAll()
+        }
+        continuation.finish()
+    }
+
+    /// Assembles WebSocket messages (refusing any over the protocol's frame limit before it is
+    /// fully buffered) and decodes them.
+    private static func read(_ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation,
+                             counters: QueueCounters) async {
+        func send(_ event: Event) -> Bool {
+            let size: Int
+            if case .message(_, let bytes) = event { size = bytes } else { size = 0 }
+            let frames = counters.queued.add(1, ordering: .relaxed).newValue
+            let bytes = counters.queuedBytes.add(size, ordering: .relaxed).newValue
+            if frames > maximumQueuedFrames || bytes > maximumQueuedBytes {
+                continuation.yield(.refuse(.serverError, "the client sends faster than the server handles its frames"))
+                return false
+            }
+            continuation.yield(event)
+            if case .refuse = event { return false }
+            return true
+        }
+        var buffer: [UInt8] = []
+        var iterator = inbound.makeAsyncIterator()
+        do {
+            while let frame = try await iterator.next() {
+                switch frame.opcode {
+                case .binary, .continuation:
+                    break
+                default:
+                    _ = send(.refuse(.malformedFrame, "sync frames are binary WebSocket messages"))
+                    continuation.finish()
+                    return
+                }
+                guard buffer.count + frame.data.readableBytes <= SyncProtocol.maximumFrameSize else {
+                    _ = send(.refuse(.frameTooLarge, "a frame is limited to \(SyncProtocol.maximumFrameSize) bytes"))
+                    continuation.finish()
+                    return
+                }
+                buffer.append(contentsOf: frame.data.readableBytesView)
+                guard frame.fin else { continue }
+                let bytes = buffer
+                buffer = []
+                let event: Event
+                do { event = .message(try SyncFrameCodec.decode(bytes), size: bytes.count) } catch { event = .refuse(error.code, error.message) }
+                guard send(event) else { continuation.finish(); return }
+            }
+        } catch {
+            // The connection failed or closed uncleanly: the session ends.
+        }
+        continuation.finish()
+    }
+
+    /// What the reader, the commit callback and the worker share about the queue between them.
+    private final class QueueCounters: Sendable {
+        /// Events yielded and not yet taken by the worker.
+        let queued = Atomic<Int>(0)
+        /// The encoded size of the frames among them.
+        let queuedBytes = Atomic<Int>(0)
+        /// Whether a catch-up is queued.
+        let commitPending = Atomic<Bool>(false)
+    }
+
+    // MARK: The worker
+
+    private struct SessionState {
+        var welcomed = false
+        var clientID: UInt64 = 0
+        var checkpoint: UInt64 = 0
+        var subscribed: Set<String> = []
+        var subscriptionVersion: UInt64 = 0
+        var schema = SyncSchema(classes: [])
+    }
+
+    private struct Fatal: Error {
+        let code: SyncErrorCode
+        let message: String
+    }
+
+    /// Handles one event; false when the connection must close.
+    private func handle(_ event: Event, session: inout SessionState, outbound: WebSocketOutboundWriter) async -> Bool {
+        do {
+            switch event {
+            case .refuse(let code, let message):
+                throw Fatal(code: code, message: message)
+            case .commit:
+                if session.welcomed { try await catchUp(&session, through: nil, alwaysSend: false, outbound) }
+            case .message(let message, _):
+                try await handle(message, session: &session, outbound: outbound)
+            }
+            return true
+        } catch let fatal as Fatal {
+            logger.debug("closing sync session: \(fatal.code): \(fatal.message)")
+            try? await send(.error(code: fatal.code, message: fatal.message), outbound)
+            return false
+        } catch {
+            logger.warning("sync session of app \(app) failed: \(error)")
+            try? await send(.error(code: .serverError, message: "the server failed; reconnect later"), outbound)
+            return false
+        }
+    }
+
+    private func handle(_ message: SyncMessage, session: inout SessionState, outbound: WebSocketOutboundWriter) async throws {
+        if !session.welcomed {
+            guard case .hello(let hello) = message else {
+                throw Fatal(code: .malformedFrame, message: "the first frame of a session must be hello")
+            }
+            return try await welcome(hello, &session, outbound)
+        }
+        switch message {
+        case .upload(let changesets):
+            try await upload(changesets, &session, outbound)
+        case .subscribe(let version, let subscriptions):
+            try await changeSubscriptions(&session, version: version, classes: Set(subscriptions.map(\.className)), outbound)
+        case .ping(let nonce):
+            try await send(.pong(nonce), outbound)
+        case .pong:
+            return
+        case .hello:
+            throw Fatal(code: .malformedFrame, message: "hello after the session started")
+        case .welcome, .uploadAck, .download, .snapshot, .error:
+            throw Fatal(code: .malformedFrame, message: "a server message sent by a client")
+        }
+    }
+
+    private func welcome(_ hello: SyncMessage.Hello, _ session: inout SessionState, _ outbound: WebSocketOutboundWriter) async throws {
+        guard hello.protocolVersion == SyncProtocol.version else {
+            throw Fatal(code: .unsupportedProtocolVersion,
+                        message: "the server speaks protocol version \(SyncProtocol.version), not \(hello.protocolVersion)")
+        }
+        guard hello.appID == app, apps.app(app) != nil else {
+            throw Fatal(code: .unknownApp, message: "this server does not serve app \(hello.appID) at /sync/\(app)")
+        }
+        do {
+            _ = try tokens.verify(hello.accessToken, kind: .access, app: app, now: currentSeconds())
+        } catch {
+            throw Fatal(code: .invalidToken, message: error.description)
+        }
+        switch try await storage.register(schema: hello.schema, app: app) {
+        case .refused(let problems):
+            throw Fatal(code: .schemaMismatch, message: "the schema does not match the app's: " + problems.joined(separator: "; "))
+        case .accepted(let merged):
+            session.schema = merged
+        }
+        let record = try await storage.client(app: app, clientID: hello.clientID)
+        let position = try await storage.position(app: app)
+        try await send(.welcome(.init(lastAcknowledged: record.lastAcknowledged, latestSequence: position.latestSequence)), outbound)
+        session.welcomed = true
+        session.clientID = hello.clientID
+        session.checkpoint = hello.checkpoint
+        session.subscribed = record.subscribedClasses
+        session.subscriptionVersion = record.subscriptionVersion
+        let requested = Set(hello.subscriptions.map(\.className))
+        if hello.checkpoint < position.compactedThrough || hello.checkpoint > position.latestSequence {
+            session.subscribed = requested
+            session.subscriptionVersion = hello.subscriptionVersion
+            try await reset(&session, outbound)
+            try await storage.setSubscriptions(app: app, clientID: session.clientID, classes: requested, version: hello.subscriptionVersion)
+            return
+        }
+        try await catchUp(&session, through: nil, alwaysSend: true, outbound)
+        if hello.subscriptionVersion != record.subscriptionVersion || requested != record.subscribedClasses {
+            // The classes the server sent this client snapshots of are what the file holds;
+            // the others the hello subscribes to are bootstrapped now.
+            try await changeSubscriptions(&session, version: hello.subscriptionVersion, classes: requested, outbound)
+        }
+    }
+
+    private func upload(_ changesets: [ClientChangeset], _ session: inout SessionState, _ outbound: WebSocketOutboundWriter) async throws {
+        do {
+            try OperationValidator(schema: session.schema).validate(changesets)
+        } catch {
+            // Another client may have widened the app's schema since this session began.
+            session.schema = try await storage.schema(app: app) ?? session.schema
+            do { try OperationValidator(schema: session.schema).validate(changesets) } catch {
+                throw Fatal(code: error.code, message: error.message)
+            }
+        }
+        let result: UploadResult
+        do {
+            result = try await storage.upload(app: app, clientID: session.clientID, changesets: changesets)
+        } catch let error as SyncServerError {
+            if case .outOfOrderUpload = error { throw Fatal(code: .outOfOrderUpload, message: error.description) }
+            throw error
+        }
+        try await send(.uploadAck(clientSequence: result.lastAcknowledged), outbound)
+        guard result.appendedCount > 0 else { return }
+        if let limit = apps.historyLimit, result.position.latestSequence - result.position.compactedThrough > limit {
+            try await storage.compact(app: app, keepingLast: limit)
+        }
+        notifier.notify(app: app, sequence: result.position.latestSequence)
+    }
+
+    /// Sends the changesets after the session's checkpoint up to `target` (nil: the newest), in
+    /// frames within the budget, each ending at a checkpoint; with `alwaysSend`, one frame even
+    /// when nothing is new. A checkpoint behind the compacted history turns into a reset.
+    private func catchUp(_ session: inout SessionState, through target: UInt64?, alwaysSend: Bool,
+                         _ outbound: WebSocketOutboundWriter) async throws {
+        var sentAny = false
+        while true {
+            let page = try await storage.history(app: app, after: session.checkpoint, limit: Self.historyPageSize)
+            let position = page.position
+            if session.checkpoint < position.compactedThrough {
+                return try await reset(&session, outbound)
+            }
+            let end = min(target ?? position.latestSequence, position.latestSequence)
+            guard session.checkpoint < end, !page.changesets.isEmpty else {
+                if alwaysSend && !sentAny {
+                    try await sendDownload([], through: session.checkpoint, latest: position.latestSequence, outbound)
+                }
+                return
+            }
+            var frame: [ServerChangeset] = []
+            var frameSize = 0
+            var frameEnd = session.checkpoint
+            for changeset in page.changesets where changeset.serverSequence <= end {
+                if changeset.clientID != session.clientID {
+                    let operations = changeset.operations.filter { session.subscribed.contains($0.object.className) }
+                    if !operations.isEmpty {
+                        var kept = changeset
+                        kept.operations = operations
+                        let size = kept.encoded().count
+                        if !frame.isEmpty && frameSize + size > Self.frameBudget {
+                            try await sendDownload(frame, through: frameEnd, latest: position.latestSequence, outbound)
+                            session.checkpoint = frameEnd
+                            sentAny = true
+                            frame = []
+                            frameSize = 0
+                        }
+                        frame.append(kept)
+                        frameSize += size
+                    }
+                }
+                frameEnd = changeset.serverSequence
+            }
+            guard frameEnd > session.checkpoint else {
+                // The store returned history that does not continue the checkpoint: reading on
+                // would repeat this page forever.
+                throw SyncServerError.corruptStorage("app \(app)'s history after \(session.checkpoint) skips to \(page.changesets[0].serverSequence)")
+            }
+            try await sendDownload(frame, through: frameEnd, latest: position.latestSequence, outbound)
+            session.checkpoint = frameEnd
+            sentAny = true
+        }
+    }
+
+    private func sendDownload(_ changesets: [ServerChangeset], through sequence: UInt64, latest: UInt64,
+                              _ outbound: WebSocketOutboundWriter) async throws {
+        let checkpoint = Checkpoint(sequence: sequence, checksum: Checkpoint.checksum(of: changesets))
+        try await send(.download(changesets: changesets, checkpoint: checkpoint, remaining: latest > sequence ? latest - sequence : 0),
+                       outbound)
+    }
+
+    /// Bootstraps the classes the new subscription set adds: the history up to the snapshot's
+    /// sequence for the classes already subscribed, then the snapshot.
+    private func changeSubscriptions(_ session: inout SessionState, version: UInt64, classes: Set<String>,
+                                     _ outbound: WebSocketOutboundWriter) async throws {
+        let added = classes.subtracting(session.subscribed)
+        let snapshot = try await storage.snapshot(app: app, classes: added)
+        try await catchUp(&session, through: snapshot.sequence, alwaysSend: false, outbound)
+        if session.checkpoint < snapshot.sequence, try await storage.position(app: app).compactedThrough > session.checkpoint {
+            session.subscribed = classes
+            session.subscriptionVersion = version
+            try await reset(&session, outbound)
+        } else {
+            try await sendSnapshot(snapshot, version: version, isReset: false, outbound)
+            session.checkpoint = max(session.checkpoint, snapshot.sequence)
+            session.subscribed = classes
+            session.subscriptionVersion = version
+        }
+        try await storage.setSubscriptions(app: app, clientID: session.clientID, classes: classes, version: version)
+    }
+
+    /// A client reset: every subscribed class's states as of now.
+    private func reset(_ session: inout SessionState, _ outbound: WebSocketOutboundWriter) async throws {
+        let snapshot = try await storage.snapshot(app: app, classes: session.subscribed)
+        try await sendSnapshot(snapshot, version: session.subscriptionVersion, isReset: true, outbound)
+        session.checkpoint = snapshot.sequence
+    }
+
+    private func sendSnapshot(_ snapshot: ObjectSnapshot, version: UInt64, isReset: Bool, _ outbound: WebSocketOutboundWriter) async throws {
+        let checkpoint = Checkpoint(sequence: snapshot.sequence, checksum: Checkpoint.checksum(of: []))
+        var frame: [SyncObjectState] = []
+        var frameSize = 0
+        // Only a reset's first frame says so: the client replaces its synced data with that
+        // frame (plus its unacknowledged changes) and merges the later frames into it, so a
+        // reset split over several frames keeps every frame's objects.
+        var resetsNext = isReset
+        for state in snapshot.objects {
+            let size = state.encoded().count
+            if !frame.isEmpty && frameSize + size > Self.frameBudget {
+                try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
+                                               isReset: resetsNext, isLast: false)), outbound)
+                resetsNext = false
+                frame = []
+                frameSize = 0
+            }
+            frame.append(state)
+            frameSize += size
+        }
+        try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
+                                       isReset: resetsNext, isLast: true)), outbound)
+    }
+
+    private func send(_ message: SyncMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.binary(ByteBuffer(bytes: SyncFrameCodec.encode(message))))
+    }
+}
+
+/// Seconds since 1970, for token expiry.
+func currentSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) }

@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import NIOCore
+public import PostgresNIO
+public import StrataSyncProtocol
+
+/// The shared store: PostgreSQL through postgres-nio's pooled, reconnecting ``PostgresClient``.
+/// Any number of server instances use one database; each upload is one PostgreSQL transaction,
+/// and its commit is announced with `NOTIFY strata_sync, '<app>:<sequence>'`, which every
+/// instance `LISTEN`s to (``run(onCommit:)``).
+///
+/// Tables (created and migrated by ``prepare()``; `schema_migrations` records the version):
+/// `server_secret`, `apps` (newest sequence, compacted-through, schema; its row is locked with
+/// `SELECT … FOR UPDATE` while an upload assigns sequences, so they are gapless and commit in
+/// order), `history` (primary key (app, sequence), UNIQUE (app, client, client_seq)), `objects`
+/// (app, class, primary key bytes → state), `clients` (last acknowledged, subscriptions), `users`.
+/// Client ids and sequences are stored as `bigint` (the u64's bit pattern).
+public final class PostgresSyncStorage: SyncStorage {
+    /// The pool; run by ``run(onCommit:)``.
+    public let client: PostgresClient
+    private let logger: Logger
+    private static let channel = "strata_sync"
+    private static let schemaVersion = 1
+
+    /// A store on the database at `url` (`postgres://user[:password]@host[:port]/database`).
+    public init(url: String, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw .invalidConfiguration("\(url) is not a postgres://user@host:port/database URL")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: database.isEmpty ? nil : database, tls: .disable)
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask { try await self.listen(onCommit: onCommit) }
+        }
+    }
+
+    /// Listens on one pooled connection; when the connection or the server goes away, listens
+    /// again (commits made meanwhile are found by each session's next history read).
+    private func listen(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        for try await notification in notifications {
+                            let parts = notification.payload.split(separator: ":")
+                            if parts.count == 2, let sequence = UInt64(parts[1]) { onCommit(String(parts[0]), sequence) }
+                        }
+                    }
+                }
+            } catch where !Task.isCancelled {
+                logger.warning("LISTEN \(Self.channel) ended: \(String(reflecting: error)); listening again")
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction; an error thrown by `body` reaches the caller as itself
+    /// (postgres-nio wraps it with the rollback's outcome).
+    private func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error
+        }
+    }
+
+    public func prepare() async throws {
+        try await transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7320331)", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY)", logger: logger)
+            var current = 0
+            for try await version in try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger)
+                .decode(Int?.self) {
+                current = version ?? 0
+            }
+            guard current < Self.schemaVersion else { return }
+            for statement in Self.migrationOne {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(Self.schemaVersion))", logger: logger)
+        }
+    }
+
+    private static let migrationOne = [
+        "CREATE TABLE server_secret (id integer PRIMARY KEY, secret bytea NOT NULL)",
+        """
+        CREATE TABLE apps (app text PRIMARY KEY, latest_sequence bigint NOT NULL DEFAULT 0,
+            compacted_through bigint NOT NULL DEFAULT 0, schema bytea)
+        """,
+        """
+        CREATE TABLE history (app text NOT NULL, sequence bigint NOT NULL, client bigint NOT NULL,
+            client_seq bigint NOT NULL, changeset bytea NOT NULL, PRIMARY KEY (app, sequence),
+            UNIQUE (app, client, client_seq))
+        """,
+        """
+        CREATE TABLE objects (app text NOT NULL, class text NOT NULL, pk bytea NOT NULL, state bytea NOT NULL,
+            PRIMARY KEY (app, class, pk))
+        """,
+        """
+        CREATE TABLE clients (app text NOT NULL, client bigint NOT NULL, last_ack bigint NOT NULL DEFAULT 0,
+            subscription_version bigint NOT NULL DEFAULT 0, subscriptions bytea NOT NULL DEFAULT ''::bytea,
+            PRIMARY KEY (app, client))
+        """,
+        """
+        CREATE TABLE users (app text NOT NULL, user_id text NOT NULL, provider text NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (app, user_id))
+        """,
+    ]
+
+    public func serverSecret() async throws -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let candidate = ByteBuffer(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try await client.query("INSERT INTO server_secret (id, secret) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING",
+                               logger: logger)
+        for try await secret in try await client.query("SELECT secret FROM server_secret WHERE id = 1", logger: logger)
+            .decode(ByteBuffer.self) {
+            return Array(secret.readableBytesView)
+        }
+        throw SyncServerError.storageUnavailable("the server secret could not be stored")
+    }
+
+    public func schema(app: String) async throws -> SyncSchema? {
+        for try await bytes in try await client.query("SELECT schema FROM apps WHERE app = \(app)", logger: logger)
+            .decode(ByteBuffer?.self) {
+            return try bytes.map { try SyncSchema(decoding: $0.readableBytesView) }
+        }
+        return nil
+    }
+
+    public func register(schema: SyncSchema, app: String) async throws -> SchemaRegistration {
+        try await transaction { connection in
+            let position = try await self.lockApp(app, on: connection)
+            _ = position
+            var existing = SyncSchema(classes: [])
+            for try await bytes in try await connection.query("SELECT schema FROM apps WHERE app = \(app)", logger: self.logger)
+                .decode(ByteBuffer?.self) {
+                if let bytes { existing = try SyncSchema(decoding: bytes.readableBytesView) }
+            }
+            let problems = schema.breakingDifferences(from: existing)
+            guard problems.isEmpty else { return SchemaRegistration.refused(problems) }
+            let merged = existing.merged(with: schema)
+            if merged != existing {
+                try await connection.query("UPDATE apps SET schema = \(ByteBuffer(bytes: merged.encoded())) WHERE app = \(app)",
+                                           logger: self.logger)
+            }
+            return SchemaRegistration.accepted(merged)
+        }
+    }
+
+    /// Creates the app's row if needed and locks it until the transaction ends.
+    private func lockApp(_ app: String, on connection: PostgresConnection) async throws -> HistoryPosition {
+        try await connection.query("INSERT INTO apps (app) VALUES (\(app)) ON CONFLICT (app) DO NOTHING", logger: logger)
+        let rows = try await connection.query(
+            "SELECT latest_sequence, compacted_through FROM apps WHERE app = \(app) FOR UPDATE", logger: logger)
+        for try await (latest, compacted) in rows.decode((Int64, Int64).self) {
+            return HistoryPosition(latestSequence: UInt64(latest), compactedThrough: UInt64(compacted))
+        }
+        throw SyncServerError.storageUnavailable("the row of app \(app) vanished")
+    }
+
+    private func position(app: String, on connection: PostgresConnection) async throws -> HistoryPosition {
+        let rows = try await connection.query("SELECT latest_sequence, compacted_through FROM apps WHERE app = \(app)", logger: logger)
+        for try await (latest, compacted) in rows.decode((Int64, Int64).self) {
+            return HistoryPosition(latestSequence: UInt64(latest), compactedThrough: UInt64(compacted))
+        }
+        return HistoryPosition(latestSequence: 0, compactedThrough: 0)
+    }
+
+    public func position(app: String) async throws -> HistoryPosition {
+        try await client.withConnection { connection in try await self.position(app: app, on: connection) }
+    }
+
+    private func client(app: String, clientID: UInt64, on connection: PostgresConnection) async throws -> ClientRecord {
+        let rows = try await connection.query("""
+            SELECT last_ack, subscription_version, subscriptions FROM clients WHERE app = \(app) AND client = \(Int64(bitPattern: clientID))
+            """, logger: logger)
+        for try await (lastAck, version, classes) in rows.decode((Int64, Int64, ByteBuffer).self) {
+            return ClientRecord(lastAcknowledged: UInt64(bitPattern: lastAck),
+                                subscribedClasses: try decodeClasses(Array(classes.readableBytesView)),
+                                subscriptionVersion: UInt64(bitPattern: version))
+        }
+        return ClientRecord()
+    }
+
+    public func client(app: String, clientID: UInt64) async throws -> ClientRecord {
+        try await client.withConnection { connection in try await self.client(app: app, clientID: clientID, on: connection) }
+    }
+
+    public func setSubscriptions(app: String, clientID: UInt64, classes: Set<String>, version: UInt64) async throws {
+        let encoded = ByteBuffer(bytes: encodeClasses(classes))
+        try await client.query("""
+            INSERT INTO clients (app, client, subscription_version, subscriptions)
+            VALUES (\(app), \(Int64(bitPattern: clientID)), \(Int64(bitPattern: version)), \(encoded))
+            ON CONFLICT (app, client) DO UPDATE SET subscription_version = EXCLUDED.subscription_version,
+                subscriptions = EXCLUDED.subscriptions
+            """, logger: logger)
+    }
+
+    public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
+        try await transaction { connection in
+            var position = try await self.lockApp(app, on: connection)
+            let record = try await self.client(app: app, clientID: clientID, on: connection)
+            let plan = try UploadPlan(clientID: clientID, changesets: changesets, lastAcknowledged: record.lastAcknowledged,
+                                      latestSequence: position.latestSequence)
+            guard !plan.accepted.isEmpty else {
+                return UploadResult(lastAcknowledged: record.lastAcknowledged, position: position, appendedCount: 0)
+            }
+            let client = Int64(bitPattern: clientID)
+            for changeset in plan.accepted {
+                try await connection.query("""
+                    INSERT INTO history (app, sequence, client, client_seq, changeset)
+                    VALUES (\(app), \(Int64(changeset.serverSequence)), \(client), \(Int64(bitPattern: changeset.clientSequence)),
+                            \(ByteBuffer(bytes: changeset.encoded())))
+                    """, logger: self.logger)
+            }
+            var states: [ObjectRef: SyncObjectState] = [:]
+            for object in plan.touchedObjects {
+                let rows = try await connection.query("""
+                    SELECT state FROM objects WHERE app = \(app) AND class = \(object.className)
+                    AND pk = \(ByteBuffer(bytes: primaryKeyBytes(object.primaryKey)))
+                    """, logger: self.logger)
+                for try await bytes in rows.decode(ByteBuffer.self) {
+                    states[object] = try SyncObjectState(decoding: bytes.readableBytesView)
+                }
+            }
+            plan.apply(to: &states)
+            for (object, state) in states {
+                try await connection.query("""
+                    INSERT INTO objects (app, class, pk, state)
+                    VALUES (\(app), \(object.className), \(ByteBuffer(bytes: primaryKeyBytes(object.primaryKey))),
+                            \(ByteBuffer(bytes: state.encoded())))
+                    ON CONFLICT (app, class, pk) DO UPDATE SET state = EXCLUDED.state
+                    """, logger: self.logger)
+            }
+            try await connection.query("""
+                INSERT INTO clients (app, client, last_ack) VALUES (\(app), \(client), \(Int64(bitPattern: plan.lastAcknowledged)))
+                ON CONFLICT (app, client) DO UPDATE SET last_ack = EXCLUDED.last_ack
+                """, logger: self.logger)
+            try await connection.query(
+                "UPDATE apps SET latest_sequence = \(Int64(plan.latestSequence)) WHERE app = \(app)", logger: self.logger)
+            try await connection.query("SELECT pg_notify(\(Self.channel), \(app + ":" + String(plan.latestSequence)))",
+                                       logger: self.logger)
+            position.latestSequence = plan.latestSequence
+            return UploadResult(lastAcknowledged: plan.lastAcknowledged, position: position, appendedCount: plan.accepted.count)
+        }
+    }
+
+    public func history(app: String, after: UInt64, limit: Int) async throws -> HistoryPage {
+        try await transaction { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
+            let position = try await self.position(app: app, on: connection)
+            guard after >= position.compactedThrough, after < position.latestSequence, limit > 0 else {
+                return HistoryPage(changesets: [], position: position)
+            }
+            var changesets: [ServerChangeset] = []
+            let rows = try await connection.query("""
+                SELECT changeset FROM history WHERE app = \(app) AND sequence > \(Int64(after))
+                AND sequence <= \(Int64(position.latestSequence)) ORDER BY sequence LIMIT \(limit)
+                """, logger: self.logger)
+            for try await bytes in rows.decode(ByteBuffer.self) {
+                changesets.append(try ServerChangeset(decoding: bytes.readableBytesView))
+            }
+            return HistoryPage(changesets: changesets, position: position)
+        }
+    }
+
+    public func snapshot(app: String, classes: Set<String>) async throws -> ObjectSnapshot {
+        try await transaction { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
+            let position = try await self.position(app: app, on: connection)
+            var states: [SyncObjectState] = []
+            for className in classes.sorted() {
+                let rows = try await connection.query(
+                    "SELECT state FROM objects WHERE app = \(app) AND class = \(className) ORDER BY pk", logger: self.logger)
+                for try await bytes in rows.decode(ByteBuffer.self) {
+                    states.append(try SyncObjectState(decoding: bytes.readableBytesView))
+                }
+            }
+            return ObjectSnapshot(objects: states, sequence: position.latestSequence)
+        }
+    }
+
+    @discardableResult
+    public func compact(app: String, keepingLast: UInt64) async throws -> UInt64 {
+        try await transaction { connection in
+            let position = try await self.lockApp(app, on: connection)
+            let target = position.latestSequence > keepingLast ? position.latestSequence - keepingLast : 0
+            guard target > position.compactedThrough else { return position.compactedThrough }
+            try await connection.query("DELETE FROM history WHERE app = \(app) AND sequence <= \(Int64(target))", logger: self.logger)
+            try await connection.query("UPDATE apps SET compacted_through = \(Int64(target)) WHERE app = \(app)", logger: self.logger)
+            return target
+        }
+    }
+
+    public func recordUser(app: String, userID: String, provider: String) async throws {
+        try await client.query("""
+            INSERT INTO users (app, user_id, provider) VALUES (\(app), \(userID), \(provider))
+            ON CONFLICT (app, user_id) DO NOTHING
+            """, logger: logger)
+    }
+}

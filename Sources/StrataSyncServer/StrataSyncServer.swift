@@ -1,1 +1,0 @@
-// The sync server: see docs/design/sync.md.

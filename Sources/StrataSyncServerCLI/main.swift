@@ -1,2 +1,0 @@
-// strata-sync-server: see docs/design/sync.md.
-print("strata-sync-server: not built yet")

@@ -1,0 +1,169 @@
+import Foundation
+import StrataSyncProtocol
+import StrataSyncServer
+import Testing
+
+/// The storage contract, checked the same way on every store (the embedded and PostgreSQL
+/// suites call each of these).
+enum ServerStorageChecks {
+    typealias F = ServerFixtures
+
+    static func sameBatchTwiceIsStoredOnce(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("once")
+        let batch = [F.changeset(1, [F.createTodo("a", title: "one", at: 10, client: 5)]),
+                     F.changeset(2, [F.setTitle("a", "two", at: 11, client: 5)])]
+        let first = try await storage.upload(app: app, clientID: 5, changesets: batch)
+        let second = try await storage.upload(app: app, clientID: 5, changesets: batch)
+        #expect(first.appendedCount == 2 && first.lastAcknowledged == 2)
+        #expect(second.appendedCount == 0 && second.lastAcknowledged == 2)
+        let history = try await storage.history(app: app, after: 0, limit: 100)
+        #expect(history.changesets.map(\.clientSequence) == [1, 2])
+        #expect(history.changesets.map(\.serverSequence) == [1, 2])
+        // A resend overlapping what is stored stores only the new part.
+        let overlap = try await storage.upload(app: app, clientID: 5, changesets: batch + [F.changeset(3, [F.setTitle("a", "three", at: 12, client: 5)])])
+        #expect(overlap.appendedCount == 1 && overlap.lastAcknowledged == 3 && overlap.position.latestSequence == 3)
+        #expect(try await storage.client(app: app, clientID: 5).lastAcknowledged == 3)
+    }
+
+    static func gapIsRefusedAndNothingStored(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("gap")
+        _ = try await storage.upload(app: app, clientID: 9, changesets: [F.changeset(1, [F.createTodo("a", title: "x", at: 1, client: 9)])])
+        await #expect(throws: SyncServerError.outOfOrderUpload(expected: 2, received: 3)) {
+            try await storage.upload(app: app, clientID: 9, changesets: [F.changeset(3, [F.setTitle("a", "y", at: 2, client: 9)])])
+        }
+        await #expect(throws: SyncServerError.outOfOrderUpload(expected: 3, received: 4)) {
+            try await storage.upload(app: app, clientID: 9, changesets: [F.changeset(2, [F.setTitle("a", "y", at: 2, client: 9)]),
+                                                                            F.changeset(4, [F.setTitle("a", "z", at: 3, client: 9)])])
+        }
+        #expect(try await storage.position(app: app).latestSequence == 1)
+        #expect(try await storage.client(app: app, clientID: 9).lastAcknowledged == 1)
+        let snapshot = try await storage.snapshot(app: app, classes: ["Todo"])
+        #expect(snapshot.objects.first?.value(of: "title") == .string("x"))
+    }
+
+    static func concurrentUploadsGetGaplessSequences(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("gapless")
+        let clients: [UInt64] = Array(1...8)
+        let perClient: UInt64 = 10
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in clients {
+                group.addTask {
+                    for sequence in 1...perClient {
+                        _ = try await storage.upload(app: app, clientID: client, changesets: [
+                            F.changeset(sequence, [F.createTodo("c\(client)-\(sequence)", title: "t", at: sequence, client: client)]),
+                        ])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let total = UInt64(clients.count) * perClient
+        let history = try await storage.history(app: app, after: 0, limit: 1_000)
+        #expect(history.changesets.map(\.serverSequence) == Array(1...total))
+        #expect(history.position.latestSequence == total)
+        for client in clients {
+            let mine = history.changesets.filter { $0.clientID == client }.map(\.clientSequence)
+            #expect(mine == Array(1...perClient), "client \(client)'s changesets in its order")
+        }
+    }
+
+    static func statesEqualTheMergeOfTheHistory(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("merge")
+        var generator = ServerSeededGenerator(seed: 31)
+        var next: [UInt64: UInt64] = [1: 1, 2: 1, 3: 1]
+        for round in 0..<60 {
+            let client = UInt64.random(in: 1...3, using: &generator)
+            let id = "t\(Int.random(in: 0..<5, using: &generator))"
+            let at = UInt64.random(in: 1...500, using: &generator)
+            let operation: SyncOperation
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0: operation = F.createTodo(id, title: "r\(round)", at: at, client: client)
+            case 1: operation = SyncOperation(timestamp: F.timestamp(at, client: client), object: F.todo(id), change: .delete)
+            case 2: operation = SyncOperation(timestamp: F.timestamp(at, client: client), object: F.todo(id),
+                                              change: .setInsert(property: "tags", value: .string("g\(round % 3)")))
+            case 3: operation = SyncOperation(timestamp: F.timestamp(at, client: client), object: F.todo(id),
+                                              change: .listInsert(property: "steps", after: nil, value: .string("s\(round)")))
+            default: operation = F.setTitle(id, "r\(round)", at: at, client: client)
+            }
+            let sequence = next[client, default: 1]
+            next[client] = sequence + 1
+            _ = try await storage.upload(app: app, clientID: client, changesets: [F.changeset(sequence, [operation])])
+        }
+        var expected: [ObjectRef: SyncObjectState] = [:]
+        for changeset in try await storage.history(app: app, after: 0, limit: 1_000).changesets {
+            for operation in changeset.operations {
+                expected[operation.object, default: SyncObjectState(object: operation.object)].apply(operation)
+            }
+        }
+        let snapshot = try await storage.snapshot(app: app, classes: ["Todo"])
+        #expect(snapshot.sequence == 60)
+        #expect(Dictionary(uniqueKeysWithValues: snapshot.objects.map { ($0.object, $0) }) == expected)
+        #expect(try await storage.snapshot(app: app, classes: ["Note"]).objects.isEmpty)
+    }
+
+    static func compactionDropsOldHistoryAndReportsIt(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("compact")
+        for sequence in UInt64(1)...10 {
+            _ = try await storage.upload(app: app, clientID: 4, changesets: [F.changeset(sequence, [F.setTitle("a", "v\(sequence)", at: sequence, client: 4)])])
+        }
+        #expect(try await storage.compact(app: app, keepingLast: 3) == 7)
+        #expect(try await storage.compact(app: app, keepingLast: 5) == 7, "compaction never moves back")
+        let position = try await storage.position(app: app)
+        #expect(position == HistoryPosition(latestSequence: 10, compactedThrough: 7))
+        // A reader behind the compacted history gets an empty page and the position that says so.
+        let behind = try await storage.history(app: app, after: 2, limit: 100)
+        #expect(behind.changesets.isEmpty && behind.position.compactedThrough == 7)
+        #expect(try await storage.history(app: app, after: 7, limit: 100).changesets.map(\.serverSequence) == [8, 9, 10])
+        // The states still hold everything.
+        let snapshot = try await storage.snapshot(app: app, classes: ["Todo"])
+        #expect(snapshot.objects.first?.value(of: "title") == .string("v10"))
+    }
+
+    static func schemasMergeAndMismatchesAreRefused(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("schema")
+        #expect(try await storage.schema(app: app) == nil)
+        guard case .accepted = try await storage.register(schema: F.schema, app: app) else {
+            Issue.record("the first schema is accepted"); return
+        }
+        let newer = SyncSchema(classes: [SyncClassSchema(name: "Tag", primaryKey: "_id", properties: [SyncPropertySchema(name: "_id", type: "string")])])
+        guard case .accepted(let merged) = try await storage.register(schema: newer, app: app) else {
+            Issue.record("a new class is accepted"); return
+        }
+        #expect(Set(merged.classes.map(\.name)) == ["Todo", "Note", "Tag"])
+        #expect(try await storage.schema(app: app) == merged)
+        let breaking = SyncSchema(classes: [SyncClassSchema(name: "Note", primaryKey: "_id", properties: [
+            SyncPropertySchema(name: "_id", type: "int"), SyncPropertySchema(name: "text", type: "int"),
+        ])])
+        guard case .refused(let problems) = try await storage.register(schema: breaking, app: app) else {
+            Issue.record("a property of another type is refused"); return
+        }
+        #expect(!problems.isEmpty)
+        #expect(try await storage.schema(app: app) == merged, "a refused schema changes nothing")
+    }
+
+    static func clientsAndSecretPersist(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("clients")
+        #expect(try await storage.client(app: app, clientID: 77) == ClientRecord())
+        try await storage.setSubscriptions(app: app, clientID: 77, classes: ["Todo", "Note"], version: 3)
+        let record = try await storage.client(app: app, clientID: 77)
+        #expect(record.subscribedClasses == ["Todo", "Note"] && record.subscriptionVersion == 3)
+        let secret = try await storage.serverSecret()
+        #expect(secret.count == 32)
+        #expect(try await storage.serverSecret() == secret)
+        try await storage.recordUser(app: app, userID: "ann", provider: "anonymous")
+        try await storage.recordUser(app: app, userID: "ann", provider: "anonymous")
+    }
+}
+
+/// A deterministic generator (SplitMix64) for seeded workloads.
+struct ServerSeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
