@@ -1,14 +1,9 @@
-// The child's only contact with the sync client's public API (sync-session's `App`, `User`,
-// `Credentials`, `flexibleSyncConfiguration`, `Database(configuration:actor:downloadBeforeOpen:)`,
-// `syncSession?.wait(for:)`). Until that API is on this branch the file compiles to the stubs at
-// the bottom, and the child refuses sync runs with exit status 3 (`--local` still works).
-// Once it has landed, remove the `#if` (or define STRATA_SYNC_CLIENT_API) and fix any name that
-// differs from the brief's.
+// The child's only contact with the sync client's public API: anonymous login, a
+// subscription to every class of the test model, a synced database on the main actor, and
+// waiting for uploads and downloads.
 
 import Foundation
 import Strata
-
-#if STRATA_SYNC_CLIENT_API
 import StrataSync
 
 /// Whether this build of the child can sync.
@@ -50,23 +45,6 @@ func waitForSync(_ database: Database) async throws {
     try await session.wait(for: .upload)
     try await session.wait(for: .download)
 }
-
-#else
-
-/// Whether this build of the child can sync.
-let syncClientAvailable = false
-
-@MainActor
-func openSyncedDatabase(_ arguments: ChildArguments) async throws -> Database {
-    throw ChildFailure.syncClientUnavailable
-}
-
-@MainActor
-func waitForSync(_ database: Database) async throws {
-    throw ChildFailure.syncClientUnavailable
-}
-
-#endif
 
 /// Why the child stopped without a dump.
 enum ChildFailure: Error, CustomStringConvertible {
