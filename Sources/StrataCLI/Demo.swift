@@ -21,9 +21,16 @@ struct Demo: AsyncParsableCommand {
                                  valueName: "directory"))
     var directory: String?
 
+    @Flag(help: "Play the sync scenario instead: an embedded sync server and two devices that edit offline and converge.")
+    var sync = false
+
     func run() async throws {
         do {
-            try await runDemo(directory: directory)
+            if sync {
+                try await runSyncDemo(directory: directory)
+            } else {
+                try await runDemo(directory: directory)
+            }
         } catch let failure as CommandFailure {
             throw failure
         } catch {

@@ -72,9 +72,10 @@ public final class SyncSession: Sendable {
 
     /// Returns once the transfer in `direction` caught up with where it was when called:
     /// `.upload`, every local change committed so far is acknowledged by the server;
-    /// `.download`, every server change that existed when the session last heard from the
-    /// server (or, while disconnected, when it next connects) is applied locally, and the
-    /// subscriptions current at the call are bootstrapped. Waits through disconnections and
+    /// `.download`, every server change that existed at the call is applied locally (the
+    /// session asks the server for its newest sequence; while disconnected, the next
+    /// connection's greeting tells it), and the subscriptions current at the call are
+    /// bootstrapped. Waits through disconnections and
     /// suspension; throws ``SyncError`` if the session stops (its user logs out, a fatal
     /// error), and `CancellationError` if the task is cancelled.
     public func wait(for direction: ProgressDirection) async throws {
@@ -135,6 +136,7 @@ extension SessionEngine {
                     guard !Task.isCancelled else { return continuation.resume(throwing: CancellationError()) }
                     status.waiters[id] = SessionStatus.Waiter(goal: goal ?? status.downloadGoal(), continuation: continuation)
                 }
+                if goal == nil { post(.requestLatestSequence) }
             }
         } onCancel: {
             let waiter = status.update { $0.waiters.removeValue(forKey: id) }

@@ -23,6 +23,8 @@ package final class SessionEngine: Sendable {
         case connectionEnded((any Error)?, generation: UInt64)
         case retry(generation: UInt64)
         case localChange
+        /// A download waiter was added: ask the server for its newest sequence.
+        case requestLatestSequence
         case updateSubscriptions([SubscriptionSpec], CheckedContinuation<UInt64, any Error>)
     }
 

@@ -26,6 +26,8 @@ struct SessionLoop {
     /// The highest client sequence sent on the current connection.
     private var lastSent: UInt64 = 0
     private var lastAcknowledged: UInt64 = 0
+    /// The number of the last latest-sequence request sent (waiting for downloads).
+    private var latestSequenceRequests: UInt64 = 0
     private var tasks: [Task<Void, Never>] = []
     private(set) var isStopped = false
 
@@ -87,6 +89,14 @@ struct SessionLoop {
         case .localChange:
             refreshRecorded()
             await uploadPending()
+        case .requestLatestSequence:
+            // Waiters added while disconnected are answered by the next welcome instead.
+            guard case .connected(let connection) = phase else { return }
+            latestSequenceRequests += 1
+            let number = latestSequenceRequests
+            if status.update({ $0.assignLatestSequenceRequest(number) }) {
+                try? await connection.send(.latestSequenceRequest(number))
+            }
         case .updateSubscriptions(let specs, let continuation):
             do {
                 let version = try ledger.subscriptions().version + 1
@@ -221,6 +231,7 @@ struct SessionLoop {
                 status.update { status in
                     status.lastAcknowledged = max(status.lastAcknowledged, welcome.lastAcknowledged)
                     status.knownLatest = welcome.latestSequence
+                    status.serverLatest(welcome.latestSequence, answering: nil)
                 }
                 setConnectionState(.connected)
                 refreshRecorded()
@@ -257,6 +268,9 @@ struct SessionLoop {
                 if case .awaitingWelcome(let connection) = phase { try? await connection.send(.pong(nonce)) }
             case .pong:
                 return
+            case .latestSequence(let request, let sequence):
+                guard case .connected = phase else { return await refuse(message) }
+                status.update { $0.serverLatest(sequence, answering: request) }
             case .error(let code, let text):
                 let error = SyncError(SyncError.Code(code), text)
                 report(error)
@@ -265,7 +279,7 @@ struct SessionLoop {
                 case .clientResetRequired, .unknownClassOrProperty, .invalidValue: return
                 default: scheduleRetry()
                 }
-            case .hello, .upload, .subscribe:
+            case .hello, .upload, .subscribe, .latestSequenceRequest:
                 await refuse(message)
             }
         } catch {
@@ -300,6 +314,8 @@ struct SessionLoop {
         case .snapshot: "snapshot"
         case .pong: "pong"
         case .error: "error"
+        case .latestSequenceRequest: "latestSequenceRequest"
+        case .latestSequence: "latestSequence"
         }
     }
 

@@ -37,9 +37,12 @@ struct SessionStatus {
         enum Goal {
             /// The server acknowledged every changeset through this client sequence.
             case upload(through: UInt64)
-            /// The checkpoint reached the server sequence (nil: the next `welcome`'s latest) and
-            /// the subscriptions of this version completed.
-            case download(through: UInt64?, subscriptionVersion: UInt64)
+            /// The checkpoint reached the server sequence and the subscriptions of this version
+            /// completed. `through` is nil until the server says its newest sequence: in the
+            /// answer to latest-sequence request `request` (the first request sent after the
+            /// waiter was added), or in the next `welcome` — whichever comes first; both are
+            /// read by the server after the wait began, so nothing it had then is missed.
+            case download(through: UInt64?, subscriptionVersion: UInt64, request: UInt64?)
             /// The subscriptions of this version (or a later one) completed.
             case subscriptions(version: UInt64)
         }
@@ -62,17 +65,41 @@ struct SessionStatus {
     func isReached(_ goal: Waiter.Goal) -> Bool {
         switch goal {
         case .upload(let through): return lastAcknowledged >= through
-        case .download(let through, let version):
+        case .download(let through, let version, _):
             guard let through else { return false }
             return checkpoint >= through && completedSubscriptionVersion >= version
         case .subscriptions(let version): return completedSubscriptionVersion >= version
         }
     }
 
-    /// A new download goal: the newest sequence known on the current connection, or the next
-    /// `welcome`'s when not connected.
+    /// A new download goal, its sequence to be told by the server.
     func downloadGoal() -> Waiter.Goal {
-        .download(through: connectionState == .connected ? knownLatest : nil, subscriptionVersion: subscriptionVersion)
+        .download(through: nil, subscriptionVersion: subscriptionVersion, request: nil)
+    }
+
+    /// Gives the download waiters that have no request yet the request `number`; returns
+    /// whether any had none (so the request is worth sending).
+    mutating func assignLatestSequenceRequest(_ number: UInt64) -> Bool {
+        var assigned = false
+        for (id, waiter) in waiters {
+            if case .download(nil, let version, nil) = waiter.goal {
+                waiters[id]?.goal = .download(through: nil, subscriptionVersion: version, request: number)
+                assigned = true
+            }
+        }
+        return assigned
+    }
+
+    /// The server's newest sequence was `sequence` when it read it: in a `welcome`
+    /// (`request` nil: every waiting download goal began before it) or in the answer to
+    /// request `request` (the goals that sent it or an earlier one).
+    mutating func serverLatest(_ sequence: UInt64, answering request: UInt64?) {
+        knownLatest = max(knownLatest ?? 0, sequence)
+        for (id, waiter) in waiters {
+            guard case .download(nil, let version, let sent) = waiter.goal else { continue }
+            if let request, sent.map({ $0 > request }) ?? true { continue }
+            waiters[id]?.goal = .download(through: sequence, subscriptionVersion: version, request: sent)
+        }
     }
 
     func progress(of observer: ProgressObserver) -> SyncSession.Progress? {
@@ -103,16 +130,11 @@ struct SessionStatus {
         }
     }
 
-    /// Resolves download targets that waited for a `welcome`, resumes reached waiters (or
+    /// Resolves progress targets that waited for a `welcome`, resumes reached waiters (or
     /// fails all of them once stopped), and collects changed progress.
     mutating func settle() -> Effects {
         var effects = Effects()
         if connectionState == .connected, let knownLatest {
-            for (id, waiter) in waiters {
-                if case .download(nil, let version) = waiter.goal {
-                    waiters[id]?.goal = .download(through: knownLatest, subscriptionVersion: version)
-                }
-            }
             for (id, observer) in progressObservers where observer.target == nil {
                 progressObservers[id]?.target = knownLatest
             }

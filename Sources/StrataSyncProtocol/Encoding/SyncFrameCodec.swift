@@ -2,7 +2,8 @@
 ///
 /// A frame is the magic bytes `0x53 0x59` ("SY"), the protocol version (`UInt16`,
 /// little-endian), the message's tag (one byte: 1 hello, 2 upload, 3 subscribe, 4 ping,
-/// 5 welcome, 6 uploadAck, 7 download, 8 snapshot, 9 pong, 10 error) and its fields in
+/// 5 welcome, 6 uploadAck, 7 download, 8 snapshot, 9 pong, 10 error, 11 latestSequenceRequest,
+/// 12 latestSequence) and its fields in
 /// declaration order, with ``BinaryWriter``'s encodings. Decoding accepts any bytes: anything
 /// that is not exactly one frame of this version throws a ``SyncProtocolError`` (and never
 /// crashes, loops or allocates beyond the input's size), whose `code` the receiver sends back
@@ -21,7 +22,7 @@ public enum SyncFrameCodec {
 
     /// The message tags.
     private enum Tag: UInt8 {
-        case hello = 1, upload, subscribe, ping, welcome, uploadAck, download, snapshot, pong, error
+        case hello = 1, upload, subscribe, ping, welcome, uploadAck, download, snapshot, pong, error, latestSequenceRequest, latestSequence
     }
 
     /// The frame of a message. The sender keeps frames under ``SyncProtocol/maximumFrameSize``
@@ -78,6 +79,13 @@ public enum SyncFrameCodec {
         case .pong(let nonce):
             writer.writeByte(Tag.pong.rawValue)
             writer.writeVarint(nonce)
+        case .latestSequenceRequest(let request):
+            writer.writeByte(Tag.latestSequenceRequest.rawValue)
+            writer.writeVarint(request)
+        case .latestSequence(let request, let sequence):
+            writer.writeByte(Tag.latestSequence.rawValue)
+            writer.writeVarint(request)
+            writer.writeVarint(sequence)
         case .error(let code, let message):
             writer.writeByte(Tag.error.rawValue)
             writer.writeVarint(UInt64(code.rawValue))
@@ -176,6 +184,11 @@ public enum SyncFrameCodec {
                                                   isReset: isReset, isLast: isLast))
         case .pong:
             return .pong(try reader.readVarint("the pong's nonce"))
+        case .latestSequenceRequest:
+            return .latestSequenceRequest(try reader.readVarint("the latest-sequence request's number"))
+        case .latestSequence:
+            let request = try reader.readVarint("the latest-sequence request's number")
+            return .latestSequence(request: request, sequence: try reader.readVarint("the latest sequence"))
         case .error:
             let start = reader.offset
             let rawCode = try reader.readVarint("the error code")

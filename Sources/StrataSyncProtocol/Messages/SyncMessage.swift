@@ -18,6 +18,10 @@ public enum SyncMessage: Sendable, Hashable {
     case subscribe(version: UInt64, subscriptions: [SubscriptionSpec])
     /// Asks the other side to answer `pong` with the same nonce (a liveness check).
     case ping(UInt64)
+    /// Asks the server for its newest sequence for the app now; answered by
+    /// `latestSequence(request:sequence:)`. A client waiting for downloads asks, so that it
+    /// waits for everything the server had when it asked, not only what it had heard of.
+    case latestSequenceRequest(UInt64)
 
     // Server → client
     case welcome(Welcome)
@@ -31,6 +35,9 @@ public enum SyncMessage: Sendable, Hashable {
     case snapshot(Snapshot)
     /// Answers a `ping`, echoing its nonce.
     case pong(UInt64)
+    /// The answer to `latestSequenceRequest(request)`: the app's newest sequence when the
+    /// server read it.
+    case latestSequence(request: UInt64, sequence: UInt64)
     /// A refusal; `code` says why. After a fatal error the server closes the connection.
     case error(code: SyncErrorCode, message: String)
 

@@ -183,11 +183,14 @@ struct SyncSessionHandler {
             try await changeSubscriptions(&session, version: version, classes: Set(subscriptions.map(\.className)), outbound)
         case .ping(let nonce):
             try await send(.pong(nonce), outbound)
+        case .latestSequenceRequest(let request):
+            let position = try await storage.position(app: app)
+            try await send(.latestSequence(request: request, sequence: position.latestSequence), outbound)
         case .pong:
             return
         case .hello:
             throw Fatal(code: .malformedFrame, message: "hello after the session started")
-        case .welcome, .uploadAck, .download, .snapshot, .error:
+        case .welcome, .uploadAck, .download, .snapshot, .error, .latestSequence:
             throw Fatal(code: .malformedFrame, message: "a server message sent by a client")
         }
     }
