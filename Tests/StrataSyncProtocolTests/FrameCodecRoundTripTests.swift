@@ -53,7 +53,7 @@ import StrataSyncProtocol
             .upload([ClientChangeset(clientSequence: 1, operations: everyOperation), ClientChangeset(clientSequence: 2, operations: [])]),
             .upload([]),
             .subscribe(version: 3, subscriptions: []),
-            .ping(0), .pong(.max),
+            .ping(0), .pong(.max), .latestSequenceRequest(7), .latestSequence(request: .max, sequence: 123_456),
             .welcome(SyncMessage.Welcome(lastAcknowledged: 4, latestSequence: 1 << 40)),
             .uploadAck(clientSequence: 12),
             .download(changesets: changesets, checkpoint: Checkpoint(sequence: 9, checksum: Checkpoint.checksum(of: changesets)), remaining: 0),

@@ -42,7 +42,7 @@ import StrataSyncProtocol
         #expect(Self.code(of: frame) == .unsupportedProtocolVersion)
     }
 
-    @Test(arguments: [0, 11, 200, 255] as [UInt8])
+    @Test(arguments: [0, 13, 200, 255] as [UInt8])
     func unknownMessageTagsAreMalformed(tag: UInt8) {
         #expect(Self.code(of: Self.header + [tag, 0]) == .malformedFrame)
     }

@@ -56,6 +56,26 @@ struct ServerWebSocketTests {
         await server.server.shutdown()
     }
 
+    @Test func aLatestSequenceRequestIsAnsweredWithTheNewestSequenceNow() async throws {
+        let server = try await ServerUnderTest.start()
+        let app = "latest"
+        let token = try await server.anonymousToken(app: app)
+        let reader = server.connect(app: app)
+        let (welcome, _) = try await Self.join(reader, app: app, client: 20, token: token)
+        #expect(welcome.latestSequence == 0)
+        let writer = server.connect(app: app)
+        _ = try await Self.join(writer, app: app, client: 21, token: token)
+        writer.send(.upload([F.changeset(1, [F.createTodo("a", title: "one", at: 5, client: 21)]),
+                             F.changeset(2, [F.createTodo("b", title: "two", at: 6, client: 21)])]))
+        _ = try await writer.receive { $0 == .uploadAck(clientSequence: 2) }
+        reader.send(.latestSequenceRequest(5))
+        let answer = try await reader.receive { if case .latestSequence = $0 { true } else { false } }
+        #expect(answer.last == .latestSequence(request: 5, sequence: 2))
+        await reader.close()
+        await writer.close()
+        await server.server.shutdown()
+    }
+
     @Test func aBadTokenIsRefusedAndTheConnectionClosed() async throws {
         let server = try await ServerUnderTest.start()
         let connection = server.connect(app: "tokens")

@@ -7,7 +7,7 @@ import Testing
 import StrataSyncProtocol
 @testable import StrataSync
 
-@Suite("Session progress")
+@Suite("Session progress", .timeLimit(.minutes(2)))
 struct SessionProgressTests {
     @Test func waitForUploadReturnsWhenTheLastCommitIsAcknowledged() async throws {
         let harness = SessionHarness()
@@ -41,6 +41,54 @@ struct SessionProgressTests {
         try await waiting.value
     }
 
+    @Test func waitForDownloadWhileConnectedWaitsForWhatTheServerHasNowNotWhatItLastSaid() async throws {
+        let harness = SessionHarness()
+        let (connection, _) = await harness.connect(latestSequence: 0)
+        _ = await connection.barrier(1)
+        // The welcome said 0, but another device has uploaded since: the wait must ask.
+        let waiting = Task { try await harness.session.wait(for: .download) }
+        while harness.waiterCount == 0 { await Task.yield() }
+        let sent = await connection.next()
+        guard case .latestSequenceRequest(let request) = sent else {
+            Issue.record("expected a latest-sequence request, the session sent \(sent)")
+            return
+        }
+        _ = await connection.barrier(2)
+        #expect(harness.waiterCount == 1)
+        connection.deliver(.latestSequence(request: request, sequence: 4))
+        _ = await connection.barrier(3)
+        #expect(harness.waiterCount == 1)
+        connection.deliver(.download(changesets: [], checkpoint: Checkpoint(sequence: 4, checksum: 0), remaining: 0))
+        try await waiting.value
+        #expect(harness.waiterCount == 0)
+    }
+
+    @Test func anAnswerToAnEarlierRequestDoesNotSettleALaterWait() async throws {
+        let harness = SessionHarness()
+        let (connection, _) = await harness.connect(latestSequence: 0)
+        _ = await connection.barrier(1)
+        let first = Task { try await harness.session.wait(for: .download) }
+        while harness.waiterCount == 0 { await Task.yield() }
+        guard case .latestSequenceRequest(let earlier) = await connection.next() else {
+            Issue.record("expected a latest-sequence request")
+            return
+        }
+        let second = Task { try await harness.session.wait(for: .download) }
+        while harness.waiterCount < 2 { await Task.yield() }
+        guard case .latestSequenceRequest(let later) = await connection.next() else {
+            Issue.record("expected a second latest-sequence request")
+            return
+        }
+        #expect(later > earlier)
+        connection.deliver(.latestSequence(request: earlier, sequence: 0))
+        try await first.value
+        _ = await connection.barrier(2)
+        #expect(harness.waiterCount == 1)
+        connection.deliver(.latestSequence(request: later, sequence: 3))
+        connection.deliver(.download(changesets: [], checkpoint: Checkpoint(sequence: 3, checksum: 0), remaining: 0))
+        try await second.value
+    }
+
     @Test func waitForDownloadAlsoWaitsForTheSubscriptionsBootstrap() async throws {
         let ledger = MemoryLedger()
         try ledger.setSubscriptions(version: 1, specs: [SubscriptionSpec(name: "all", className: "Todo")])
@@ -49,7 +97,13 @@ struct SessionProgressTests {
         _ = await connection.barrier(1)
         let waiting = Task { try await harness.session.wait(for: .download) }
         while harness.waiterCount == 0 { await Task.yield() }
-        _ = await connection.barrier(2)
+        let sent = await connection.barrier(2)
+        guard case .latestSequenceRequest(let request) = sent.first else {
+            Issue.record("expected a latest-sequence request, the session sent \(sent)")
+            return
+        }
+        connection.deliver(.latestSequence(request: request, sequence: 0))
+        _ = await connection.barrier(3)
         #expect(harness.waiterCount == 1)
         connection.deliver(.snapshot(SyncMessage.Snapshot(objects: [], checkpoint: Checkpoint(sequence: 0, checksum: 0),
                                                           subscriptionVersion: 1, isReset: false, isLast: true)))

@@ -91,7 +91,7 @@ actor SyncAPIOpener {
     }
 }
 
-@Suite("SyncAPI")
+@Suite("SyncAPI", .timeLimit(.minutes(2)))
 struct SyncAPITests {
     // MARK: Apps and users
 
@@ -322,7 +322,7 @@ struct SyncAPITests {
     }
 }
 
-@Suite("SyncAPI attaching")
+@Suite("SyncAPI attaching", .timeLimit(.minutes(2)))
 struct SyncAPIAttachingTests {
     @Test func anOpenOfTheFileFromInsideTheAttachStartsNoSecondSession() async throws {
         let base = APIHarness()  // its folder holds the files until the test ends
