@@ -39,6 +39,10 @@ struct SyncTarget: Sendable {
             subscriptions.append(QuerySubscription<T>(name: "all"))
         })
         configuration.objectTypes = [SyncPerson.self, SyncIdleItem.self]
+        // A file reserves its maximum size of address space when it opens (1 TiB by default),
+        // and a synced file is open more than once (the database, the session's ledger): with
+        // 100 clients in one process the default exhausts the 128 TiB of user address space.
+        configuration.maximumFileSize = 4 << 30
         return (user, configuration)
     }
 }
