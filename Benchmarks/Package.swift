@@ -12,6 +12,9 @@ let package = Package(
     dependencies: [
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The `postgres` peer of `sync-server` (the same postgres-nio the sync server uses).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
@@ -24,6 +27,11 @@ let package = Package(
                 .product(name: "StrataStorage", package: "Strata"),
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "StrataSync", package: "Strata"),
+                .product(name: "StrataSyncServer", package: "Strata"),
+                .product(name: "StrataSyncProtocol", package: "Strata"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

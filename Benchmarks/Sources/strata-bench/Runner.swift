@@ -1,8 +1,12 @@
 import Foundation
+#if !NO_STRATA
+import Logging
+#endif
 
 let usage = """
-    usage: strata-bench [--json FILE] [--workloads a,b] [--engines x,y] [--scale F] [--runs N] [--dir PATH]
-      --workloads  any of: \(Workload.allCases.map(\.rawValue).joined(separator: ",")) (default: all)
+    usage: strata-bench [--json FILE] [--workloads a,b] [--engines x,y] [--scale F] [--runs N] [--dir PATH] [--postgres URL]
+      --workloads  any of: \(Workload.allCases.filter(\.isSelectable).map(\.rawValue).joined(separator: ","))
+                   (default: all but the sync-* workloads)
       --engines    any of: \(allEngines.joined(separator: ",")) (default: all built in)
       --scale      multiply the sizes by F (default 1): N = 100,000 pairs, objects and lookups;
                    1,000 durable commits; L = 1,000,000 objects for open and peak-rss,
@@ -11,12 +15,15 @@ let usage = """
       --dir        folder for the databases, on the disk to measure (default: a new folder
                    strata-bench-XXXXXX in the current directory, removed afterwards)
       --json       also write the results as JSON to FILE
+      --postgres   the PostgreSQL for the sync workloads' strata-postgres and postgres engines
+                   (default: STRATA_TEST_POSTGRES_URL, else a throwaway cluster started with
+                   the repository's scripts/with-postgres.sh)
     """
 
 #if NO_STRATA
 let allEngines = ["lmdb", "sqlite", "grdb", "json", "floor"]
 #else
-let allEngines = ["strata", "lmdb", "sqlite", "grdb", "json", "floor"]
+let allEngines = ["strata", "lmdb", "sqlite", "grdb", "json", "floor", "strata-postgres", "postgres"]
 #endif
 
 /// A workload whose runs for one engine have taken this long in all is not run again for that
@@ -25,11 +32,12 @@ let timeBudgetPerWorkload = 60.0   // seconds
 
 struct Options {
     var json: String?
-    var workloads = Workload.allCases
+    var workloads = Workload.allCases.filter(\.isDefault)
     var engines = allEngines
     var scale = 1.0
     var runs = 5
     var dir: String?
+    var postgres: String?
 
     init(_ arguments: [String]) throws {
         var it = arguments.makeIterator()
@@ -45,7 +53,7 @@ struct Options {
             case "--json": json = try value(arg)
             case "--workloads":
                 workloads = try list(arg).map {
-                    guard let w = Workload(rawValue: $0) else { throw BenchError("unknown workload \($0)\n\(usage)") }
+                    guard let w = Workload(rawValue: $0), w.isSelectable else { throw BenchError("unknown workload \($0)\n\(usage)") }
                     return w
                 }
             case "--engines":
@@ -60,6 +68,7 @@ struct Options {
                 guard let n = Int(try value(arg)), n > 0 else { throw BenchError("bad --runs\n\(usage)") }
                 runs = n
             case "--dir": dir = try value(arg)
+            case "--postgres": postgres = try value(arg)
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -95,7 +104,7 @@ func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects:
     case "floor":
         guard workload == .durableCommit else { return nil }
         return try measureFloor(directory: directory, count: sizes.commits)
-    case "grdb", "json": return nil
+    case "grdb", "json", "strata-postgres", "postgres": return nil
     default: throw BenchError("unknown engine \(engine)")
     }
 }
@@ -147,7 +156,7 @@ func runBenchmarks(_ arguments: [String]) async throws {
 
     let machine = machineDescription()
     let date = ISO8601DateFormatter().string(from: Date())
-    let hasKV = options.workloads.contains { !$0.isObjectWorkload }
+    let hasKV = options.workloads.contains { !$0.isObjectWorkload && !$0.isSyncWorkload }
     let hasObjects = options.workloads.contains { $0.isObjectWorkload }
     print("strata-bench on \(machine), \(date)")
     print("data in \(base) (\(fsName)); median of \(options.runs) runs; every engine commits with full durability")
@@ -176,6 +185,27 @@ func runBenchmarks(_ arguments: [String]) async throws {
     }
     #if NO_STRATA
     print("NOTE: built with NO_STRATA: Strata itself is not measured")
+    if options.workloads.contains(where: \.isSyncWorkload) { throw BenchError("built with NO_STRATA: no sync workloads") }
+    #else
+    let sync = SyncBench(scale: options.scale, postgresURL: options.postgres)
+    defer { sync.stop() }
+    if options.workloads.contains(where: \.isSyncWorkload) {
+        // The sync client's and server's libraries log through swift-log: warnings and worse
+        // only, on standard error, so the table stays readable.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let s = sync.sizes
+        print("sync: a SyncServer and full StrataSync clients in this process over loopback WebSockets (both on these cores); "
+            + "sync-upload: \(s.uploadObjects) objects in transactions of \(s.uploadBatch); sync-latency: \(s.latencySamples) samples "
+            + "(after \(s.latencyWarmUp) untimed), \(s.idleClients) idle clients (full clients, subscribed to a class nobody writes); "
+            + "sync-bootstrap: \(s.bootstrapObjects) objects; sync-server: \(s.writers) clients x \(s.perWriter) objects in transactions of \(s.serverBatch)")
+        print("  strata: embedded server store (sync-server: PostgreSQL store); strata-postgres: PostgreSQL store; "
+            + "postgres: postgres-nio alone (sync-server only)")
+        print("  load average at start: \(loadAverage())")
+    }
     #endif
 
     var kvData: Dataset?
@@ -192,6 +222,7 @@ func runBenchmarks(_ arguments: [String]) async throws {
     var notes: [String] = []
     for workload in options.workloads {
         var runs: [String: [Double]] = [:]
+        var extraRuns: [Workload: [String: [Double]]] = [:]   // figures a run reports besides its own (sync-latency's p99)
         var spent: [String: Double] = [:]   // seconds, per engine
         var capped: Set<String> = []
         for run in 1...options.runs {
@@ -201,8 +232,19 @@ func runBenchmarks(_ arguments: [String]) async throws {
                 defer { removeDirectory(directory) }
                 releaseFreedHeap()
                 let start = monotonicNanos(), built = objects.buildSeconds
-                guard let value = try await runOnce(engine, workload, kv: kv, objects: objects, directory: directory)
-                else { continue }
+                let measured: Double?
+                if workload.isSyncWorkload {
+                    #if NO_STRATA
+                    measured = nil
+                    #else
+                    let figures = try await sync.runOnce(engine, workload, directory: directory)
+                    measured = figures?.first?.1
+                    for (extra, value) in figures?.dropFirst() ?? [] { extraRuns[extra, default: [:]][engine, default: []].append(value) }
+                    #endif
+                } else {
+                    measured = try await runOnce(engine, workload, kv: kv, objects: objects, directory: directory)
+                }
+                guard let value = measured else { continue }
                 spent[engine, default: 0] += Double(monotonicNanos() - start) / 1e9 - (objects.buildSeconds - built)
                 runs[engine, default: []].append(value)
                 logProgress("  \(workload.rawValue) run \(run)/\(options.runs) \(engine): \(formatNumber(value)) \(workload.unit)")
@@ -218,6 +260,11 @@ func runBenchmarks(_ arguments: [String]) async throws {
         for engine in options.engines {
             if let r = runs[engine] { results.append(Result(workload: workload, engine: engine, runs: r)) }
         }
+        for (extra, byEngine) in extraRuns.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for engine in options.engines {
+                if let r = byEngine[engine] { results.append(Result(workload: extra, engine: engine, runs: r)) }
+            }
+        }
     }
 
     print("")
@@ -231,11 +278,21 @@ func runBenchmarks(_ arguments: [String]) async throws {
     print("")
     for w in options.workloads { print("\(w.rawValue): \(w.summary)") }
     for note in notes { print("NOTE: \(note)") }
+    if let server = results.first(where: { $0.workload == .syncServer && $0.engine == StrataEngineName }),
+       let peer = results.first(where: { $0.workload == .syncServer && $0.engine == "postgres" }) {
+        print("sync-server: the sync server ingests \(String(format: "%.0f", 100 * server.median / peer.median))% of postgres-nio's rows/s")
+    }
 
     if let path = options.json {
         try renderJSON(machine: machine, date: date, results: results).write(toFile: path, atomically: true, encoding: .utf8)
         print("wrote \(path)")
     }
+}
+
+/// The 1, 5 and 15 minute load averages, from /proc/loadavg.
+func loadAverage() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }
 
 func logProgress(_ line: String) {

@@ -144,6 +144,13 @@ enum Workload: String, CaseIterable {
     case objectDurableCommit = "durable-commit"
     case objectDurableVersusFloor = "durable-floor"
     case groupedAsync = "grouped-async"
+    // Sync (SyncWorkloads.swift): not in the default set; selected with --workloads.
+    case syncUpload = "sync-upload"
+    case syncLatency = "sync-latency"
+    /// Reported by `sync-latency` runs, not selectable on its own.
+    case syncLatencyP99 = "sync-latency-p99"
+    case syncBootstrap = "sync-bootstrap"
+    case syncServer = "sync-server"
 
     var isObjectWorkload: Bool {
         switch self {
@@ -151,8 +158,24 @@ enum Workload: String, CaseIterable {
         case .bulkInsert, .objectScan, .pkLookup, .updateAll, .deleteAll, .open, .peakMemory, .spaceGrowth,
              .objectDurableCommit, .objectDurableVersusFloor, .groupedAsync: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
+        case .syncUpload, .syncLatency, .syncLatencyP99, .syncBootstrap, .syncServer: return false
         }
     }
+
+    /// The sync workloads: a sync server and its clients in this process (SyncWorkloads.swift).
+    var isSyncWorkload: Bool {
+        switch self {
+        case .syncUpload, .syncLatency, .syncLatencyP99, .syncBootstrap, .syncServer: return true
+        default: return false
+        }
+    }
+
+    /// Run when --workloads is not given: all but the sync workloads, which need a minute or
+    /// more and (`strata-postgres`, `sync-server`) PostgreSQL.
+    var isDefault: Bool { !isSyncWorkload }
+
+    /// Whether --workloads may name it (`sync-latency-p99` comes with `sync-latency`).
+    var isSelectable: Bool { self != .syncLatencyP99 }
 
     /// The object workloads that read the store of `Member`s (`QueryWorkloads.swift`).
     var isQueryWorkload: Bool {
@@ -167,6 +190,7 @@ enum Workload: String, CaseIterable {
         switch self {
         case .scan, .objectScan: return "ns/op"
         case .open, .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return "ms"
+        case .syncLatency, .syncLatencyP99, .syncBootstrap: return "ms"
         case .peakMemory, .spaceGrowth: return "bytes"
         case .durableVersusFloor, .objectDurableVersusFloor: return "x floor"
         default: return "ops/s"
@@ -195,6 +219,11 @@ enum Workload: String, CaseIterable {
         case .objectDurableCommit: return "N/100 one-object transactions, each committed durably (full sync), commits/s"
         case .objectDurableVersusFloor: return "durable-commit's transactions in blocks of 50 alternating with 50 rounds of the floor; their time over the floor rounds' (lower is better)"
         case .groupedAsync: return "N/10 one-object async writes from 8 concurrent writers, grouping allowed, each durable before it completes, objects/s"
+        case .syncUpload: return "20,000 objects written by one client in transactions of 10, from the first local commit until the server acknowledged all, objects/s"
+        case .syncLatency: return "a one-object write on device A until device B's Results callback sees it, 100 idle clients connected, median of 300 samples, ms"
+        case .syncLatencyP99: return "sync-latency's 99th percentile, ms"
+        case .syncBootstrap: return "a fresh client's first open with downloadBeforeOpen: .always of a 100,000-object subscription (login not timed), ms"
+        case .syncServer: return "100 clients writing 1,000 objects each in transactions of 100 at once, until all acknowledged (strata: the sync server on PostgreSQL; postgres: postgres-nio's multi-row INSERTs of the same rows from 100 writers), objects/s"
         }
     }
 }
