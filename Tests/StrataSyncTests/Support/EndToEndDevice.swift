@@ -90,6 +90,25 @@ actor EndToEndDevice {
         return tokens
     }
 
+    /// Makes `count` writes, each one transaction creating a note `NAME#I` whose text is
+    /// `payloadBytes` long (cheap to record however many there are, and big enough to fill
+    /// upload frames); returns the new primary keys.
+    @discardableResult
+    func create(_ count: Int, payloadBytes: Int) throws -> [String] {
+        let database = try #require(database)
+        let payload = String(repeating: "x", count: payloadBytes)
+        var keys: [String] = []
+        for _ in 0..<count {
+            written += 1
+            let note = EndToEndNote()
+            note._id = "\(name)#\(written)"
+            note.text = payload
+            try database.write { database.add(note) }
+            keys.append(note._id)
+        }
+        return keys
+    }
+
     /// Every note now: primary key → (text, tokens in list order).
     func dump() throws -> [String: EndToEndNoteDump] {
         let database = try #require(database)
@@ -140,6 +159,30 @@ extension SyncSession {
     func reach(_ state: ConnectionState) async -> Bool {
         for await current in connectionStates where current == state { return true }
         return false
+    }
+
+    /// Returns once this file has applied the server's history through `sequence` (its
+    /// download checkpoint, which `.reportIndefinitely` download progress reports as
+    /// `transferred`). `wait(for: .download)` alone only covers what the server had when the
+    /// session last heard from it, which may predate another client's acknowledged upload.
+    func downloaded(through sequence: UInt64) async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let token = addProgressNotification(for: .download, mode: .reportIndefinitely) { progress in
+            if progress.transferred >= sequence { continuation.yield() }
+        }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        token?.invalidate()
+    }
+
+    /// This file's download checkpoint now (the first progress report).
+    func downloadCheckpoint() async -> UInt64 {
+        let (stream, continuation) = AsyncStream<UInt64>.makeStream()
+        let token = addProgressNotification(for: .download, mode: .reportIndefinitely) { continuation.yield($0.transferred) }
+        var iterator = stream.makeAsyncIterator()
+        let checkpoint = await iterator.next() ?? 0
+        token?.invalidate()
+        return checkpoint
     }
 
     /// Returns once the session stopped for good (its state stream ended).
