@@ -83,7 +83,7 @@ struct EndToEndFaultTests {
         await session.stopped()
         #expect(session.lastError?.code == .schemaMismatch)
         #expect(session.state == .inactive)
-        let error = await #expect(throws: SyncError.self) { try await session.wait(for: .upload) }
+        let error = await #expect(throws: SyncError.self) { try await session.wait(for: .download) }
         #expect(error?.code == .schemaMismatch)
 
         // The good client keeps syncing, and a newcomer sees all of its writes once.
