@@ -7,8 +7,10 @@
 # fresh temp folder owned by a non-root user, starts it on a free loopback port (its unix socket
 # in the same folder), creates a database, exports
 #     STRATA_TEST_POSTGRES_URL=postgres://strata@127.0.0.1:PORT/strata_test
-# and runs CMD. The cluster is stopped and its folder removed however the script ends; the exit
-# status is CMD's. Authentication is `trust` on loopback only: the cluster lives as long as CMD.
+# and runs CMD, with STRATA_TEST_POSTGRES_CTL naming a script that makes, stops (as a crash) and
+# starts a second cluster for the tests of a PostgreSQL restart (see below). The clusters are
+# stopped and its folder removed however the script ends; the exit status is CMD's.
+# Authentication is `trust` on loopback only: the cluster lives as long as CMD.
 #
 # If STRATA_TEST_POSTGRES_URL is already set, CMD runs against that database instead.
 set -euo pipefail
@@ -76,6 +78,9 @@ cleanup() {
     if [[ $started -eq 1 ]]; then
         "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$data_dir" -m immediate -w stop >/dev/null 2>&1 || true
     fi
+    if [[ -d "$work_dir/restart-data" ]]; then
+        "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$work_dir/restart-data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
     rm -rf "$work_dir"
     exit "$status"
 }
@@ -123,6 +128,50 @@ fi
 "$bin_dir/createdb" -h 127.0.0.1 -p "$port" -U strata strata_test
 
 export STRATA_TEST_POSTGRES_URL="postgres://strata@127.0.0.1:$port/strata_test"
+
+# For the fault tests, a second throwaway cluster they may stop without disturbing the tests
+# that share the first: `$STRATA_TEST_POSTGRES_CTL url` creates it on first use (same owner,
+# folder and settings as above, its own free port), starts it if stopped and prints its URL;
+# `stop` stops it at once (as a crash: `-m immediate`); `start` starts it again on the same
+# folder and port. The trap above stops it with the first cluster.
+ctl="$work_dir/pg-ctl"
+{
+    echo '#!/usr/bin/env bash'
+    echo 'set -euo pipefail'
+    printf 'as_owner=(%s)\n' "$(if [[ ${#as_owner[@]} -gt 0 ]]; then printf '%q ' "${as_owner[@]}"; fi)"
+    printf 'bin_dir=%q\n' "$bin_dir"
+    printf 'work_dir=%q\n' "$work_dir"
+    cat <<'CTL'
+data_dir="$work_dir/restart-data"
+port_file="$work_dir/restart-port"
+start() {
+    local port
+    port=$(cat "$port_file")
+    "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$data_dir" -l "$work_dir/restart-server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $work_dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        start >/dev/null
+}
+case "${1:-}" in
+    url)
+        if [[ ! -d "$data_dir" ]]; then
+            "${as_owner[@]}" "$bin_dir/initdb" -D "$data_dir" -U strata --auth=trust --encoding=UTF8 \
+                --locale=C --no-sync >"$work_dir/restart-initdb.log" 2>&1
+            python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' >"$port_file"
+            start
+            "$bin_dir/createdb" -h 127.0.0.1 -p "$(cat "$port_file")" -U strata strata_test
+        elif ! "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$data_dir" status >/dev/null 2>&1; then
+            start
+        fi
+        echo "postgres://strata@127.0.0.1:$(cat "$port_file")/strata_test"
+        ;;
+    stop) "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$data_dir" -m immediate -w stop >/dev/null ;;
+    start) start ;;
+    *) echo "usage: $0 url|stop|start" >&2; exit 64 ;;
+esac
+CTL
+} >"$ctl"
+chmod 755 "$ctl"
+export STRATA_TEST_POSTGRES_CTL="$ctl"
 log "PostgreSQL $("$bin_dir/pg_ctl" --version | awk "{print \$3}") at $STRATA_TEST_POSTGRES_URL"
 
 "$@" <&0 &

@@ -119,12 +119,15 @@ struct SessionLoop {
         phase = .idle
         isStopped = true
         ledger.setLocalChangeHandler(nil)
-        status.update { status in
+        let observers = status.update { status in
             status.isActive = false
             if status.stopError == nil { status.stopError = error }
-            for observer in status.connectionObservers.values { observer.finish() }
-            status.connectionObservers = [:]
+            defer { status.connectionObservers = [:] }
+            return Array(status.connectionObservers.values)
         }
+        // Outside the status lock: finishing a stream runs its `onTermination`, which takes
+        // the lock to forget the observer.
+        for observer in observers { observer.finish() }
     }
 
     /// Stops the session when its engine goes away.

@@ -33,6 +33,9 @@ struct ChildArguments {
     var client: String
     var dumpOnly = false
     var local = false
+    /// Every write appends one token to the item `tokens` instead of the random workload, so a
+    /// test can require each printed write's token exactly once and in order.
+    var tokensOnly = false
 
     init(_ arguments: [String]) throws(Problem) {
         var values: [String: String] = [:]
@@ -41,7 +44,7 @@ struct ChildArguments {
         while index < arguments.count {
             let option = arguments[index]
             switch option {
-            case "--dump", "--local":
+            case "--dump", "--local", "--tokens-only":
                 flags.insert(option)
                 index += 1
             case "--file", "--server", "--app", "--seed", "--ops", "--kill-after-ops", "--client":
@@ -61,6 +64,7 @@ struct ChildArguments {
         self.file = file
         dumpOnly = flags.contains("--dump")
         local = flags.contains("--local")
+        tokensOnly = flags.contains("--tokens-only")
         server = values["--server"]
         app = values["--app"]
         if !local {

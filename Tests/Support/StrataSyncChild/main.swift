@@ -5,6 +5,8 @@
 //       random writes, printing one JSON line per committed write: {"ops":[…],"write":I}; then
 //       waits for upload and download and prints {"dump":…} (CanonicalDump) and exits 0.
 //       With --kill-after-ops M it SIGKILLs itself right after printing its Mth write.
+//       With --tokens-only each write instead appends the token NAME-I to the list of the item
+//       "tokens" (created by the first write): {"ops":[{"op":"listInsert",…}],"write":I}.
 //   StrataSyncChild --file PATH --server URL --app ID --dump
 //       syncs down and prints the dump only.
 //   StrataSyncChild --file PATH --local --seed N --ops K
@@ -54,7 +56,9 @@ do {
     if !arguments.dumpOnly {
         var workload = Workload(seed: arguments.seed, client: arguments.client)
         for index in 1...max(1, arguments.operations) where arguments.operations > 0 {
-            let operations = try workload.write(on: database)
+            let operations = arguments.tokensOnly
+                ? try TokenAppend.write(index, client: arguments.client, on: database)
+                : try workload.write(on: database)
             try printLine(["write": index, "ops": operations])
             if arguments.killAfterOperations == index {
                 kill(getpid(), SIGKILL)
