@@ -80,7 +80,7 @@ let package = Package(
                           path: "Tests/Support/StrataSyncChild", swiftSettings: strictSettings),
         .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"], swiftSettings: strictSettings),
         .testTarget(name: "StrataSyncTests",
-                    dependencies: ["StrataSync", "StrataSyncServer", "StrataSyncProtocol", "Strata", "StrataStore", "StrataSyncChild",
+                    dependencies: ["StrataSync", "StrataSyncServer", "StrataSyncProtocol", "Strata", "StrataStore", "StrataSyncChild", "StrataTestWorkloads",
                                    .product(name: "NIOCore", package: "swift-nio"),
                                    .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: strictSettings),
