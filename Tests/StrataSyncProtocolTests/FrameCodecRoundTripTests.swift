@@ -48,6 +48,7 @@ import StrataSyncProtocol
         let changesets = [ServerChangeset(serverSequence: 9, clientID: 5, clientSequence: 2, operations: everyOperation)]
         return [
             .hello(SyncMessage.Hello(appID: "app", clientID: .max, accessToken: "token", checkpoint: 17, subscriptionVersion: 2,
+                                     completedSubscriptionVersion: 1,
                                      subscriptions: [SubscriptionSpec(name: "all", className: "Todo"), SubscriptionSpec(name: nil, className: "Owner", query: "q")],
                                      schema: schema)),
             .upload([ClientChangeset(clientSequence: 1, operations: everyOperation), ClientChangeset(clientSequence: 2, operations: [])]),

@@ -269,6 +269,45 @@ import Testing
         #expect(try b.ledger.subscriptions().completedVersion == 1)
     }
 
+    @Test func aSnapshotWhoseListsLinkToObjectsLaterInItMaterialisesEveryLink() throws {
+        let (_, a, b, server) = try pair()
+        try a.db.write {
+            let task = a.db.create(LedgerTask.self, value: ["id": "t1"])
+            let people = (1...3).map { a.db.create(LedgerPerson.self, value: ["id": $0, "name": "p\($0)"]) }
+            task.people.append(objectsIn: [people[2], people[0], people[1]])
+            task.owner = people[2]
+        }
+        try server.upload(from: a)
+        var states: [ObjectRef: SyncObjectState] = [:]
+        for operation in server.history.flatMap(\.operations) { states[operation.object, default: SyncObjectState(object: operation.object)].apply(operation) }
+        // The task, whose list and link name people, comes before them in the snapshot.
+        let ordered = states.values.sorted { ($0.object.className == "LedgerTask" ? 0 : 1) < ($1.object.className == "LedgerTask" ? 0 : 1) }
+        try b.ledger.apply(snapshot: SyncMessage.Snapshot(objects: ordered, checkpoint: Checkpoint(sequence: 1, checksum: 0),
+                                                           subscriptionVersion: 1, isReset: false, isLast: true))
+        #expect(b.task("t1")?.people.map(\.id) == [3, 1, 2])
+        #expect(b.task("t1")?.owner?.id == 3)
+        #expect(b.dump() == a.dump())
+        #expect(try b.ledger.subscriptions().completedVersion == 1)
+    }
+
+    @Test func aDeletedTargetLeavesListsOfLinksOnEveryClient() throws {
+        let (_, a, b, server) = try pair()
+        try a.db.write {
+            let task = a.db.create(LedgerTask.self, value: ["id": "t1"])
+            task.people.append(objectsIn: (1...3).map { a.db.create(LedgerPerson.self, value: ["id": $0, "name": "p\($0)"]) })
+        }
+        try server.exchange([a, b])
+        try b.db.write { b.db.delete(b.db.object(ofType: LedgerPerson.self, forPrimaryKey: 2)!) }
+        // a changes the list's owner object meanwhile, so its state is materialised again.
+        try a.db.write { a.task("t1")?.title = "renamed" }
+        try server.exchange([a, b])
+        try server.download(to: a)
+        #expect(a.task("t1")?.people.map(\.id) == [1, 3])
+        #expect(b.task("t1")?.people.map(\.id) == [1, 3])
+        #expect(a.task("t1")?.title == "renamed" && b.task("t1")?.title == "renamed")
+        #expect(b.dump() == a.dump())
+    }
+
     @Test func aResetKeepsUnacknowledgedWritesAndDropsWhatTheServerLacks() throws {
         let (_, a, b, server) = try pair()
         try a.db.write { a.db.create(LedgerTask.self, value: ["id": "shared", "title": "server"]) }

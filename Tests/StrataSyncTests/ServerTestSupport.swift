@@ -143,9 +143,12 @@ struct ServerUnderTest {
     }
 
     /// A hello for `client` with the fixtures' schema.
-    static func hello(app: String, client: UInt64, token: String, checkpoint: UInt64 = 0, version: UInt64 = 1,
+    /// `completed` is the subscription version the client holds in full (0: none, so the
+    /// server bootstraps `classes`).
+    static func hello(app: String, client: UInt64, token: String, checkpoint: UInt64 = 0, version: UInt64 = 1, completed: UInt64 = 0,
                       classes: [String] = ["Todo", "Note"], schema: SyncSchema = ServerFixtures.schema) -> SyncMessage {
         .hello(.init(appID: app, clientID: client, accessToken: token, checkpoint: checkpoint, subscriptionVersion: version,
+                     completedSubscriptionVersion: completed,
                      subscriptions: classes.map { SubscriptionSpec(name: $0, className: $0) }, schema: schema))
     }
 

@@ -64,6 +64,35 @@ struct SessionLifecycleTests {
         #expect(harness.session.connectionState == .connected)
     }
 
+    @Test func aServerThatNeverWelcomesIsGivenUpOnAndTriedAgain() async throws {
+        let timeouts = ManualTimer()
+        let harness = SessionHarness { settings in
+            settings.timeoutTimer = timeouts
+            settings.handshakeTimeout = .seconds(20)
+        }
+        harness.session.resume()
+        let silent = await harness.transport.connections.take()
+        guard case .hello = await silent.next() else { Issue.record("hello"); return }
+        #expect(await timeouts.requested.take() == .seconds(20))
+        // The server accepted the connection and says nothing: the timeout abandons it.
+        timeouts.fire()
+        _ = await silent.closed.take()
+        _ = await harness.timer.requested.take()
+        #expect(harness.session.lastError?.code == .connectionFailed)
+        #expect(harness.session.connectionState == .disconnected)
+        harness.timer.fire()
+        let (second, hello) = await harness.connect(resume: false)
+        #expect(hello != nil)
+        _ = await second.barrier()
+        #expect(harness.session.connectionState == .connected)
+        // Once welcomed, the connection's timeout no longer matters.
+        _ = await timeouts.requested.take()
+        timeouts.fire()
+        _ = await second.barrier(2)
+        #expect(harness.session.connectionState == .connected)
+        #expect(harness.transport.attemptCount == 2)
+    }
+
     @Test func suspendDisconnectsAndResumeReconnects() async throws {
         let harness = SessionHarness()
         let (connection, _) = await harness.connect()

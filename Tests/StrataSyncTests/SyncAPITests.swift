@@ -61,11 +61,11 @@ struct APIHarness {
 
     /// Plays the server for one connection: answers hello with welcome and completes the
     /// subscription version the hello names.
-    func serveBootstrap(latestSequence: UInt64 = 0) async -> TestConnection {
+    func serveBootstrap(latestSequence: UInt64 = 0, snapshotSequence: UInt64? = nil) async -> TestConnection {
         let connection = await transport.connections.take()
         guard case .hello(let hello) = await connection.next() else { return connection }
         connection.deliver(.welcome(SyncMessage.Welcome(lastAcknowledged: 0, latestSequence: latestSequence)))
-        connection.deliver(.snapshot(SyncMessage.Snapshot(objects: [], checkpoint: Checkpoint(sequence: latestSequence, checksum: 0),
+        connection.deliver(.snapshot(SyncMessage.Snapshot(objects: [], checkpoint: Checkpoint(sequence: snapshotSequence ?? latestSequence, checksum: 0),
                                                           subscriptionVersion: hello.subscriptionVersion, isReset: false, isLast: true)))
         return connection
     }
@@ -230,7 +230,8 @@ struct SyncAPITests {
             opened.withLock { $0 = true }
             return result
         }
-        let connection = await harness.serveBootstrap(latestSequence: 3)
+        // The bootstrap completes below the welcome's newest sequence: the open waits for it.
+        let connection = await harness.serveBootstrap(latestSequence: 3, snapshotSequence: 1)
         connection.deliver(.download(changesets: [], checkpoint: Checkpoint(sequence: 2, checksum: 0), remaining: 1))
         _ = await connection.barrier(1)
         #expect(!opened.withLock { $0 })

@@ -1,7 +1,7 @@
 // Applying merged states to the file's objects: after downloaded operations (or a snapshot)
 // are merged into an object's `SyncObjectState`, the object is made equal to the state's
-// visible value. A link whose target is not in the file is stored as nil and remembered in
-// `strata.sync.pending`; when a download creates the target, the objects waiting for it are
+// visible value. A link whose target is not in the file is stored as nil (left out of a list
+// or set of links) and remembered in `strata.sync.pending`; when a download creates the target, the objects waiting for it are
 // materialised again.
 
 import StrataStore
@@ -55,8 +55,14 @@ struct LedgerMaterializer {
                 let wanted = property.isSet ? state.setMembers(of: property.name) : state.listValues(of: property.name)
                 let current = try values.elements(index, of: key, in: table)
                 guard property.isSet ? Set(current) != Set(wanted) : current != wanted else { continue }
-                try table.setList(try wanted.map { try values.storeValue($0, for: property, in: table, missingTarget: missing) },
-                                  for: key, property: index)
+                var stored = try wanted.map { try values.storeValue($0, for: property, in: table, missingTarget: missing) }
+                if property.kind == .link {
+                    // A list or set of links cannot hold nil: a link whose target is not in the
+                    // file (deleted, or not downloaded yet) is left out, as a deleted object
+                    // leaves a list; it comes back when its target arrives (`missing` remembered it).
+                    stored.removeAll { $0.isNull }
+                }
+                try table.setList(stored, for: key, property: index)
             } else {
                 let wanted = state.value(of: property.name) ?? .null
                 guard try values.property(index, of: key, in: table) != wanted else { continue }

@@ -152,8 +152,10 @@ struct LedgerValues {
         for (index, property) in properties.enumerated() where property.isList {
             switch value.properties[property.name] {
             case .list(let elements)?, .set(let elements)?:
-                try table.setList(try elements.map { try storeValue($0, for: property, in: table, missingTarget: missingTarget) },
-                                  for: key, property: index)
+                var stored = try elements.map { try storeValue($0, for: property, in: table, missingTarget: missingTarget) }
+                // A list of links holds no nil: a missing target is left out (see LedgerMaterializer).
+                if property.kind == .link { stored.removeAll { $0.isNull } }
+                try table.setList(stored, for: key, property: index)
             case .map(let entries)?:
                 let sorted = entries.sorted { $0.key < $1.key }
                 try table.setMap(keys: sorted.map(\.key),

@@ -22,6 +22,9 @@ package final class SessionEngine: Sendable {
         case received(SyncMessage, generation: UInt64)
         case connectionEnded((any Error)?, generation: UInt64)
         case retry(generation: UInt64)
+        /// The connection of `generation` was still opening or awaiting `welcome` after
+        /// `Settings.handshakeTimeout`.
+        case handshakeTimedOut(generation: UInt64)
         case localChange
         /// A download waiter was added: ask the server for its newest sequence.
         case requestLatestSequence
@@ -41,6 +44,13 @@ package final class SessionEngine: Sendable {
         package var uploadBatchBytes = 1 << 20
         /// The most changesets sent but not yet acknowledged.
         package var uploadWindow: UInt64 = 4_000
+        /// How long connecting and the `hello`/`welcome` exchange may take before the attempt is
+        /// abandoned and retried (a server or network that accepts the connection and then says
+        /// nothing would otherwise hold the session forever); nil: no limit. An open connection
+        /// that goes silent is closed by the WebSocket's own ping, which expects a pong.
+        package var handshakeTimeout: Duration? = .seconds(20)
+        /// The timer of `handshakeTimeout` (tests pass one they fire by hand).
+        package var timeoutTimer: any RetryTimer = ContinuousRetryTimer()
 
         package init(url: URL, appID: String, accessToken: @escaping @Sendable () -> String, transport: any SyncTransport,
                      timer: any RetryTimer = ContinuousRetryTimer(), seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {

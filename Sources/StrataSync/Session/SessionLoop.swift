@@ -86,6 +86,15 @@ struct SessionLoop {
         case .retry(let generation):
             guard generation == self.generation, case .waitingToRetry = phase else { return }
             beginConnecting()
+        case .handshakeTimedOut(let generation):
+            guard generation == self.generation else { return }
+            switch phase {
+            case .connecting, .awaitingWelcome:
+                report(SyncError(connectionFailed: "no welcome from the server within \(settings.handshakeTimeout ?? .zero)", url: settings.url))
+                scheduleRetry()
+            case .idle, .connected, .waitingToRetry:
+                return
+            }
         case .localChange:
             refreshRecorded()
             await uploadPending()
@@ -150,6 +159,15 @@ struct SessionLoop {
                 events.yield(.connectFailed(error, generation: generation))
             }
         })
+        if let timeout = settings.handshakeTimeout {
+            let timer = settings.timeoutTimer
+            tasks.append(Task {
+                do {
+                    try await timer.wait(timeout)
+                    events.yield(.handshakeTimedOut(generation: generation))
+                } catch {}
+            })
+        }
     }
 
     private mutating func sayHello(on connection: any SyncConnection) async {
@@ -167,6 +185,7 @@ struct SessionLoop {
             let subscriptions = try ledger.subscriptions()
             let hello = SyncMessage.Hello(appID: settings.appID, clientID: ledger.clientID, accessToken: settings.accessToken(),
                                           checkpoint: try ledger.checkpoint(), subscriptionVersion: subscriptions.version,
+                                          completedSubscriptionVersion: subscriptions.completedVersion,
                                           subscriptions: subscriptions.specs, schema: ledger.schema)
             try await connection.send(.hello(hello))
         } catch let error as SyncError {

@@ -20,32 +20,42 @@ package struct WebSocketTransport: SyncTransport {
         let logger = logger
         let configuration = WebSocketClientConfiguration(maxFrameSize: SyncProtocol.maximumFrameSize,
                                                          autoPing: .enabled(timePeriod: .seconds(30)))
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any SyncConnection, any Error>) in
-            opened.set(continuation)
-            // The client's `connect` returns only when the connection closes, so it runs in a
-            // task of its own; the handler hands the open connection back through `opened`.
-            Task {
-                do {
-                    try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                        connection.attach(outbound)
-                        opened.resume(returning: connection)
-                        do {
-                            for try await message in inbound.messages(maxSize: SyncProtocol.maximumFrameSize) {
-                                connection.deliver(try await Self.decode(message, replyingTo: outbound))
+        let attempt = Mutex<Task<Void, Never>?>(nil)
+        // Cancelling the caller (the session gave up on this attempt) cancels the attempt's
+        // task too, so a handshake the server never answers does not hold its socket forever.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any SyncConnection, any Error>) in
+                opened.set(continuation)
+                guard !Task.isCancelled else { return opened.resume(throwing: CancellationError()) }
+                // The client's `connect` returns only when the connection closes, so it runs in a
+                // task of its own; the handler hands the open connection back through `opened`.
+                let task = Task {
+                    do {
+                        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                            connection.attach(outbound)
+                            opened.resume(returning: connection)
+                            do {
+                                for try await message in inbound.messages(maxSize: SyncProtocol.maximumFrameSize) {
+                                    connection.deliver(try await Self.decode(message, replyingTo: outbound))
+                                }
+                                connection.finish(throwing: nil)
+                            } catch {
+                                connection.finish(throwing: error)
+                                try? await outbound.close(.protocolError, reason: nil)
                             }
-                            connection.finish(throwing: nil)
-                        } catch {
-                            connection.finish(throwing: error)
-                            try? await outbound.close(.protocolError, reason: nil)
                         }
+                        opened.resume(throwing: SyncError(connectionFailed: "the server closed the connection before it opened", url: url))
+                        connection.finish(throwing: nil)
+                    } catch {
+                        opened.resume(throwing: SyncError(connectionFailed: String(describing: error), url: url))
+                        connection.finish(throwing: error)
                     }
-                    opened.resume(throwing: SyncError(connectionFailed: "the server closed the connection before it opened", url: url))
-                    connection.finish(throwing: nil)
-                } catch {
-                    opened.resume(throwing: SyncError(connectionFailed: String(describing: error), url: url))
-                    connection.finish(throwing: error)
                 }
+                attempt.withLock { $0 = task }
             }
+        } onCancel: {
+            opened.resume(throwing: CancellationError())
+            attempt.withLock { $0 }?.cancel()
         }
     }
 }

@@ -40,6 +40,7 @@ public enum SyncFrameCodec {
             writer.writeString(hello.accessToken)
             writer.writeVarint(hello.checkpoint)
             writer.writeVarint(hello.subscriptionVersion)
+            writer.writeVarint(hello.completedSubscriptionVersion)
             writer.writeCount(hello.subscriptions.count)
             for subscription in hello.subscriptions { writer.write(subscription) }
             writer.write(hello.schema)
@@ -139,11 +140,14 @@ public enum SyncFrameCodec {
             let accessToken = try reader.readString("the access token")
             let checkpoint = try reader.readVarint("the checkpoint")
             let subscriptionVersion = try reader.readVarint("the subscription version")
+            let completedSubscriptionVersion = try reader.readVarint("the completed subscription version")
             let subscriptions = try readSubscriptions(&reader)
             let schema = try reader.readSchema()
             return .hello(SyncMessage.Hello(protocolVersion: protocolVersion, appID: appID, clientID: clientID,
                                             accessToken: accessToken, checkpoint: checkpoint,
-                                            subscriptionVersion: subscriptionVersion, subscriptions: subscriptions, schema: schema))
+                                            subscriptionVersion: subscriptionVersion,
+                                            completedSubscriptionVersion: completedSubscriptionVersion,
+                                            subscriptions: subscriptions, schema: schema))
         case .upload:
             // A sequence and an operation count.
             let count = try reader.readCount("the changeset count", minimumElementSize: 2)

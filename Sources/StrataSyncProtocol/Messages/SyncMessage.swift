@@ -55,6 +55,11 @@ public enum SyncMessage: Sendable, Hashable {
         public var checkpoint: UInt64
         /// The version of `subscriptions`.
         public var subscriptionVersion: UInt64
+        /// The newest subscription version whose data the client's file holds in full (0: none).
+        /// When it is `subscriptionVersion`, the client holds every subscribed class as of
+        /// `checkpoint`; otherwise the server bootstraps every subscribed class again, since a
+        /// bootstrap it sent may never have been applied.
+        public var completedSubscriptionVersion: UInt64
         /// The client's subscriptions.
         public var subscriptions: [SubscriptionSpec]
         /// The synced classes the client declares.
@@ -62,13 +67,15 @@ public enum SyncMessage: Sendable, Hashable {
 
         /// Makes a hello; `protocolVersion` defaults to this build's.
         public init(protocolVersion: UInt16 = SyncProtocol.version, appID: String, clientID: UInt64, accessToken: String,
-                    checkpoint: UInt64, subscriptionVersion: UInt64, subscriptions: [SubscriptionSpec], schema: SyncSchema) {
+                    checkpoint: UInt64, subscriptionVersion: UInt64, completedSubscriptionVersion: UInt64 = 0,
+                    subscriptions: [SubscriptionSpec], schema: SyncSchema) {
             self.protocolVersion = protocolVersion
             self.appID = appID
             self.clientID = clientID
             self.accessToken = accessToken
             self.checkpoint = checkpoint
             self.subscriptionVersion = subscriptionVersion
+            self.completedSubscriptionVersion = completedSubscriptionVersion
             self.subscriptions = subscriptions
             self.schema = schema
         }

@@ -220,9 +220,14 @@ struct SyncSessionHandler {
         session.welcomed = true
         session.clientID = hello.clientID
         session.checkpoint = hello.checkpoint
-        session.subscribed = record.subscribedClasses
-        session.subscriptionVersion = record.subscriptionVersion
         let requested = Set(hello.subscriptions.map(\.className))
+        // What the client's file holds comes from the client, never from what this server
+        // sent it: a snapshot sent may not have been applied (the connection or the file
+        // failed first). A client that completed its current set holds every subscribed class
+        // as of its checkpoint; one that did not is bootstrapped again for all of them.
+        let holdsAll = hello.completedSubscriptionVersion == hello.subscriptionVersion
+        session.subscribed = holdsAll ? requested : []
+        session.subscriptionVersion = holdsAll ? hello.subscriptionVersion : 0
         if hello.checkpoint < position.compactedThrough || hello.checkpoint > position.latestSequence {
             session.subscribed = requested
             session.subscriptionVersion = hello.subscriptionVersion
@@ -230,10 +235,9 @@ struct SyncSessionHandler {
             try await storage.setSubscriptions(app: app, clientID: session.clientID, classes: requested, version: hello.subscriptionVersion)
             return
         }
-        try await catchUp(&session, through: nil, alwaysSend: true, outbound)
-        if hello.subscriptionVersion != record.subscriptionVersion || requested != record.subscribedClasses {
-            // The classes the server sent this client snapshots of are what the file holds;
-            // the others the hello subscribes to are bootstrapped now.
+        if holdsAll {
+            try await catchUp(&session, through: nil, alwaysSend: true, outbound)
+        } else {
             try await changeSubscriptions(&session, version: hello.subscriptionVersion, classes: requested, outbound)
         }
     }

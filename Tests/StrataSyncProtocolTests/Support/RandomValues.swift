@@ -132,6 +132,7 @@ struct RandomValues {
         case 0:
             return .hello(SyncMessage.Hello(protocolVersion: UInt16(int(0 ... 3)), appID: string(), clientID: generator.next(),
                                             accessToken: string(), checkpoint: generator.next(), subscriptionVersion: UInt64(int(0 ... 9)),
+                                            completedSubscriptionVersion: UInt64(int(0 ... 9)),
                                             subscriptions: (0 ..< int(0 ... 3)).map { _ in subscription() }, schema: schema()))
         case 1: return .upload((0 ..< int(0 ... 3)).map { _ in clientChangeset() })
         case 2: return .subscribe(version: generator.next(), subscriptions: (0 ..< int(0 ... 3)).map { _ in subscription() })
