@@ -66,6 +66,22 @@ struct SessionProtocolTests {
         #expect(left == 7)
     }
 
+    @Test func commitsBeyondTheFramesInFlightWaitForAnAcknowledgementAndLeaveTogether() async throws {
+        let harness = SessionHarness { $0.uploadFramesInFlight = 2 }
+        let (connection, _) = await harness.connect()
+        _ = await connection.barrier(1)
+        harness.ledger.recordLocalCommit()
+        #expect(uploadedSequences(await connection.barrier(2)) == [[1]])
+        harness.ledger.recordLocalCommit()
+        #expect(uploadedSequences(await connection.barrier(3)) == [[2]])
+        // Two frames await their acknowledgement: later commits wait in the outbox.
+        harness.ledger.recordLocalCommit()
+        harness.ledger.recordLocalCommit()
+        #expect(uploadedSequences(await connection.barrier(4)) == [])
+        connection.deliver(.uploadAck(clientSequence: 1))
+        #expect(uploadedSequences(await connection.barrier(5)) == [[3, 4]])
+    }
+
     @Test func localCommitsUploadWhileConnected() async throws {
         let harness = SessionHarness()
         let (connection, _) = await harness.connect()

@@ -44,6 +44,9 @@ package final class SessionEngine: Sendable {
         package var uploadBatchBytes = 1 << 20
         /// The most changesets sent but not yet acknowledged.
         package var uploadWindow: UInt64 = 4_000
+        /// The most upload frames sent but not yet acknowledged (well under the server's
+        /// queue of 64 frames per connection).
+        package var uploadFramesInFlight = 8
         /// How long connecting and the `hello`/`welcome` exchange may take before the attempt is
         /// abandoned and retried (a server or network that accepts the connection and then says
         /// nothing would otherwise hold the session forever); nil: no limit. An open connection

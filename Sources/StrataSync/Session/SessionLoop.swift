@@ -25,6 +25,9 @@ struct SessionLoop {
     private var backoff: ReconnectBackoff
     /// The highest client sequence sent on the current connection.
     private var lastSent: UInt64 = 0
+    /// The last client sequence of each upload frame sent on the current connection and not
+    /// yet acknowledged, oldest first.
+    private var framesInFlight: [UInt64] = []
     private var lastAcknowledged: UInt64 = 0
     /// The number of the last latest-sequence request sent (waiting for downloads).
     private var latestSequenceRequests: UInt64 = 0
@@ -250,6 +253,7 @@ struct SessionLoop {
                 try ledger.acknowledge(through: welcome.lastAcknowledged)
                 lastAcknowledged = welcome.lastAcknowledged
                 lastSent = welcome.lastAcknowledged
+                framesInFlight = []
                 status.update { status in
                     status.lastAcknowledged = max(status.lastAcknowledged, welcome.lastAcknowledged)
                     status.knownLatest = welcome.latestSequence
@@ -262,6 +266,7 @@ struct SessionLoop {
                 guard case .connected = phase else { return await refuse(message) }
                 try ledger.acknowledge(through: clientSequence)
                 lastAcknowledged = max(lastAcknowledged, clientSequence)
+                framesInFlight.removeAll { $0 <= clientSequence }
                 status.update { $0.lastAcknowledged = max($0.lastAcknowledged, clientSequence) }
                 await uploadPending()
             case .download(let changesets, let checkpoint, let remaining):
@@ -349,11 +354,13 @@ struct SessionLoop {
     }
 
     /// Sends the outbox after `lastSent`, in frames of at most `uploadBatchLimit` changesets
-    /// and about `uploadBatchBytes`, while fewer than `uploadWindow` changesets await their
-    /// acknowledgement.
+    /// and about `uploadBatchBytes`, while fewer than `uploadWindow` changesets and fewer than
+    /// `uploadFramesInFlight` frames await their acknowledgement. Commits made meanwhile wait
+    /// in the outbox and leave together in the next frames, so a burst of small commits does
+    /// not become a burst of frames (the server refuses a client that queues too many).
     private mutating func uploadPending() async {
         guard case .connected(let connection) = phase else { return }
-        while lastSent < lastAcknowledged + settings.uploadWindow {
+        while framesInFlight.count < settings.uploadFramesInFlight, lastSent < lastAcknowledged + settings.uploadWindow {
             let room = Int(lastAcknowledged + settings.uploadWindow - lastSent)
             let pending: [ClientChangeset]
             do {
@@ -362,16 +369,18 @@ struct SessionLoop {
                 report(SyncError(.localFileError, "could not read the outbox: \(error)"))
                 return
             }
-            guard let last = pending.last else { return }
+            guard !pending.isEmpty else { return }
             for frame in UploadBatcher.frames(of: pending, byteBudget: settings.uploadBatchBytes) {
+                guard framesInFlight.count < settings.uploadFramesInFlight, let last = frame.last else { return }
                 do {
                     try await connection.send(.upload(frame))
                 } catch {
                     // The connection is gone; its end arrives as an event and reconnects.
                     return
                 }
+                lastSent = last.clientSequence
+                framesInFlight.append(last.clientSequence)
             }
-            lastSent = last.clientSequence
         }
     }
 }
