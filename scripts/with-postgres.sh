@@ -144,11 +144,14 @@ ctl="$work_dir/pg-ctl"
     cat <<'CTL'
 data_dir="$work_dir/restart-data"
 port_file="$work_dir/restart-port"
+# Commits are acknowledged only once their WAL is written (synchronous_commit on): this
+# cluster is stopped as a crash, and a commit the server acknowledged must survive it. fsync
+# stays off: the process dies, not the machine, so what reached the OS is kept.
 start() {
     local port
     port=$(cat "$port_file")
     "${as_owner[@]}" "$bin_dir/pg_ctl" -D "$data_dir" -l "$work_dir/restart-server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $work_dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $work_dir -c fsync=off -c full_page_writes=off -c max_connections=200" \
         start >/dev/null
 }
 case "${1:-}" in

@@ -148,6 +148,8 @@ struct SyncSessionHandler {
 
     /// Handles one event; false when the connection must close.
     private func handle(_ event: Event, session: inout SessionState, outbound: WebSocketOutboundWriter) async -> Bool {
+        logger.trace("sync session of app \(app), client \(session.clientID): handling \(Self.describe(event))")
+        defer { logger.trace("sync session of app \(app), client \(session.clientID): handled \(Self.describe(event))") }
         do {
             switch event {
             case .refuse(let code, let message):
@@ -166,6 +168,19 @@ struct SyncSessionHandler {
             logger.warning("sync session of app \(app) failed: \(error)")
             try? await send(.error(code: .serverError, message: "the server failed; reconnect later"), outbound)
             return false
+        }
+    }
+
+    /// A short name of an event, for trace logs.
+    private static func describe(_ event: Event) -> String {
+        switch event {
+        case .commit: "a commit"
+        case .refuse(let code, _): "a refusal (\(code))"
+        case .message(let message, let size):
+            switch message {
+            case .upload(let changesets): "an upload of \(changesets.count) changesets through \(changesets.last?.clientSequence ?? 0)"
+            default: "a \(size)-byte frame"
+            }
         }
     }
 

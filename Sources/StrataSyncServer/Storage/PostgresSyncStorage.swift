@@ -63,31 +63,43 @@ public final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    /// Runs `body` in one transaction; an error thrown by `body` reaches the caller as itself
-    /// (postgres-nio wraps it with the rollback's outcome).
-    private func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError { throw closureError }
-            throw error
+    /// How long one store call may take before the session gives up on it (see `withDeadline`).
+    static let operationLimit: Duration = .seconds(30)
+
+    /// Runs `body` in one transaction, within ``operationLimit``; an error thrown by `body`
+    /// reaches the caller as itself (postgres-nio wraps it with the rollback's outcome).
+    private func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await withDeadline(Self.operationLimit, "a PostgreSQL transaction") {
+            do {
+                return try await self.client.withTransaction(logger: self.logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if let closureError = error.closureError { throw closureError }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection, within ``operationLimit``.
+    private func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await withDeadline(Self.operationLimit, "a PostgreSQL query") {
+            try await self.client.withConnection { connection in try await body(connection) }
         }
     }
 
     public func prepare() async throws {
         try await transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7320331)", logger: logger)
-            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY)", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(7320331)", logger: self.logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY)", logger: self.logger)
             var current = 0
-            for try await version in try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger)
+            for try await version in try await connection.query("SELECT max(version) FROM schema_migrations", logger: self.logger)
                 .decode(Int?.self) {
                 current = version ?? 0
             }
             guard current < Self.schemaVersion else { return }
             for statement in Self.migrationOne {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
             }
-            try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(Self.schemaVersion))", logger: logger)
+            try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(Self.schemaVersion))", logger: self.logger)
         }
     }
 
@@ -120,21 +132,25 @@ public final class PostgresSyncStorage: SyncStorage {
     public func serverSecret() async throws -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let candidate = ByteBuffer(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        try await client.query("INSERT INTO server_secret (id, secret) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING",
-                               logger: logger)
-        for try await secret in try await client.query("SELECT secret FROM server_secret WHERE id = 1", logger: logger)
-            .decode(ByteBuffer.self) {
-            return Array(secret.readableBytesView)
+        return try await connection { connection in
+            try await connection.query("INSERT INTO server_secret (id, secret) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING",
+                                       logger: self.logger)
+            for try await secret in try await connection.query("SELECT secret FROM server_secret WHERE id = 1", logger: self.logger)
+                .decode(ByteBuffer.self) {
+                return Array(secret.readableBytesView)
+            }
+            throw SyncServerError.storageUnavailable("the server secret could not be stored")
         }
-        throw SyncServerError.storageUnavailable("the server secret could not be stored")
     }
 
     public func schema(app: String) async throws -> SyncSchema? {
-        for try await bytes in try await client.query("SELECT schema FROM apps WHERE app = \(app)", logger: logger)
-            .decode(ByteBuffer?.self) {
-            return try bytes.map { try SyncSchema(decoding: $0.readableBytesView) }
+        try await connection { connection in
+            for try await bytes in try await connection.query("SELECT schema FROM apps WHERE app = \(app)", logger: self.logger)
+                .decode(ByteBuffer?.self) {
+                return try bytes.map { try SyncSchema(decoding: $0.readableBytesView) }
+            }
+            return nil
         }
-        return nil
     }
 
     public func register(schema: SyncSchema, app: String) async throws -> SchemaRegistration {
@@ -177,7 +193,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func position(app: String) async throws -> HistoryPosition {
-        try await client.withConnection { connection in try await self.position(app: app, on: connection) }
+        try await connection { connection in try await self.position(app: app, on: connection) }
     }
 
     private func client(app: String, clientID: UInt64, on connection: PostgresConnection) async throws -> ClientRecord {
@@ -193,17 +209,17 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func client(app: String, clientID: UInt64) async throws -> ClientRecord {
-        try await client.withConnection { connection in try await self.client(app: app, clientID: clientID, on: connection) }
+        try await connection { connection in try await self.client(app: app, clientID: clientID, on: connection) }
     }
 
     public func setSubscriptions(app: String, clientID: UInt64, classes: Set<String>, version: UInt64) async throws {
         let encoded = ByteBuffer(bytes: encodeClasses(classes))
-        try await client.query("""
+        try await connection { connection in _ = try await connection.query("""
             INSERT INTO clients (app, client, subscription_version, subscriptions)
             VALUES (\(app), \(Int64(bitPattern: clientID)), \(Int64(bitPattern: version)), \(encoded))
             ON CONFLICT (app, client) DO UPDATE SET subscription_version = EXCLUDED.subscription_version,
                 subscriptions = EXCLUDED.subscriptions
-            """, logger: logger)
+            """, logger: self.logger) }
     }
 
     public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
@@ -303,9 +319,11 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     public func recordUser(app: String, userID: String, provider: String) async throws {
-        try await client.query("""
-            INSERT INTO users (app, user_id, provider) VALUES (\(app), \(userID), \(provider))
-            ON CONFLICT (app, user_id) DO NOTHING
-            """, logger: logger)
+        try await connection { connection in
+            _ = try await connection.query("""
+                INSERT INTO users (app, user_id, provider) VALUES (\(app), \(userID), \(provider))
+                ON CONFLICT (app, user_id) DO NOTHING
+                """, logger: self.logger)
+        }
     }
 }
