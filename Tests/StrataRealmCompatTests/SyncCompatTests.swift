@@ -44,6 +44,8 @@ private final class CompatLogin: LoginService {
     func logIn(baseURL: String, appID: String, credentials: Credentials) async throws -> LoginResult {
         LoginResult(userID: "compat-user", accessToken: "a", refreshToken: "r")
     }
+
+    func refreshAccessToken(baseURL: String, appID: String, refreshToken: String) async throws -> String { "a2" }
 }
 
 @Suite struct SyncCompatTests {

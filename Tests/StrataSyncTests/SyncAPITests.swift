@@ -13,10 +13,19 @@ final class SyncAPITodo: Object {
     @Persisted var title = ""
 }
 
-/// Logs in whoever asks, as `user-N` per distinct credential, or fails as told.
+/// Logs in whoever asks, as `user-N` per distinct credential, or fails as told; refreshes
+/// access tokens as `access-N-refreshed-K`, or fails as told.
 final class FakeLogin: LoginService {
     let requests = Mutex<[Credentials]>([])
     let failure = Mutex<SyncError?>(nil)
+    let refreshes = Mutex<[String]>([])
+    let refreshFailure = Mutex<SyncError?>(nil)
+
+    func refreshAccessToken(baseURL: String, appID: String, refreshToken: String) async throws -> String {
+        let count = refreshes.withLock { $0.append(refreshToken); return $0.count }
+        if let failure = refreshFailure.withLock({ $0 }) { throw failure }
+        return "access-\(refreshToken.dropFirst("refresh-".count))-refreshed-\(count)"
+    }
 
     func logIn(baseURL: String, appID: String, credentials: Credentials) async throws -> LoginResult {
         requests.withLock { $0.append(credentials) }
@@ -249,8 +258,56 @@ struct SyncAPITests {
         let connection = await harness.transport.connections.take()
         _ = await connection.next()
         connection.deliver(.error(code: .invalidToken, message: "expired"))
+        // The session refreshes the token once and tries again; a second refusal is final.
+        let again = await harness.transport.connections.take()
+        guard case .hello(let hello) = await again.next() else { Issue.record("a second hello"); return }
+        #expect(hello.accessToken == "access-anonymous-refreshed-1")
+        again.deliver(.error(code: .invalidToken, message: "forged"))
         let error = await #expect(throws: SyncError.self) { try await opening.value }
         #expect(error?.code == .invalidToken)
+        #expect(harness.login.refreshes.withLock { $0 } == ["refresh-anonymous"])
+    }
+
+    @Test func anExpiredAccessTokenIsRefreshedAndTheSessionGoesOn() async throws {
+        let harness = APIHarness()
+        let user = try await harness.app.login(credentials: .anonymous)
+        var configuration = user.flexibleSyncConfiguration()
+        configuration.objectTypes = [SyncAPITodo.self]
+        let session = try #require(try openSession(configuration))
+        let first = await harness.serveBootstrap()
+        _ = await first.barrier(1)
+        #expect(session.connectionState == .connected)
+        // Half an hour later the connection drops and the server refuses the old token.
+        first.breakConnection()
+        _ = await harness.timer.requested.take()
+        harness.timer.fire()
+        let second = await harness.transport.connections.take()
+        _ = await second.next()
+        second.deliver(.error(code: .invalidToken, message: "the access token expired"))
+        let third = await harness.transport.connections.take()
+        guard case .hello(let hello) = await third.next() else { Issue.record("hello with the new token"); return }
+        #expect(hello.accessToken == "access-anonymous-refreshed-1")
+        #expect(user.accessToken == "access-anonymous-refreshed-1")
+        third.deliver(.welcome(SyncMessage.Welcome(lastAcknowledged: 0, latestSequence: 0)))
+        _ = await third.barrier(2)
+        #expect(session.connectionState == .connected)
+        #expect(session.state == .active)
+        try await user.logOut()
+    }
+
+    @Test func aRefusedRefreshTokenStopsTheSession() async throws {
+        let harness = APIHarness()
+        let user = try await harness.app.login(credentials: .anonymous)
+        harness.login.refreshFailure.withLock { $0 = SyncError(.invalidToken, "the refresh token expired") }
+        var configuration = user.flexibleSyncConfiguration()
+        configuration.objectTypes = [SyncAPITodo.self]
+        let opening = Task { try await Database.download(configuration, .always) }
+        let connection = await harness.transport.connections.take()
+        _ = await connection.next()
+        connection.deliver(.error(code: .invalidToken, message: "expired"))
+        let error = await #expect(throws: SyncError.self) { try await opening.value }
+        #expect(error?.code == .invalidToken)
+        #expect(harness.login.refreshes.withLock { $0.count } == 1)
     }
 
     // MARK: Subscriptions

@@ -34,6 +34,20 @@ public final class User: Sendable {
         tokens.withLock { $0 = Tokens(access: access, refresh: refresh) }
     }
 
+    /// Gets a new access token with the refresh token (the user's sessions do this when the
+    /// server refuses an expired access token). Throws ``SyncError`` with `.invalidToken` when
+    /// the server refuses the refresh token or the user logged out.
+    public func refreshAccessToken() async throws {
+        guard let refresh = refreshToken else { throw SyncError(.invalidToken, "the user logged out") }
+        let service = app.configuration.loginService ?? HTTPLogin()
+        let access = try await service.refreshAccessToken(baseURL: app.configuration.resolvedBaseURL, appID: app.appID,
+                                                          refreshToken: refresh)
+        tokens.withLock { tokens in
+            // A logOut() meanwhile wins: its tokens stay gone.
+            if tokens.refresh == refresh { tokens.access = access }
+        }
+    }
+
     /// Logs the user out: stops the user's sync sessions (changes not yet uploaded stay in
     /// their files and upload when the user logs in again), forgets the tokens and removes the
     /// user from ``App/allUsers``. Opening the user's synced databases then fails.

@@ -19,6 +19,10 @@ package struct LoginResult: Sendable, Hashable, Decodable {
 /// Logs a user in with the server. `HTTPLogin` is the real one; tests pass their own.
 package protocol LoginService: Sendable {
     func logIn(baseURL: String, appID: String, credentials: Credentials) async throws -> LoginResult
+    /// A new access token for the user holding `refreshToken`. Throws `SyncError` with
+    /// `.invalidToken` when the server refuses the refresh token (expired, forged, another
+    /// app's), `.unknownApp` for an app it does not serve, `.loginFailed` otherwise.
+    func refreshAccessToken(baseURL: String, appID: String, refreshToken: String) async throws -> String
 }
 
 /// The login over HTTP: `POST {baseURL}/apps/{appID}/login` with a JSON body naming the
@@ -28,21 +32,7 @@ package struct HTTPLogin: LoginService {
     package init() {}
 
     package func logIn(baseURL: String, appID: String, credentials: Credentials) async throws -> LoginResult {
-        guard let encodedApp = appID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))),
-              let url = URL(string: baseURL.trimmingSuffix("/") + "/apps/" + encodedApp + "/login") else {
-            throw SyncError(.loginFailed, "'\(baseURL)' with app id '\(appID)' does not make a login URL")
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: Self.body(for: credentials))
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw SyncError(.loginFailed, "could not reach \(url.absoluteString): \(error.localizedDescription)")
-        }
-        let statusCode = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, statusCode) = try await post(baseURL: baseURL, appID: appID, route: "login", body: Self.body(for: credentials))
         switch statusCode {
         case 200:
             do { return try JSONDecoder().decode(LoginResult.self, from: data) } catch {
@@ -55,6 +45,42 @@ package struct HTTPLogin: LoginService {
         default:
             throw SyncError(.loginFailed, "the server answered the login with HTTP \(statusCode): \(Self.serverMessage(data) ?? "")")
         }
+    }
+
+    package func refreshAccessToken(baseURL: String, appID: String, refreshToken: String) async throws -> String {
+        let (data, statusCode) = try await post(baseURL: baseURL, appID: appID, route: "refresh", body: ["refreshToken": refreshToken])
+        switch statusCode {
+        case 200:
+            guard let token = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["accessToken"] as? String else {
+                throw SyncError(.loginFailed, "the server's refresh answer has no accessToken")
+            }
+            return token
+        case 401:
+            throw SyncError(.invalidToken, Self.serverMessage(data) ?? "the server refused the refresh token")
+        case 404:
+            throw SyncError(.unknownApp, Self.serverMessage(data) ?? "the server does not serve app '\(appID)'")
+        default:
+            throw SyncError(.loginFailed, "the server answered the token refresh with HTTP \(statusCode): \(Self.serverMessage(data) ?? "")")
+        }
+    }
+
+    /// POSTs `body` as JSON to `{baseURL}/apps/{appID}/{route}`; returns the answer's body and status.
+    private func post(baseURL: String, appID: String, route: String, body: [String: String]) async throws -> (Data, Int) {
+        guard let encodedApp = appID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))),
+              let url = URL(string: baseURL.trimmingSuffix("/") + "/apps/" + encodedApp + "/" + route) else {
+            throw SyncError(.loginFailed, "'\(baseURL)' with app id '\(appID)' does not make a \(route) URL")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw SyncError(.loginFailed, "could not reach \(url.absoluteString): \(error.localizedDescription)")
+        }
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 
     static func body(for credentials: Credentials) -> [String: String] {

@@ -25,6 +25,8 @@ package final class SessionEngine: Sendable {
         /// The connection of `generation` was still opening or awaiting `welcome` after
         /// `Settings.handshakeTimeout`.
         case handshakeTimedOut(generation: UInt64)
+        /// The access token refresh started after the server refused the token ended.
+        case tokenRefreshed(SyncError?, generation: UInt64)
         case localChange
         /// A download waiter was added: ask the server for its newest sequence.
         case requestLatestSequence
@@ -36,6 +38,9 @@ package final class SessionEngine: Sendable {
         package var url: URL
         package var appID: String
         package var accessToken: @Sendable () -> String
+        /// Gets a new access token (after which `accessToken` returns it); nil: tokens are not
+        /// refreshed and a refused token stops the session.
+        package var refreshAccessToken: (@Sendable () async throws -> Void)?
         package var transport: any SyncTransport
         package var timer: any RetryTimer
         package var seed: UInt64

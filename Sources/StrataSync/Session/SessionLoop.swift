@@ -32,6 +32,8 @@ struct SessionLoop {
     /// The number of the last latest-sequence request sent (waiting for downloads).
     private var latestSequenceRequests: UInt64 = 0
     private var tasks: [Task<Void, Never>] = []
+    /// Whether the token was refreshed since the last `welcome`: a second refusal is final.
+    private var refreshedToken = false
     private(set) var isStopped = false
 
     init(ledger: any SessionLedger, settings: SessionEngine.Settings, status: SharedSessionStatus,
@@ -89,6 +91,17 @@ struct SessionLoop {
         case .retry(let generation):
             guard generation == self.generation, case .waitingToRetry = phase else { return }
             beginConnecting()
+        case .tokenRefreshed(let failure, let generation):
+            guard generation == self.generation, case .waitingToRetry = phase else { return }
+            guard let failure else { return beginConnecting() }
+            report(failure)
+            if failure.code == .invalidToken || failure.code == .unknownApp {
+                stop(failure)
+            } else {
+                // The server could not be reached: try the refresh again on the next refusal.
+                refreshedToken = false
+                scheduleRetry()
+            }
         case .handshakeTimedOut(let generation):
             guard generation == self.generation else { return }
             switch phase {
@@ -212,6 +225,22 @@ struct SessionLoop {
         setConnectionState(.disconnected)
     }
 
+    private mutating func refreshToken(_ refresh: @escaping @Sendable () async throws -> Void) {
+        disconnect()
+        phase = .waitingToRetry
+        let generation = generation, events = events
+        tasks.append(Task {
+            do {
+                try await refresh()
+                events.yield(.tokenRefreshed(nil, generation: generation))
+            } catch is CancellationError {
+            } catch {
+                let failure = error as? SyncError ?? SyncError(.loginFailed, "the access token could not be refreshed: \(error)")
+                events.yield(.tokenRefreshed(failure, generation: generation))
+            }
+        })
+    }
+
     private mutating func scheduleRetry() {
         disconnect()
         phase = .waitingToRetry
@@ -250,6 +279,7 @@ struct SessionLoop {
                 guard case .awaitingWelcome(let connection) = phase else { return await refuse(message) }
                 phase = .connected(connection)
                 backoff.reset()
+                refreshedToken = false
                 try ledger.acknowledge(through: welcome.lastAcknowledged)
                 lastAcknowledged = welcome.lastAcknowledged
                 lastSent = welcome.lastAcknowledged
@@ -301,6 +331,12 @@ struct SessionLoop {
             case .error(let code, let text):
                 let error = SyncError(SyncError.Code(code), text)
                 report(error)
+                if code == .invalidToken, !refreshedToken, let refresh = settings.refreshAccessToken {
+                    // Access tokens expire (30 minutes by default): get a new one with the
+                    // refresh token and connect again; only a refusal after that is final.
+                    refreshedToken = true
+                    return refreshToken(refresh)
+                }
                 switch code {
                 case _ where error.code.isFatal: stop(error)
                 case .clientResetRequired, .unknownClassOrProperty, .invalidValue: return

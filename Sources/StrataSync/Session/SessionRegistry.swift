@@ -63,6 +63,7 @@ final class SessionRegistry: Sendable {
         var settings = SessionEngine.Settings(url: try Self.syncURL(baseURL: app.resolvedBaseURL, appID: user.app.appID),
                                               appID: user.app.appID, accessToken: { user.accessToken ?? "" },
                                               transport: app.transport ?? WebSocketTransport())
+        settings.refreshAccessToken = { try await user.refreshAccessToken() }
         if let timer = app.retryTimer { settings.timer = timer }
         if let seed = app.seed { settings.seed = seed }
         let session = SyncSession(ledger: ledger, settings: settings)

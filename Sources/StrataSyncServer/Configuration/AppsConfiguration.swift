@@ -3,7 +3,8 @@ import Foundation
 /// Which apps the server serves and how their users log in: the `--config FILE` JSON,
 ///
 /// ```json
-/// {"apps": {"todo": {"jwtKeys": ["secret"], "anonymous": true}}, "restrictApps": true, "historyLimit": 10000}
+/// {"apps": {"todo": {"jwtKeys": ["secret"], "anonymous": true}}, "restrictApps": true, "historyLimit": 10000,
+///  "accessTokenLifetime": 1800}
 /// ```
 ///
 /// Without a file (``open``) the server serves any app id, allows anonymous logins, and keeps
@@ -37,12 +38,17 @@ public struct AppsConfiguration: Sendable, Hashable, Codable {
     /// After an upload, drop an app's history older than its newest `historyLimit` changesets;
     /// nil keeps it all. A client whose checkpoint falls behind gets a client reset.
     public var historyLimit: UInt64?
+    /// How long an access token is good for, in seconds (default 1,800). Clients refresh
+    /// theirs with their refresh token (valid 60 days) when the server refuses an expired one.
+    public var accessTokenLifetime: UInt64?
 
     /// A configuration.
-    public init(apps: [String: App] = [:], restrictApps: Bool = false, historyLimit: UInt64? = nil) {
+    public init(apps: [String: App] = [:], restrictApps: Bool = false, historyLimit: UInt64? = nil,
+                accessTokenLifetime: UInt64? = nil) {
         self.apps = apps
         self.restrictApps = restrictApps
         self.historyLimit = historyLimit
+        self.accessTokenLifetime = accessTokenLifetime
     }
 
     /// Any app id, anonymous logins, no compaction.
@@ -53,6 +59,7 @@ public struct AppsConfiguration: Sendable, Hashable, Codable {
         apps = try container.decodeIfPresent([String: App].self, forKey: .apps) ?? [:]
         restrictApps = try container.decodeIfPresent(Bool.self, forKey: .restrictApps) ?? false
         historyLimit = try container.decodeIfPresent(UInt64.self, forKey: .historyLimit)
+        accessTokenLifetime = try container.decodeIfPresent(UInt64.self, forKey: .accessTokenLifetime)
     }
 
     /// Reads a configuration file; a file that is not the JSON above throws

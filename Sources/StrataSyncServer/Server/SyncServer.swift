@@ -125,7 +125,8 @@ public final class SyncServer: Service {
         let tokens: TokenIssuer
         do {
             try await storage.prepare()
-            tokens = TokenIssuer(secret: try await storage.serverSecret())
+            tokens = TokenIssuer(secret: try await storage.serverSecret(),
+                                 accessLifetime: .seconds(Int64(clamping: configuration.apps.accessTokenLifetime ?? 30 * 60)))
         } catch {
             storageTask.cancel()
             throw SyncServerError.storageUnavailable("\(error)")
