@@ -124,6 +124,43 @@ struct SyncAPITests {
         #expect(sameApp.currentUser === anonymous)
     }
 
+    @Test func loggedInUsersAndTheirTokensSurviveARelaunchAndLogOutForgetsThem() async throws {
+        let harness = APIHarness()
+        let first = try await harness.app.login(credentials: .jwt(token: "a"))
+        let second = try await harness.app.login(credentials: .anonymous)
+        try await second.refreshAccessToken()
+        // A new process: nothing in memory, the same folder.
+        AppUsers.forgetAllInMemory()
+        let relaunched = App(id: harness.app.appID, configuration: harness.app.configuration)
+        #expect(relaunched.currentUser?.id == second.id)
+        #expect(relaunched.currentUser?.accessToken == "access-anonymous-refreshed-1")
+        #expect(Set(relaunched.allUsers.keys) == [first.id, second.id])
+        #expect(relaunched.allUsers[first.id]?.refreshToken == first.refreshToken)
+        #expect(relaunched.currentUser?.syncFileURL == second.syncFileURL)
+        let file = harness.folder.url.appendingPathComponent("strata-sync/\(harness.app.appID)/users.json")
+        let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+        #expect(permissions?.intValue == 0o600)
+
+        try await relaunched.currentUser?.logOut()
+        AppUsers.forgetAllInMemory()
+        let again = App(id: harness.app.appID, configuration: harness.app.configuration)
+        #expect(again.currentUser?.id == first.id)
+        #expect(again.allUsers.count == 1)
+    }
+
+    @Test func aDamagedUsersFileMeansNoOneIsLoggedIn() async throws {
+        let harness = APIHarness()
+        let folder = harness.folder.url.appendingPathComponent("strata-sync/\(harness.app.appID)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: folder.appendingPathComponent("users.json"))
+        AppUsers.forgetAllInMemory()
+        let app = App(id: harness.app.appID, configuration: harness.app.configuration)
+        #expect(app.currentUser == nil)
+        let user = try await app.login(credentials: .anonymous)
+        AppUsers.forgetAllInMemory()
+        #expect(App(id: app.appID, configuration: app.configuration).currentUser?.id == user.id)
+    }
+
     @Test func aRefusedLoginThrowsItsTypedError() async throws {
         let harness = APIHarness()
         harness.login.failure.withLock { $0 = SyncError(.invalidCredentials, "bad signature") }

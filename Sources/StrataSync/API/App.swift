@@ -14,8 +14,9 @@ import Synchronization
 /// ```
 ///
 /// `App` values with the same id and base URL share their users within the process. Logged-in
-/// users live in memory only: a new process logs in again (the synced files stay and keep
-/// their unsent changes).
+/// users and their tokens are kept in `strata-sync/APP/users.json` under the configuration's
+/// root folder (readable by the file's owner only), so ``currentUser`` survives a relaunch,
+/// as in RealmSwift, and an anonymous user keeps their synced file.
 public final class App: Sendable {
     /// The app's id on the server.
     public let appID: String
@@ -28,6 +29,7 @@ public final class App: Sendable {
         appID = id
         self.configuration = configuration ?? AppConfiguration()
         users = AppUsers.shared(appID: id, baseURL: self.configuration.resolvedBaseURL)
+        users.restore(for: self)
     }
 
     /// Logs a user in. Throws ``SyncError`` with `.invalidCredentials` when the server refuses
@@ -44,50 +46,4 @@ public final class App: Sendable {
 
     /// Every logged-in user, by id.
     public var allUsers: [String: User] { users.all }
-}
-
-/// The logged-in users of one app id and server, shared by the `App` values naming them.
-final class AppUsers: Sendable {
-    private struct State {
-        var users: [String: User] = [:]
-        var order: [String] = []
-    }
-    private let state = Mutex(State())
-    private static let registry = Mutex<[String: AppUsers]>([:])
-
-    static func shared(appID: String, baseURL: String) -> AppUsers {
-        registry.withLock { registry in
-            let key = baseURL + "|" + appID
-            if let users = registry[key] { return users }
-            let users = AppUsers()
-            registry[key] = users
-            return users
-        }
-    }
-
-    func loggedIn(_ result: LoginResult, app: App) -> User {
-        state.withLock { state in
-            let user: User
-            if let existing = state.users[result.userID] {
-                existing.setTokens(access: result.accessToken, refresh: result.refreshToken)
-                user = existing
-            } else {
-                user = User(id: result.userID, app: app, accessToken: result.accessToken, refreshToken: result.refreshToken)
-                state.users[result.userID] = user
-            }
-            state.order.removeAll { $0 == result.userID }
-            state.order.append(result.userID)
-            return user
-        }
-    }
-
-    func loggedOut(_ userID: String) {
-        state.withLock { state in
-            state.users[userID] = nil
-            state.order.removeAll { $0 == userID }
-        }
-    }
-
-    var current: User? { state.withLock { state in state.order.last.flatMap { state.users[$0] } } }
-    var all: [String: User] { state.withLock { $0.users } }
 }

@@ -46,6 +46,7 @@ public final class User: Sendable {
             // A logOut() meanwhile wins: its tokens stay gone.
             if tokens.refresh == refresh { tokens.access = access }
         }
+        app.users.save()
     }
 
     /// Logs the user out: stops the user's sync sessions (changes not yet uploaded stay in
