@@ -88,6 +88,23 @@ struct ServerAuthTests {
         #expect(try verifier.subject(of: Self.jwt(#"{"sub":"bob"}"#, key: "first"), now: 1_000) == "bob")
     }
 
+    @Test func jwtNotBeforeAndAudienceAreChecked() throws {
+        let plain = JWTVerifier(keys: ["k"])
+        #expect(throws: AuthenticationError.notYetValid(notBefore: 1_500)) {
+            try plain.subject(of: Self.jwt(#"{"sub":"ann","nbf":1500}"#, key: "k"), now: 1_000)
+        }
+        #expect(try plain.subject(of: Self.jwt(#"{"sub":"ann","nbf":1000,"aud":"other"}"#, key: "k"), now: 1_000) == "ann")
+        let audience = JWTVerifier(keys: ["k"], audience: "todo")
+        #expect(try audience.subject(of: Self.jwt(#"{"sub":"ann","aud":"todo"}"#, key: "k"), now: 1_000) == "ann")
+        #expect(try audience.subject(of: Self.jwt(#"{"sub":"ann","aud":["x","todo"]}"#, key: "k"), now: 1_000) == "ann")
+        #expect(throws: AuthenticationError.wrongAudience(expected: "todo")) {
+            try audience.subject(of: Self.jwt(#"{"sub":"ann","aud":"other"}"#, key: "k"), now: 1_000)
+        }
+        #expect(throws: AuthenticationError.wrongAudience(expected: "todo")) {
+            try audience.subject(of: Self.jwt(#"{"sub":"ann"}"#, key: "k"), now: 1_000)
+        }
+    }
+
     @Test func jwtIsRefusedWithAWrongKeyABadSignatureAnExpiryOrAnotherAlgorithm() {
         let verifier = JWTVerifier(keys: ["right"])
         #expect(throws: AuthenticationError.badSignature) {

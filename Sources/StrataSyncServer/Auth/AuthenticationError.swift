@@ -8,6 +8,10 @@ public enum AuthenticationError: Error, Sendable, Hashable, CustomStringConverti
     case badSignature
     /// The token's expiry (seconds since 1970) has passed.
     case expired(expiry: Int64)
+    /// The JWT's `nbf` (seconds since 1970) has not come yet.
+    case notYetValid(notBefore: Int64)
+    /// The JWT's `aud` does not name the app's configured audience.
+    case wrongAudience(expected: String)
     /// The token was issued for another app.
     case wrongApp(expected: String, found: String)
     /// A refresh token was offered where an access token is needed, or the other way round.
@@ -22,6 +26,8 @@ public enum AuthenticationError: Error, Sendable, Hashable, CustomStringConverti
         case .malformedToken(let why): "malformed token: \(why)"
         case .badSignature: "the token's signature does not match"
         case .expired(let expiry): "the token expired at \(expiry) (seconds since 1970)"
+        case .notYetValid(let notBefore): "the token is not valid before \(notBefore) (seconds since 1970)"
+        case .wrongAudience(let expected): "the token's aud does not name \(expected)"
         case .wrongApp(let expected, let found): "the token is for app \(found), not \(expected)"
         case .wrongKind: "a refresh token cannot be used as an access token, nor the other way round"
         case .unsupportedAlgorithm(let algorithm): "JWT algorithm \(algorithm) is not supported (only HS256)"

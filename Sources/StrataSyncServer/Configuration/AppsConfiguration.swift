@@ -16,17 +16,21 @@ public struct AppsConfiguration: Sendable, Hashable, Codable {
         public var jwtKeys: [String]
         /// Whether `{"provider":"anonymous"}` logins are accepted.
         public var anonymous: Bool
+        /// When set, a JWT must name this audience in its `aud` claim (a string or an array).
+        public var jwtAudience: String?
 
         /// An app's settings.
-        public init(jwtKeys: [String] = [], anonymous: Bool = true) {
+        public init(jwtKeys: [String] = [], anonymous: Bool = true, jwtAudience: String? = nil) {
             self.jwtKeys = jwtKeys
             self.anonymous = anonymous
+            self.jwtAudience = jwtAudience
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             jwtKeys = try container.decodeIfPresent([String].self, forKey: .jwtKeys) ?? []
             anonymous = try container.decodeIfPresent(Bool.self, forKey: .anonymous) ?? true
+            jwtAudience = try container.decodeIfPresent(String.self, forKey: .jwtAudience)
         }
     }
 

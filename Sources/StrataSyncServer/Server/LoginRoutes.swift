@@ -45,7 +45,7 @@ struct LoginRoutes: Sendable {
                 userID = UUID().uuidString.lowercased()
             case "jwt":
                 guard !app.jwtKeys.isEmpty else { throw .providerDisabled("jwt") }
-                userID = try JWTVerifier(keys: app.jwtKeys).subject(of: login.token ?? "", now: now)
+                userID = try JWTVerifier(keys: app.jwtKeys, audience: app.jwtAudience).subject(of: login.token ?? "", now: now)
             default:
                 throw .providerDisabled(login.provider)
             }
