@@ -63,6 +63,14 @@ struct APIHarness {
         app = App(id: appID, configuration: configuration)
     }
 
+    /// Logs in anonymously and returns the user and their synced configuration of `SyncAPITodo`.
+    func anonymousUserAndConfiguration() async throws -> (User, Database.Configuration) {
+        let user = try await app.login(credentials: .anonymous)
+        var configuration = user.flexibleSyncConfiguration()
+        configuration.objectTypes = [SyncAPITodo.self]
+        return (user, configuration)
+    }
+
     /// A harness whose app has `configuration` (with its own stand-ins) under a new id.
     init(replacing configuration: AppConfiguration) {
         app = App(id: "api-\(UUID().uuidString)", configuration: configuration)
@@ -171,9 +179,7 @@ struct SyncAPITests {
 
     @Test func logOutForgetsTheUserAndStopsItsSessions() async throws {
         let harness = APIHarness()
-        let user = try await harness.app.login(credentials: .anonymous)
-        var configuration = user.flexibleSyncConfiguration()
-        configuration.objectTypes = [SyncAPITodo.self]
+        let (user, configuration) = try await harness.anonymousUserAndConfiguration()
         let session = try #require(try openSession(configuration))
         let ledger = await harness.ledgers.take()
         ledger.recordLocalCommit()
@@ -288,9 +294,7 @@ struct SyncAPITests {
 
     @Test func downloadBeforeOpenFailsWhenTheServerRefusesTheToken() async throws {
         let harness = APIHarness()
-        let user = try await harness.app.login(credentials: .anonymous)
-        var configuration = user.flexibleSyncConfiguration()
-        configuration.objectTypes = [SyncAPITodo.self]
+        let (_, configuration) = try await harness.anonymousUserAndConfiguration()
         let opening = Task { try await Database.download(configuration, .always) }
         let connection = await harness.transport.connections.take()
         _ = await connection.next()
@@ -307,9 +311,7 @@ struct SyncAPITests {
 
     @Test func anExpiredAccessTokenIsRefreshedAndTheSessionGoesOn() async throws {
         let harness = APIHarness()
-        let user = try await harness.app.login(credentials: .anonymous)
-        var configuration = user.flexibleSyncConfiguration()
-        configuration.objectTypes = [SyncAPITodo.self]
+        let (user, configuration) = try await harness.anonymousUserAndConfiguration()
         let session = try #require(try openSession(configuration))
         let first = await harness.serveBootstrap()
         _ = await first.barrier(1)
@@ -351,9 +353,7 @@ struct SyncAPITests {
 
     @Test func updateStoresSendsAndReturnsOnceTheServerBootstrapsTheVersion() async throws {
         let harness = APIHarness()
-        let user = try await harness.app.login(credentials: .anonymous)
-        var configuration = user.flexibleSyncConfiguration()
-        configuration.objectTypes = [SyncAPITodo.self]
+        let (user, configuration) = try await harness.anonymousUserAndConfiguration()
         let session = try #require(try openSession(configuration))
         let ledger = await harness.ledgers.take()
         let connection = await harness.serveBootstrap()
@@ -429,9 +429,7 @@ struct SyncAPIAttachingTests {
             return MemoryLedger()
         }
         let harness = APIHarness(replacing: appConfiguration)
-        let user = try await harness.app.login(credentials: .anonymous)
-        var configuration = user.flexibleSyncConfiguration()
-        configuration.objectTypes = [SyncAPITodo.self]
+        let (user, configuration) = try await harness.anonymousUserAndConfiguration()
         let session = try openSession(configuration)
         #expect(session != nil)
         #expect(await inner.take())
