@@ -44,7 +44,7 @@ private actor CompatWriter {
     }
 
     /// Starts an asyncWrite in a task on this actor; returns once it is queued for the lock.
-    func startWrite(_ ran: Flag) async -> Task<Void, Error> {
+    func startWrite(_ ran: Flag) async -> Task<Void, any Error> {
         let task = Task {
             try await self.realm.asyncWrite {
                 ran.raise()

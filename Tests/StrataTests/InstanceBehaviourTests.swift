@@ -211,7 +211,8 @@ actor InstanceWriter {
         #expect(error.message.contains(config.fileURL!.path), "\(error)")
         #expect(error.message.contains("readOnly = true") && error.message.contains("readOnly = false"), "\(error)")
         // From another thread too: the process has the file open one way.
-        #expect(throws: Database.Error.self) { try onAnotherThread { _ = try Database(configuration: readOnly) } }
+        let readOnlyAgain = readOnly
+        #expect(throws: Database.Error.self) { try onAnotherThread { _ = try Database(configuration: readOnlyAgain) } }
         #expect(writable.objects(Dog.self).count == 1)
     }
 
