@@ -225,6 +225,7 @@ final class DatabaseCore {
         if session.isInWriteTransaction { session.rollback() }
         for context in contexts.values { context.isReleased = true }
         for context in dynamicContexts.values { context.isReleased = true }
+        for context in retiredContexts { context.isReleased = true }
         retiredContexts += contexts.values
         retiredContexts += dynamicContexts.values
         dynamicContexts.removeAll()

@@ -322,8 +322,8 @@ public struct Database {
     /// needs what it read. An open write transaction is rolled back, and pending async writes
     /// are settled first.
     ///
-    /// Objects read before (and their lists) become invalidated: `isInvalidated` is true and
-    /// using their properties stops with a message. The instance itself stays usable: its next
+    /// Objects read before become invalidated: `isInvalidated` is true and using their
+    /// properties stops with a message. The instance itself stays usable: its next
     /// use (a query, `object(ofType:forPrimaryKey:)`, a write, …) reads the newest version,
     /// including what other instances committed meanwhile. `Results` made before keep working
     /// and read that version too. Calling it again before anything was read does nothing; a
