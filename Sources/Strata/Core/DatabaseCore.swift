@@ -220,7 +220,8 @@ final class DatabaseCore {
     /// released with it, which invalidates every object read through them; the instance itself
     /// stays usable, and its next use reads the newest version (`resumeReading()`).
     func invalidate() {
-        if isFrozen || hasReleasedVersion { return }  // a frozen instance releases its version when it goes away
+        // A frozen instance releases its version when it goes away; a released one has none.
+        if isFrozen || hasReleasedVersion { return }
         asyncWrites.drain()
         if session.isInWriteTransaction { session.rollback() }
         for context in contexts.values { context.isReleased = true }
