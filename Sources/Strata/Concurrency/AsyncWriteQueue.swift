@@ -373,18 +373,20 @@ final class AsyncWriteQueue {
         case .failure: transaction = nil  // the lock could not be taken: nothing to run
         }
         guard let transaction else { return }
-        if cancelled || core.isInvalidated || core.session.isInWriteTransaction || core.session.hasChainedWrites {
+        if cancelled || core.session.isInWriteTransaction || core.session.hasChainedWrites {
             // Cancelled while waiting (or the instance is in its own transaction): the block
             // never runs; releasing the transaction hands the lock on.
             transaction.release()
             return
         }
+        // (An instance `invalidate()` released reads again first: the block reads and writes.)
+        core.resumeReading()
         core.session.adoptWrite(transaction)
         run(operation, block)
         // Blocks that chained their commit: the next one runs now, in the same transaction.
         while let batch = openBatch, let next = batch.next {
             batch.next = nil
-            guard !next.state.isCancelled, !core.isInvalidated, case .begin(let nextBlock) = next.kind else {
+            guard !next.state.isCancelled, case .begin(let nextBlock) = next.kind else {
                 operations[next.id] = nil
                 finishChain()
                 break

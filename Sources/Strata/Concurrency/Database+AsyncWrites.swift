@@ -16,12 +16,12 @@ import StrataStore
 public typealias AsyncTransactionId = UInt32
 
 extension Database {
-    /// Whether async write operations (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`)
-    /// are waiting for the lock, running, or committing. While true, `invalidate()` waits for
-    /// them to finish.
+    /// Whether async write operations (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`,
+    /// and `asyncWrite` from its call until it returns) are waiting for the lock, running, or
+    /// committing. While the callback ones are, `invalidate()` waits for them to finish.
     public var isPerformingAsynchronousWriteOperations: Bool {
-        core.verify("isPerformingAsynchronousWriteOperations")
-        return core.asyncWrites.isBusy
+        core.verifyContext("isPerformingAsynchronousWriteOperations")
+        return core.awaitedWrites > 0 || core.asyncWrites.isBusy
     }
 
     /// Runs `block` in a write transaction and commits it, without blocking the instance's

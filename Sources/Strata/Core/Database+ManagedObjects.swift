@@ -28,7 +28,9 @@ extension Database {
         return core.add(object, update: .error)
     }
 
-    var isInvalidatedForObjects: Bool { core.isInvalidated }
+    /// Whether the instance holds no version now: `invalidate()` released it and nothing has
+    /// read since. (Objects read before are invalidated for good: `TableContext.isReleased`.)
+    var isInvalidatedForObjects: Bool { core.hasReleasedVersion }
     func verify(_ operation: @autoclosure () -> String) { core.verify(operation()) }
     func verifyWrite(_ operation: @autoclosure () -> String) { core.verifyWrite(operation()) }
 }

@@ -18,13 +18,27 @@ extension DatabaseCore {
         try didBeginWrite(from: old)
     }
 
-    func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+    /// Begins a write transaction without blocking a thread: suspends until the write lock is
+    /// the instance's. Throws `CancellationError` when the task is cancelled while it waits
+    /// (`WriteLockRequest`).
+    func beginWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws {
         if isFrozen { frozenWrite("asyncWrite()") }
         guard !configuration.readOnly else { throw readOnlyWrite() }
+        if hasReleasedVersion { resumeReading() }
         advanceToLatestBeforeWrite()
+        let acquired: AcquiredWrite
+        do {
+            acquired = try await WriteLockRequest.acquire(session.store, isolation: isolation)
+        } catch let cancellation as CancellationError {
+            throw cancellation
+        } catch {
+            throw Database.Error.wrap(error, path: configuration.path)
+        }
+        // Another use of the instance may have run on the actor while this one waited.
+        if hasReleasedVersion { resumeReading() }
         let old = session.version
         writeDamage = nil
-        do { try await session.beginWrite(isolation: isolation) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        session.adoptWrite(acquired)
         try didBeginWrite(from: old)
     }
 

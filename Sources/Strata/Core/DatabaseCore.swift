@@ -29,12 +29,17 @@ final class DatabaseCore {
     /// The property values of the object being added, reused by every `add` (an allocation
     /// and a free less per object).
     var addScratch: [StoreValue] = []
-    /// Contexts replaced in `contexts` or dropped by `invalidate()`: kept until the instance
+    /// Contexts replaced in `contexts` or released by `invalidate()`: kept until the instance
     /// goes away, because objects refer to their context without retaining it (`_ObjectSlot`).
     var retiredContexts: [TableContext] = []
     /// `DynamicObject` contexts, by type name (`dynamicContext(named:)`).
     var dynamicContexts: [String: TableContext] = [:]
-    private(set) var isInvalidated = false
+    /// Set by `invalidate()`: the instance pins no version until its next use, which reads the
+    /// newest one (`resumeReading()`, called by `verify`).
+    private(set) var hasReleasedVersion = false
+    /// `asyncWrite` calls (the async/await form) waiting for the write lock or running their
+    /// block; they count towards `isPerformingAsynchronousWriteOperations`.
+    var awaitedWrites = 0
     /// Damage a property setter met in the open write transaction (`noteWriteDamage`): its
     /// commit rolls back and throws this instead.
     var writeDamage: Database.Error?
@@ -135,14 +140,14 @@ final class DatabaseCore {
         let key = configuration.identity + "|" + confinement.cacheKey
         // A core is released in its own context, so the core behind a live token for this
         // context's key cannot be mid-release here.
-        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration), !core.isInvalidated,
+        if let core = cache.withLock({ $0[key]?.token?.core }), core.configuration.opensIdentically(to: configuration),
            core.confinement.isSame(as: confinement) {
             // Opening again in the same context gives the same instance, moved to the newest
             // version unless it is in the middle of a write.
             if !core.session.isInWriteTransaction { core.advanceToLatest() }
             return core
         }
-        let handle = try StoreHandle.acquire(configuration)
+        let handle = try StoreHandle.acquire(configuration, requiringSameAccess: true)
         let core: DatabaseCore
         do {
             core = try DatabaseCore(configuration: configuration, confinement: confinement, handle: handle)
@@ -167,7 +172,7 @@ final class DatabaseCore {
     /// context (a core is released in its own context, so only there is the lookup safe).
     static func cached(_ configuration: Database.Configuration, _ confinement: Confinement) -> DatabaseCore? {
         let key = configuration.identity + "|" + confinement.cacheKey
-        guard let core = cache.withLock({ $0[key]?.token?.core }), !core.isInvalidated, core.confinement.isSame(as: confinement) else { return nil }
+        guard let core = cache.withLock({ $0[key]?.token?.core }), core.confinement.isSame(as: confinement) else { return nil }
         return core
     }
 
@@ -190,9 +195,16 @@ final class DatabaseCore {
         return false
     }
 
+    /// The check of every use of the instance: the caller's context, then (after
+    /// `invalidate()`) reading the newest version again.
     func verify(_ operation: @autoclosure () -> String) {
         if !isOwnerRunning { confinement.verify(operation()) }
-        require(!isInvalidated, "The database instance was invalidated; open a new one.")
+        if hasReleasedVersion { resumeReading() }
+    }
+
+    /// The confinement check alone, for uses that must not start reading again.
+    func verifyContext(_ operation: @autoclosure () -> String) {
+        if !isOwnerRunning { confinement.verify(operation()) }
     }
 
     func verifyWrite(_ operation: @autoclosure () -> String) {
@@ -203,13 +215,18 @@ final class DatabaseCore {
 
     // MARK: Invalidation
 
-    /// Releases the instance's pinned version and its table contexts (`Database.invalidate()`),
-    /// after settling its async writes and rolling back an open write transaction.
+    /// Releases the instance's pinned version (`Database.invalidate()`), after settling its
+    /// async writes and rolling back an open write transaction. Its table contexts are
+    /// released with it, which invalidates every object read through them; the instance itself
+    /// stays usable, and its next use reads the newest version (`resumeReading()`).
     func invalidate() {
-        if isFrozen { return }  // a frozen instance releases its version when it goes away
+        // A frozen instance releases its version when it goes away; a released one has none.
+        if isFrozen || hasReleasedVersion { return }
         asyncWrites.drain()
         if session.isInWriteTransaction { session.rollback() }
-        isInvalidated = true
+        for context in contexts.values { context.isReleased = true }
+        for context in dynamicContexts.values { context.isReleased = true }
+        for context in retiredContexts { context.isReleased = true }
         retiredContexts += contexts.values
         retiredContexts += dynamicContexts.values
         dynamicContexts.removeAll()
@@ -217,5 +234,16 @@ final class DatabaseCore {
         refreshTarget?.detach()
         refreshTarget = nil
         session.close()  // releases the pinned version
+        hasReleasedVersion = true
+    }
+
+    /// Starts reading the newest version after `invalidate()` (including what other instances
+    /// committed meanwhile), and follows new versions again if the instance auto-refreshes.
+    /// Observers catch up from the version they last saw on the next move.
+    func resumeReading() {
+        guard hasReleasedVersion else { return }
+        do { try session.reopen() } catch { stop(error, "\(configuration.path) could not be read again after invalidate()") }
+        hasReleasedVersion = false
+        startAutoRefresh()
     }
 }

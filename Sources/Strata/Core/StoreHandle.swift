@@ -13,12 +13,15 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     let key: String
     let path: String
     let inMemory: Bool
+    /// Whether the first opener opened the file read-only: the engine was opened so.
+    let readOnly: Bool
     private var users = 0
     /// Follows commits to the file for the auto-refreshing instances; started by the first.
     let watcher: VersionWatcher
 
-    private init(store: Store, key: String, path: String, inMemory: Bool) {
+    private init(store: Store, key: String, path: String, inMemory: Bool, readOnly: Bool) {
         self.store = store
+        self.readOnly = readOnly
         self.key = key
         self.path = path
         self.inMemory = inMemory
@@ -27,7 +30,10 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
 
     private static let registry = Locked<[String: StoreHandle]>([:])
 
-    static func acquire(_ configuration: Database.Configuration) throws(Database.Error) -> StoreHandle {
+    /// The handle of the configuration's file, opening the file if this process has not yet.
+    /// With `requiringSameAccess` (a `Database` open), a file open here with the other
+    /// `readOnly` setting is an error, as in RealmSwift: one process opens a file one way.
+    static func acquire(_ configuration: Database.Configuration, requiringSameAccess: Bool = false) throws(Database.Error) -> StoreHandle {
         let key = configuration.identity
         let path = configuration.path
         if configuration.readOnly && configuration.shouldCompactOnLaunch != nil && configuration.inMemoryIdentifier == nil {
@@ -36,6 +42,13 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         do {
             return try registry.withLock { handles throws -> StoreHandle in
                 if let handle = handles[key] {
+                    if requiringSameAccess, handle.readOnly != configuration.readOnly, !handle.inMemory {
+                        throw Database.Error(.alreadyOpen, """
+                            Cannot open \(path) with readOnly = \(configuration.readOnly): this process has it open with \
+                            readOnly = \(handle.readOnly). Open every instance of a file with the same readOnly setting, or \
+                            close the other instances first.
+                            """, path: path)
+                    }
                     handle.users += 1
                     return handle
                 }
@@ -46,7 +59,8 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                     store.close()
                     throw error
                 }
-                let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil)
+                let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil,
+                                         readOnly: configuration.readOnly)
                 handle.users = 1
                 handles[key] = handle
                 return handle

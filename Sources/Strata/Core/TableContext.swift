@@ -16,6 +16,9 @@ final class TableContext {
 
     /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
     let frozenLock: RecursiveLock?
+    /// Set when `invalidate()` released the instance's version: the objects made through this
+    /// context are invalidated. The instance makes a new context on its next use of the class.
+    var isReleased = false
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
         self.core = core
@@ -47,6 +50,9 @@ final class TableContext {
     /// A managed object of the context's class (`info.type`) for `key`, with the cluster view
     /// and row holding it when the caller found them.
     func materialize(dynamicKey key: ObjectKey, cluster: ClusterView? = nil, row: Int = 0) -> Object {
+        // Results made before `invalidate()` keep this context; what they yield now belongs to
+        // the instance's current one.
+        if isReleased { return successor.materialize(dynamicKey: key, cluster: cluster, row: row) }
         let object = info.type.init()
         object._becomeManaged(self, key: key.rawValue)
         if let cluster { place(object, cluster: cluster, row: row) }
@@ -55,6 +61,25 @@ final class TableContext {
 }
 
 extension TableContext {
+    /// The instance's current context for this context's class (or dynamic type), for a
+    /// context `invalidate()` released.
+    var successor: TableContext {
+        do {
+            if info.type == DynamicObject.self { return try core.dynamicContext(named: table.schema.name) }
+            return try core.context(for: info.type)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// Stops with RealmSwift's message when an object read before `invalidate()` is used
+    /// (reading or writing its properties).
+    func requireCurrent() {
+        if isReleased {
+            fatalError("Object of type '\(table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
+        }
+    }
+
     /// The stored form of a primary-key argument (an `Int`, a `String`, an `ObjectId`, an
     /// enum's raw value, nil for an optional key, …). Stops with a message when the type has no
     /// primary key or `key` does not fit it.

@@ -127,8 +127,11 @@ public struct Database {
     /// for the write lock, runs the block on the caller's actor, then commits and resumes once
     /// the commit is durable. Only for databases isolated to an actor or the main actor.
     ///
-    /// If the task is cancelled before the block runs, throws `CancellationError` and the block
-    /// never runs. If the block throws, the transaction is rolled back and the error rethrown.
+    /// Cancelling the task while it waits for the write lock (or before) throws
+    /// `CancellationError` at once: the block never runs and nothing is written. Once the
+    /// block runs, cancellation no longer affects the write, which commits normally. If the
+    /// block throws, the transaction is rolled back and the error rethrown. From the call until
+    /// it returns, `isPerformingAsynchronousWriteOperations` is true.
     @discardableResult
     public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation,
                                    _ block: () throws -> Result) async throws -> Result {
@@ -142,6 +145,8 @@ public struct Database {
         require(!core.session.isInWriteTransaction,
                      "asyncWrite() was called inside a write transaction; make the changes in the open transaction instead.")
         try Task.checkCancellation()
+        core.awaitedWrites += 1
+        defer { core.awaitedWrites -= 1 }
         try await core.beginWriteAsync()
         if Task.isCancelled {
             core.session.rollback()
@@ -312,11 +317,20 @@ public struct Database {
     // refresh(), asyncRefresh() and autorefresh are in Database+Versions.swift; freeze() and thaw() in
     // Database+Freezing.swift.
 
-    /// Releases the instance's snapshot (its pinned version). Its objects and results become
-    /// invalid; opening the configuration again gives a fresh instance. A frozen instance
-    /// ignores this: it releases its version when the last reference to it goes away.
+    /// Releases the version the instance reads (its pinned snapshot), so that later commits
+    /// can reuse the space it held: call it before a long pause in a thread that no longer
+    /// needs what it read. An open write transaction is rolled back, and pending async writes
+    /// are settled first.
+    ///
+    /// Objects read before become invalidated: `isInvalidated` is true and using their
+    /// properties stops with a message. The instance itself stays usable: its next
+    /// use (a query, `object(ofType:forPrimaryKey:)`, a write, …) reads the newest version,
+    /// including what other instances committed meanwhile. `Results` made before keep working
+    /// and read that version too. Calling it again before anything was read does nothing; a
+    /// frozen instance ignores it (it releases its version when the last reference to it goes
+    /// away).
     public func invalidate() {
-        core.verify("invalidate()")
+        core.verifyContext("invalidate()")
         core.invalidate()
     }
 

@@ -9,6 +9,7 @@ struct DynamicFieldAccess: FieldAccess {
     func managedAny(_ object: Object, column: Int) -> Any {
         guard let context = object._slot.table else { fatalError("internal error: a dynamic read of an unmanaged object") }
         context.database.verify("reading an object's property")
+        context.requireCurrent()
         return context.core.withReadLock { () -> Any? in
             let table = context.table
             let key = ObjectKey(object._slot.key)

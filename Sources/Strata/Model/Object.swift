@@ -57,7 +57,7 @@ open class Object: CustomStringConvertible {
         // thread's read, so the slot is never copied whole.
         if _slot.invalidated { return true }
         guard let table = _slot.table else { return false }
-        if table.database.isInvalidatedForObjects { return true }
+        if table.isReleased { return true }
         let key = ObjectKey(_slot.key)
         return table.core.withReadLock { !table.containsOrStops(key) }
     }
@@ -98,7 +98,8 @@ open class Object: CustomStringConvertible {
 
     // MARK: Key-value access
 
-    /// The value of the property with this name (nil for nil); a `LinkingObjects` property
+    /// The value of the property with this name (nil for nil, and for an empty `MixedValue`,
+    /// which `setValue(nil, forKey:)` stores); a `LinkingObjects` property
     /// reads as its `LinkingObjects` value. Stops with a message for a name the class does not
     /// have.
     public final func value(forKey key: String) -> Any? {
@@ -110,7 +111,10 @@ open class Object: CustomStringConvertible {
         guard let index = info.schema.propertyIndex(named: key) else {
             fatalError("'\(info.schema.name)' has no property named '\(key)'")
         }
-        return unwrapAny(value(forPropertyAt: index, info: info))
+        let found = unwrapAny(value(forPropertyAt: index, info: info))
+        // An empty mixed value reads as nil, as RealmSwift's key-value coding has it.
+        if let mixed = found as? MixedValue, mixed == .none { return nil }
+        return found
     }
 
     /// Sets the property with this name. The value must fit the property's type.
@@ -177,6 +181,7 @@ open class Object: CustomStringConvertible {
     final func _changeStored(_ column: Int, _ change: (TableAccess, ObjectKey) throws(StoreError) -> Void) {
         guard let table = _slot.table else { fatalError("internal error: a managed setter on an unmanaged object") }
         table.database.verifyWrite("setting an object's property")
+        table.requireCurrent()
         if column == table.table.primaryKeyIndex {
             fatalError("The primary key of '\(table.table.schema.name)' cannot be changed after the object was added to a database. To give it a new key, delete the object and add a copy with the new key.")
         }

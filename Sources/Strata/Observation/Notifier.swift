@@ -54,7 +54,7 @@ final class Notifier {
         skipping = []
         repeat {
             needsAnotherPass = false
-            guard !core.isInvalidated, !core.session.isInWriteTransaction, !core.session.isClosed else { return }
+            guard !core.hasReleasedVersion, !core.session.isInWriteTransaction, !core.session.isClosed else { return }
             entries.removeAll { $0.observer == nil || $0.observer?.state.isActive == false }
             let pass = NotificationPass(core: core, skipping: skipped)
             var deliveries: [(ChangeObserver, Delivery?)] = []

@@ -60,7 +60,7 @@ extension Object {
         if table.core.isFrozen { return _frozenLocation(column, table) }
         table.database.verify("reading an object's property")
         do {
-            guard !_slot.invalidated, let (cluster, row) = try table.table.locate(ObjectKey(_slot.key)) else {
+            guard !_slot.invalidated, !table.isReleased, let (cluster, row) = try table.table.locate(ObjectKey(_slot.key)) else {
                 fatalError("Object of type '\(table.table.schema.name)' has been deleted or invalidated; check isInvalidated before using it.")
             }
             _slot.cluster = cluster

@@ -39,8 +39,8 @@ extension DatabaseCore {
     /// moves the instance when `autorefresh` is on, else tells its database observers that a
     /// refresh is required.
     func refreshIfAutoRefreshing() {
-        let moved = autorefresh && !isInvalidated && !isFrozen && !session.isInWriteTransaction && advanceToLatest()
-        if !autorefresh && !isInvalidated && !isFrozen { notifyRefreshRequired() }
+        let moved = autorefresh && !hasReleasedVersion && !isFrozen && !session.isInWriteTransaction && advanceToLatest()
+        if !autorefresh && !hasReleasedVersion && !isFrozen { notifyRefreshRequired() }
         autoRefreshProbe?(moved)
     }
 }

@@ -20,7 +20,7 @@ extension DatabaseCore {
     /// changed. Used by `refresh()`, `asyncRefresh()`, a reopen and auto-refresh.
     @discardableResult
     func advanceToLatest() -> Bool {
-        guard !isInvalidated, !session.isInWriteTransaction else { return false }
+        guard !hasReleasedVersion, !session.isInWriteTransaction else { return false }
         // Inside an async write's block after a grouped commit that chained: commit the chain
         // first (its engine transaction is still open).
         if session.hasChainedWrites { asyncWrites.finishChain() }

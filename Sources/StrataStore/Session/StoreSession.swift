@@ -242,6 +242,14 @@ public final class StoreSession {
         transactionChanged()
     }
 
+    /// Starts reading the newest version again after `close()`, with the same tables (their
+    /// cached views are forgotten, as on any move).
+    public func reopen() throws(StoreError) {
+        require(read == nil && write == nil, "reopen() on a session that is still open")
+        do { read = try store.engine.beginRead() } catch { throw StoreError.wrap(error) }
+        transactionChanged()
+    }
+
     // MARK: Writing
 
     /// Starts a write transaction on the newest version, blocking while another writer holds

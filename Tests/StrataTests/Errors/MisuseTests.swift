@@ -38,6 +38,8 @@ import Testing
         // Transactions and object lifetime.
         Misuse(name: "set-outside-write", message: "Cannot modify managed objects outside a write transaction: wrap the change in database.write { }"),
         Misuse(name: "write-deleted", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
+        Misuse(name: "read-after-invalidate", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
+        Misuse(name: "write-after-invalidate", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
         Misuse(name: "read-deleted", message: "Object of type 'Dog' has been deleted or invalidated; check isInvalidated before using it."),
         Misuse(name: "primary-key-change",
                message: "The primary key of 'Person' cannot be changed after the object was added to a database. To give it a new key, delete the object"),

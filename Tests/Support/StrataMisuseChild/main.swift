@@ -250,6 +250,25 @@ do {
         misusing()
         _ = dog.name
 
+    case "read-after-invalidate":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        database.invalidate()
+        _ = database.objects(Dog.self).count  // the instance reads again; the object stays invalidated
+        misusing()
+        _ = dog.name
+
+    case "write-after-invalidate":
+        let database = try Database(configuration: configuration)
+        let dog = Dog()
+        try database.write { database.add(dog) }
+        database.invalidate()
+        try database.write {
+            misusing()
+            dog.name = "Rex"
+        }
+
     case "primary-key-change":
         let database = try Database(configuration: configuration)
         let person = Person(value: ["id": 1])
