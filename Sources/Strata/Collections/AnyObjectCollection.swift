@@ -7,7 +7,7 @@ public import StrataStore
 ///
 /// It reads, queries, observes, freezes and crosses to other contexts (`ThreadSafeReference`,
 /// `@ThreadSafe`) as the collection it wraps does. Two are equal when they wrap the same
-/// collection (see ``==(_:_:)``).
+/// collection (see `==`).
 public struct AnyObjectCollection<Element: Object>: ObjectCollection, CustomStringConvertible {
     /// The wrapped collection; never itself an `AnyObjectCollection` (wrapping one unwraps it).
     let base: any ObjectCollection<Element>

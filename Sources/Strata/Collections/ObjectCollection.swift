@@ -60,6 +60,10 @@ public protocol ObjectCollection<Element>: RandomAccessCollection, ThreadConfine
 extension ObjectCollection {
     /// The database instance the collection belongs to; nil while it belongs to an unmanaged
     /// object. RealmSwift calls it `realm`.
+    // Disfavoured: inside Strata, `Results` has a stored `database` of its own that
+    // `_confinedDatabase` returns; this one (which calls `_confinedDatabase`) must never be
+    // chosen over it, or the two would call each other.
+    @_disfavoredOverload
     public var database: Database? { _confinedDatabase }
 
     /// The live collection in the caller's context (this thread, or the actor the caller is
