@@ -267,6 +267,13 @@ private func watch<C: RealmCollection>(_ dogs: C, _ log: CollectionAPILog) -> No
         func total<C: RealmCollection>(_ dogs: C) -> Int where C.Element == CollectionAPIDog { dogs.sum(ofProperty: "age") }
         #expect(total(ann.favourites) == 14)
         #expect(names(AnyRealmCollection(ann.dogs).sorted(byKeyPath: "name")) == ["Bella", "Fido", "Rex"])
+        // Distinct by key path, through the protocol.
+        try realm.write { ann.dogs.append(realm.create(CollectionAPIDog.self, value: ["name": "Rex", "age": 1])) }
+        func distinctNames<C: RealmCollection>(_ dogs: C) -> [String] where C.Element == CollectionAPIDog {
+            names(dogs.distinct(by: [\CollectionAPIDog.name]))
+        }
+        #expect(distinctNames(AnyRealmCollection(ann.dogs)) == ["Rex", "Fido", "Bella"])
+        #expect(distinctNames(ann.dogs).count == 3 && ann.dogs.count == 4)
     }
 
     // MARK: description
