@@ -145,8 +145,11 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         public mutating func next() -> Element? { base?.next() }
     }
 
+    /// A listing of the first linking objects (up to 100), each with its properties; the rest
+    /// are counted.
     public var description: String {
-        "LinkingObjects<\(Element.className())>(\(propertyName): \(count) objects)"
+        let name = "LinkingObjects<\(Element.className())>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
     }
 
     // MARK: Queries
@@ -331,5 +334,14 @@ extension Persisted: LinkingObjectsDeclaration where Value: LinkingObjectsProtoc
     var originProperty: String {
         if case .unmanaged(let value) = storage { return value.propertyName }
         return ""
+    }
+}
+
+extension LinkingObjects: Equatable {
+    /// Whether both are the linking objects of the same object, in the same database
+    /// instance, through the same property (for unmanaged objects: through the same property;
+    /// both are then empty). Which objects link there now does not enter.
+    public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool {
+        lhs.propertyName == rhs.propertyName && lhs.results == rhs.results
     }
 }

@@ -95,7 +95,23 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         }
     }
 
-    public var description: String { "List<\(Element.self)>(\(Array(self)))" }
+    /// A listing of the first elements (up to 100); the rest are counted.
+    public var description: String {
+        let name = "List<\(Element.self)>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+    }
+
+    /// Whether the list's object has been deleted or its database instance invalidated
+    /// (reading the list is then an error). False for an unmanaged list.
+    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+
+    /// Whether both are the same list: the same list property of the same object in the same
+    /// database instance, or the same unmanaged list.
+    func isSameList(as other: List<Element>) -> Bool {
+        if self === other { return true }
+        guard let owner, let otherOwner = other.owner else { return false }
+        return column == other.column && owner.isSameObject(as: otherOwner)
+    }
 
     /// Iterates over the list as it was when iteration starts: a loop that deletes the
     /// list's objects or removes its elements still visits every element it started with

@@ -51,7 +51,15 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// ``List/makeIterator()``): removing members or deleting member objects inside the loop
     /// skips none.
     public func makeIterator() -> List<Element>.Iterator { list.makeIterator() }
-    public var description: String { "MutableSet<\(Element.self)>(\(Array(self)))" }
+    /// A listing of the first members (up to 100); the rest are counted.
+    public var description: String {
+        let name = "MutableSet<\(Element.self)>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+    }
+
+    /// Whether the set's object has been deleted or its database instance invalidated
+    /// (reading the set is then an error). False for an unmanaged set.
+    public var isInvalidated: Bool { list.isInvalidated }
 
     // MARK: Membership
 
@@ -210,6 +218,7 @@ extension MutableSet: ObjectCollection where Element: Object {
     public func max<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.max(ofProperty: property) }
     public func sum<T: _PersistableInsideOptional>(ofProperty property: String) -> T { list.sum(ofProperty: property) }
     public func average<T: _PersistableInsideOptional>(ofProperty property: String) -> T? { list.average(ofProperty: property) }
+    public func _thaw(_ isolation: isolated (any Actor)?) -> MutableSet<Element>? { thaw(_isolation: isolation) }
 }
 
 extension MutableSet where Element: Object {

@@ -223,7 +223,23 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
-    public var description: String { "Results<\(Element.className())>(\(count) objects)" }
+    /// A listing of the first objects (up to 100), each with its properties; the rest are
+    /// counted.
+    public var description: String {
+        let name = "Results<\(Element.className())>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+    }
+
+    /// Whether the results can no longer be read: their database instance was invalidated, or
+    /// they were made from a list whose object has since been deleted.
+    public var isInvalidated: Bool {
+        if database.isInvalidatedForObjects { return true }
+        guard let origin = listOrigin, !isFrozen else { return false }
+        return database.core.withReadLock {
+            guard let owners = try? database.core.context(for: origin.ownerType) else { return true }
+            return !owners.containsOrStops(ObjectKey(origin.ownerKey))
+        }
+    }
 
     /// How the query runs: the index it uses, or how many clusters it scans, and how many
     /// objects it examines one by one. For diagnostics and tests; the text may change.
@@ -478,5 +494,26 @@ enum AggregateValue {
         if value >= 0x1p63 { return .max }
         if value < -0x1p63 { return .min }
         return Int64(value.rounded(.towardZero))
+    }
+}
+
+extension Results: Equatable {
+    /// Whether both are the same live collection: the same query — the same type, conditions,
+    /// sort order and distinct keys, over the same list when made from one — on the same
+    /// database instance. Which objects they hold now does not enter: results of two different
+    /// queries that happen to match the same objects are not equal, and results compare equal
+    /// to themselves however the database changes.
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
+        if lhs.cache === rhs.cache { return true }
+        guard lhs.database.core === rhs.database.core, lhs.predicate == rhs.predicate, lhs.orderings == rhs.orderings,
+              (lhs.listKeys == nil) == (rhs.listKeys == nil) else { return false }
+        switch (lhs.listOrigin, rhs.listOrigin) {
+        case (nil, nil): break
+        case (let a?, let b?):
+            guard ObjectIdentifier(a.ownerType) == ObjectIdentifier(b.ownerType), a.ownerKey == b.ownerKey, a.column == b.column else { return false }
+        default: return false
+        }
+        // The stored type (results of `DynamicObject` name it; for other types it is `Element`).
+        return lhs.database.core.withReadLock { lhs.context?.table === rhs.context?.table }
     }
 }

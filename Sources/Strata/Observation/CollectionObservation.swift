@@ -137,3 +137,53 @@ extension List where Element: Object {
         observeList(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0) }, queue: queue, block)
     }
 }
+
+// MARK: Any collection of objects, on an actor
+
+extension ObjectCollection {
+    /// Calls `block` on `actor` with the collection now (`.initial`) and after each commit that
+    /// changes it, each time with that actor's copy of the collection (found again there as a
+    /// `ThreadSafeReference` would find it). Registration is complete when this returns. If
+    /// the task is already cancelled, or the collection no longer exists in the actor's
+    /// instance (its object was deleted), the returned token is inactive. See
+    /// `Results.observe(keyPaths:on:_:)` for what is reported.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<Self>) -> Void) async -> NotificationToken {
+        guard let database = _confinedDatabase else {
+            fatalError("Only collections of managed objects can be observed: add their object to a database first.")
+        }
+        database.core.verifyObservable("observe(keyPaths:on:_:)")
+        let handover = _handover
+        let configuration = database.configuration
+        guard !Task.isCancelled else { return NotificationToken() }
+        return await registerCollectionObserver(handover: handover, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+    }
+
+    /// Like `observe(keyPaths:on:_isolation:_:)`, with key paths of the objects (`\.name`).
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, CollectionChange<Self>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0).joined(separator: ".") }, on: actor, block)
+    }
+}
+
+/// Observes, on `actor`, the collection `handover` describes, found again in an instance of
+/// that actor. Generic over the collection's type (not passed its metatype, which is not
+/// `Sendable`).
+private func registerCollectionObserver<C: ObjectCollection, A: Actor>(
+    handover: Handover, configuration: Database.Configuration, keyPaths: [String]?, on actor: isolated A,
+    _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void
+) async -> NotificationToken {
+    guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
+          let collection = C._resolve(handover, in: database) else {
+        return NotificationToken()
+    }
+    return collection.observe(keyPaths: keyPaths, on: nil) { [weak actor] change in
+        // Weak: the actor may keep the token, and through it this observer. The instance
+        // delivers in its own context, which is this actor, and the change belongs to it.
+        guard let actor else { return }
+        let delivered = ContextBound(value: change)
+        actor.assumeIsolated { actor in block(actor, delivered.value) }
+    }
+}
