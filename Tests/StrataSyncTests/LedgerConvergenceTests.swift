@@ -308,6 +308,27 @@ import Testing
         #expect(b.dump() == a.dump())
     }
 
+    @Test func anObjectDeletedWhileAnotherClientLinkedItComesBackIntoTheListOnEveryClientWhenRecreated() throws {
+        let (_, a, b, server) = try pair()
+        try a.db.write {
+            a.db.create(LedgerTask.self, value: ["id": "t1"])
+            a.db.create(LedgerPerson.self, value: ["id": 2, "name": "two"])
+        }
+        try server.exchange([a, b])
+        // At once: a puts person 2 in t1's list, b deletes person 2.
+        try a.db.write { a.task("t1")?.people.append(a.db.object(ofType: LedgerPerson.self, forPrimaryKey: 2)!) }
+        try b.db.write { b.db.delete(b.db.object(ofType: LedgerPerson.self, forPrimaryKey: 2)!) }
+        try server.exchange([a, b])
+        #expect(a.task("t1")?.people.count == 0)
+        #expect(b.task("t1")?.people.count == 0)
+        // The person is created again: the list's state still holds the link, on both.
+        try a.db.write { a.db.create(LedgerPerson.self, value: ["id": 2, "name": "again"]) }
+        try server.exchange([a, b])
+        #expect(a.task("t1")?.people.map(\.name) == ["again"])
+        #expect(b.task("t1")?.people.map(\.name) == ["again"])
+        #expect(b.dump() == a.dump())
+    }
+
     @Test func aResetKeepsUnacknowledgedWritesAndDropsWhatTheServerLacks() throws {
         let (_, a, b, server) = try pair()
         try a.db.write { a.db.create(LedgerTask.self, value: ["id": "shared", "title": "server"]) }

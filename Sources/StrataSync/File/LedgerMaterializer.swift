@@ -27,6 +27,7 @@ struct LedgerMaterializer {
         let existing = try table.find(primaryKey: pk)
         guard state.isAlive else {
             if let existing {
+                try rememberLinks(to: existing, of: ref, in: table)
                 try session.delete([existing], from: table)
                 try trees.removeRef(table: table.tableID, key: existing)
             }
@@ -72,6 +73,25 @@ struct LedgerMaterializer {
             }
         }
         return existing == nil
+    }
+
+    /// Remembers, as pending links, the synced objects whose links or lists of links point at
+    /// `key` (about to be deleted by a download). Deleting it takes it out of their lists here,
+    /// but their states keep the link: if the object is created again, they must show it again,
+    /// as on a client that received the link only after the delete (and so remembered it then).
+    private func rememberLinks(to key: ObjectKey, of ref: ObjectRef, in table: TableAccess) throws {
+        let trees = self.trees
+        for name in schema.synced.keys.sorted() {
+            guard let source = session.table(named: name) else { continue }
+            for (index, property) in source.schema.properties.enumerated()
+            where property.kind == .link && !property.isMap && property.objectType == table.schema.name {
+                for owner in try source.objectsLinking(to: [key.rawValue], property: index) {
+                    if let ownerRef = try trees.ref(table: source.tableID, key: owner) {
+                        try trees.addPendingLink(to: ref, from: ownerRef)
+                    }
+                }
+            }
+        }
     }
 
     /// Materialises the objects whose links waited for the objects just created.

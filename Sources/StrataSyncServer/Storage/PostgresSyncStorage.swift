@@ -64,7 +64,9 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     /// How long one store call may take before the session gives up on it (see `withDeadline`).
-    static let operationLimit: Duration = .seconds(30)
+    /// Generous: a call waiting its turn for an app's row lock behind many uploads on a busy
+    /// server is slow, not stuck, and giving up on it would only make its client resend.
+    static let operationLimit: Duration = .seconds(120)
 
     /// Runs `body` in one transaction, within ``operationLimit``; an error thrown by `body`
     /// reaches the caller as itself (postgres-nio wraps it with the rollback's outcome).
