@@ -16,18 +16,25 @@ func openSyncedDatabase(_ arguments: ChildArguments) async throws -> Database {
     guard let server = arguments.server, let serverURL = URL(string: server), let appID = arguments.app else {
         throw ChildFailure.syncClientUnavailable
     }
-    let app = App(id: appID, configuration: AppConfiguration(baseURL: serverURL.absoluteString))
-    // Login is one HTTP request through the fault proxy, which may drop it: retry a few times
-    // (the sync session itself reconnects on its own).
-    var attempt = 0
+    // The app's folder (its users file) belongs to this file, so a client started again on
+    // its file is still logged in, as an app is after a relaunch.
+    let folder = URL(fileURLWithPath: arguments.file + ".app", isDirectory: true)
+    let app = App(id: appID, configuration: AppConfiguration(baseURL: serverURL.absoluteString, rootDirectory: folder))
     let user: User
-    while true {
-        do {
-            user = try await app.login(credentials: .anonymous)
-            break
-        } catch {
-            attempt += 1
-            if attempt >= 20 { throw error }
+    if let current = app.currentUser {
+        user = current
+    } else {
+        // Login is one HTTP request through the fault proxy, which may drop it: retry a few
+        // times (the sync session itself reconnects on its own).
+        var attempt = 0
+        while true {
+            do {
+                user = try await app.login(credentials: .anonymous)
+                break
+            } catch {
+                attempt += 1
+                if attempt >= 20 { throw error }
+            }
         }
     }
     var configuration = user.flexibleSyncConfiguration(initialSubscriptions: { subscriptions in
