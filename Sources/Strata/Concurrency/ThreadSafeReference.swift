@@ -42,6 +42,11 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
         state = ResolutionState()
     }
 
+    /// Whether the reference can no longer be resolved: true once it (or any copy of it) has
+    /// been resolved, since a reference resolves only once. A value deleted since the reference
+    /// was made does not make it invalidated; resolving it then returns nil.
+    public var isInvalidated: Bool { state.isResolved }
+
     /// Whether the reference was made from a value of a database with this file.
     var fileIdentity: String { handover.fileIdentity }
 
@@ -57,6 +62,9 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 /// Whether a reference has been resolved, shared by its copies.
 final class ResolutionState: Sendable {
     private let resolved = Locked(false)
+
+    /// Whether `claim()` has been called.
+    var isResolved: Bool { resolved.withLock { $0 } }
 
     /// Returns true the first time only.
     func claim() -> Bool {

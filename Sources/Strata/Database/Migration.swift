@@ -53,12 +53,14 @@ public final class Migration {
         }
     }
 
-    /// Creates an object of `typeName` from a dictionary of property values.
+    /// Creates an object of `typeName` from its property values: a dictionary by property name,
+    /// or an array with one value per property of the new schema, in the schema's order.
+    /// Properties a dictionary leaves out start at their defaults.
     @discardableResult
-    public func create(_ typeName: String, value: [String: Any] = [:]) -> MigrationObject {
+    public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
         guard let table = context.newTable(typeName) else { fatalError("The new schema has no type '\(typeName)'") }
         var values: [StoreValue] = table.schema.properties.map { $0.isOptional || $0.kind == .link || $0.isList ? .null : StoreValue.newObjectValue(of: $0.kind) }
-        for (name, input) in value {
+        for (name, input) in Self.namedValues(value, of: table.schema) {
             guard let index = table.schema.propertyIndex(named: name) else { fatalError("'\(typeName)' has no property '\(name)'") }
             guard let converted = StoreValue.from(any: input, kind: table.schema.properties[index].kind) else {
                 fatalError("Invalid value '\(input)' for '\(typeName).\(name)'")
@@ -71,6 +73,21 @@ public final class Migration {
         } catch {
             fatalError("Migration create of '\(typeName)' failed: \(error)")
         }
+    }
+
+    /// The property values `create(_:value:)` was given, by property name. An array pairs its
+    /// elements with the properties in schema order and must have one per property.
+    private static func namedValues(_ value: Any, of schema: ObjectSchema) -> [(String, Any)] {
+        if let dictionary = value as? [String: Any] { return dictionary.map { ($0.key, $0.value) } }
+        if let array = value as? [Any] {
+            require(array.count == schema.properties.count, """
+                An array value for '\(schema.name)' needs one element per property, in schema order \
+                (\(schema.properties.map(\.name).joined(separator: ", "))); it has \(array.count). \
+                Pass a dictionary to give only some properties.
+                """)
+            return zip(schema.properties, array).map { ($0.name, $1) }
+        }
+        fatalError("The value for '\(schema.name)' must be a dictionary of property values or an array in schema order, not \(type(of: value)).")
     }
 
     /// Deletes an object (given as the `newObject` of `enumerateObjects`).
