@@ -16,6 +16,7 @@ enum LedgerPriority: Int, PersistableEnum {
 final class LedgerNote: EmbeddedObject {
     @Persisted var text = ""
     @Persisted var words: List<String>
+    @Persisted var author: LedgerPerson?
 }
 
 final class LedgerPerson: Object {
@@ -49,6 +50,7 @@ final class LedgerTask: Object {
     @Persisted var scores: Map<String, Int>
     @Persisted var note: LedgerNote?
     @Persisted var notes: List<LedgerNote>
+    @Persisted var roles: Map<String, LedgerPerson?>
 }
 
 let ledgerTypes: [Object.Type] = [LedgerTask.self, LedgerPerson.self, LedgerNote.self]
@@ -118,8 +120,9 @@ final class LedgerClient {
             "\(task.priority)", anything, "owner \(task.owner?.id ?? -1)", "people \(task.people.map(\.id))",
             "steps \(Array(task.steps))", "labels \(Array(task.labels).sorted())",
             "scores \(task.scores.keys.sorted().map { "\($0)=\(task.scores[$0].map(String.init) ?? "nil")" })",
-            "note \(task.note.map { "\($0.text) \(Array($0.words))" } ?? "nil")",
-            "notes \(task.notes.map { "\($0.text) \(Array($0.words))" })",
+            "note \(task.note.map { "\($0.text) \(Array($0.words)) by \($0.author?.id ?? -1)" } ?? "nil")",
+            "notes \(task.notes.map { "\($0.text) \(Array($0.words)) by \($0.author?.id ?? -1)" })",
+            "roles \(task.roles.keys.sorted().map { "\($0)=\(task.roles[$0].flatMap { $0?.id } ?? -1)" })",
         ]
         return fields.joined(separator: "|")
     }

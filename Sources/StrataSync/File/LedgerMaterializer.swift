@@ -75,23 +75,61 @@ struct LedgerMaterializer {
         return existing == nil
     }
 
-    /// Remembers, as pending links, the synced objects whose links or lists of links point at
-    /// `key` (about to be deleted by a download). Deleting it takes it out of their lists here,
-    /// but their states keep the link: if the object is created again, they must show it again,
-    /// as on a client that received the link only after the delete (and so remembered it then).
+    /// Remembers, as pending links, the synced objects whose links, lists or maps of links
+    /// point at `key` (about to be deleted by a download), directly or from inside one of their
+    /// embedded objects. Deleting it takes it out of their lists here, but their states keep
+    /// the link: if the object is created again, they must show it again, as on a client that
+    /// received the link only after the delete (and so remembered it then).
     private func rememberLinks(to key: ObjectKey, of ref: ObjectRef, in table: TableAccess) throws {
         let trees = self.trees
-        for name in schema.synced.keys.sorted() {
+        for (source, owner) in try linkingObjects(to: key, of: table.schema.name) {
+            for top in try topLevelOwners(of: owner, in: source) {
+                if let ownerRef = try trees.ref(table: top.table.tableID, key: top.key) {
+                    try trees.addPendingLink(to: ref, from: ownerRef)
+                }
+            }
+        }
+    }
+
+    /// The objects of synced and embedded classes whose link, list or map of links points at
+    /// the object `key` of class `className`.
+    private func linkingObjects(to key: ObjectKey, of className: String) throws -> [(TableAccess, ObjectKey)] {
+        var found: [(TableAccess, ObjectKey)] = []
+        for name in schema.synced.keys.sorted() + schema.embedded.sorted() {
             guard let source = session.table(named: name) else { continue }
             for (index, property) in source.schema.properties.enumerated()
-            where property.kind == .link && !property.isMap && property.objectType == table.schema.name {
-                for owner in try source.objectsLinking(to: [key.rawValue], property: index) {
-                    if let ownerRef = try trees.ref(table: source.tableID, key: owner) {
-                        try trees.addPendingLink(to: ref, from: ownerRef)
+            where property.kind == .link && property.objectType == className {
+                if property.isMap {
+                    // No inverse index for maps: their values are read object by object.
+                    for owner in try source.allKeys()
+                    where try source.mapEntries(owner, property: index).values.contains(.link(key)) {
+                        found.append((source, owner))
+                    }
+                } else {
+                    for owner in try source.objectsLinking(to: [key.rawValue], property: index).sorted(by: { $0.rawValue < $1.rawValue }) {
+                        found.append((source, owner))
                     }
                 }
             }
         }
+        return found
+    }
+
+    /// The synced objects that hold `key` of `table`: itself when its class is synced, else
+    /// (an embedded object) the synced objects above it, through any depth of embedding.
+    private func topLevelOwners(of key: ObjectKey, in table: TableAccess) throws -> [(table: TableAccess, key: ObjectKey)] {
+        var result: [(table: TableAccess, key: ObjectKey)] = []
+        var queue: [(TableAccess, ObjectKey)] = [(table, key)]
+        var seen: Set<String> = []
+        while let (current, object) = queue.popLast() {
+            guard seen.insert("\(current.schema.name)#\(object.rawValue)").inserted else { continue }
+            if !current.schema.isEmbedded {
+                result.append((current, object))
+            } else {
+                queue += try linkingObjects(to: object, of: current.schema.name)
+            }
+        }
+        return result
     }
 
     /// Materialises the objects whose links waited for the objects just created.
