@@ -20,20 +20,13 @@ enum EndToEndRestartEnvironment {
     static var restartsPostgres: Bool { postgresControl != nil || ProcessInfo.processInfo.environment["STRATA_CI"] == "1" }
 
     /// Runs the control script with `action` (`url`, `stop` or `start`), waits for it and
-    /// returns what it printed.
+    /// returns what it printed (see `ShortCommand` for why not Foundation's `Process`).
     @discardableResult
-    static func postgres(_ action: String) throws -> String {
+    static func postgres(_ action: String) async throws -> String {
         let control = try #require(postgresControl, "STRATA_TEST_POSTGRES_CTL is not set: run through scripts/test.sh")
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: control)
-        process.arguments = [action]
-        process.standardOutput = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(control) \(action) failed")
-        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, output) = try await ShortCommand.run(control, [action])
+        #expect(status == 0, "\(control) \(action) failed (status \(status))")
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
@@ -123,9 +116,9 @@ struct EndToEndRestartTests {
     /// while another client writes, and starts again: both sessions reconnect by themselves,
     /// converge, and every write is on the server once.
     @Test(.enabled(if: EndToEndRestartEnvironment.restartsPostgres, "needs scripts/with-postgres.sh's STRATA_TEST_POSTGRES_CTL"),
-          .disabled("exceeds its time limit in-process (undiagnosed); the same crash and restart by hand with strata-sync-server and StrataSyncChild converges since store calls have a deadline and the test cluster acknowledges only written commits (issue 31)"))
+          )
     func postgresRestartingUnderSyncingClientsLosesAndDoublesNothing() async throws {
-        let url = try EndToEndRestartEnvironment.postgres("url")
+        let url = try await EndToEndRestartEnvironment.postgres("url")
         let server = SyncServer(configuration: .init(port: 0, storage: .postgres(url: url)))
         let port = try await server.start()
         let app = App(id: ServerTestEnvironment.uniqueAppID("e2e-pg"),
@@ -143,9 +136,9 @@ struct EndToEndRestartTests {
         let bulk = try await first.create(1_500, payloadBytes: 700)
         firstSession.resume()
         await firstSession.firstUploadAcknowledgement()
-        try EndToEndRestartEnvironment.postgres("stop")
+        try await EndToEndRestartEnvironment.postgres("stop")
         let during = try await second.write(5)
-        try EndToEndRestartEnvironment.postgres("start")
+        try await EndToEndRestartEnvironment.postgres("start")
 
         try await first.sync()
         try await second.sync()

@@ -64,9 +64,13 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     /// How long one store call may take before the session gives up on it (see `withDeadline`).
-    /// Generous: a call waiting its turn for an app's row lock behind many uploads on a busy
-    /// server is slow, not stuck, and giving up on it would only make its client resend.
-    static let operationLimit: Duration = .seconds(120)
+    /// A transaction that was running on a connection when PostgreSQL crashed can stay
+    /// unanswered by postgres-nio even after the database is back (seen in
+    /// `EndToEndRestartTests`: no error, no new connection for it), so this bounds how long
+    /// its client waits before reconnecting and resending. Long enough for a call queued for an
+    /// app's row lock behind other uploads; one given up on costs only a resend (uploads are
+    /// exactly-once).
+    static let operationLimit: Duration = .seconds(30)
 
     /// Runs `body` in one transaction, within ``operationLimit``; an error thrown by `body`
     /// reaches the caller as itself (postgres-nio wraps it with the rollback's outcome).
