@@ -3,6 +3,8 @@
 // and the auth route answers requests that are not what it expects with status 400.
 
 import Foundation
+import Hummingbird
+import HummingbirdWebSocket
 import HummingbirdWSClient
 import Logging
 import NIOCore
@@ -131,6 +133,22 @@ struct WebSocketLoginTests {
         await server.server.shutdown()
     }
 
+    @Test func aClientThatSendsNoRequestIsAnswered408AtTheRoutesDeadline() async throws {
+        let store = try await ServerStoreUnderTest.embedded()
+        let authenticator = Authenticator(storage: store.storage, tokens: TokenIssuer(secret: Array(repeating: 1, count: 32)), apps: .open)
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        AuthWebSocketRoute(authenticator: authenticator, requestDeadline: .milliseconds(200)).add(to: router)
+        let server = try await FakeAuthServer.start(router: router)
+        let url = "ws://127.0.0.1:\(server.port)/apps/quiet/auth"
+        let silent = try await Self.rawExchange(url: url, nil)
+        #expect(silent["status"] as? Int == 408)
+        // A request sent in time on the same route is answered.
+        let answered = try await Self.rawExchange(url: url, .text(#"{"action":"login","provider":"anonymous"}"#))
+        #expect(answered["status"] as? Int == 200)
+        await server.stop()
+        await store.close()
+    }
+
     @Test func theAuthURLFollowsTheBaseURLsSchemeAndPath() throws {
         #expect(try WebSocketLogin.authURL(baseURL: "http://host:9090", appID: "todo").absoluteString == "ws://host:9090/apps/todo/auth")
         #expect(try WebSocketLogin.authURL(baseURL: "https://host/base/", appID: "a b").absoluteString == "wss://host/base/apps/a%20b/auth")
@@ -143,13 +161,14 @@ struct WebSocketLoginTests {
         #expect(WebSocketLogin.request(for: .jwt(token: "t")).text == #"{"action":"login","provider":"jwt","token":"t"}"#)
     }
 
-    /// Sends `request` to `url` over a fresh WebSocket and returns the first answer's JSON.
-    private static func rawExchange(url: String, _ request: WebSocketOutboundWriter.OutboundFrame) async throws -> [String: Any] {
+    /// Sends `request` (nil: nothing) to `url` over a fresh WebSocket and returns the first
+    /// answer's JSON.
+    private static func rawExchange(url: String, _ request: WebSocketOutboundWriter.OutboundFrame?) async throws -> [String: Any] {
         let received = Mutex<String?>(nil)
         var logger = Logger(label: "raw-auth-client")
         logger.logLevel = .critical
         try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, outbound, _ in
-            try await outbound.write(request)
+            if let request { try await outbound.write(request) }
             var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
             if case .text(let text) = try await messages.next() { received.withLock { $0 = text } }
             try? await outbound.close(.normalClosure, reason: nil)

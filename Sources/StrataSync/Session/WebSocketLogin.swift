@@ -114,6 +114,10 @@ package struct WebSocketLogin: LoginService {
 /// `connect` returns only when the connection ends, so it runs in a task of its own and hands
 /// the answer back through `Outcome`; the deadline's timer, the caller's cancellation, the
 /// answer and the connection's end race, and the first settles the call.
+///
+/// The deadline is what ends a connection the peer closes before answering the upgrade: the
+/// WebSocket client keeps half-closed sockets open and its HTTP upgrade step does not react to
+/// the peer's close, nor to cancellation, so that connection's task outlives the call.
 private struct AuthExchange {
     let url: URL
     let request: String

@@ -50,6 +50,11 @@ final class FakeAuthServer: Sendable {
                 try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
             }
         }
+        return try await start(router: router)
+    }
+
+    /// Starts serving `router` (HTTP and WebSocket upgrades).
+    static func start(router: Router<BasicWebSocketRequestContext>) async throws -> FakeAuthServer {
         var logger = Logger(label: "fake-auth-server")
         logger.logLevel = .critical
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
@@ -66,7 +71,7 @@ final class FakeAuthServer: Sendable {
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port != 0 else {
             task.cancel()
-            throw ServerTestFailure("the fake auth server did not start")
+            throw ServerTestFailure("the in-process server did not start")
         }
         return FakeAuthServer(port: port, task: task)
     }
