@@ -1,9 +1,13 @@
 /// What a login returns: the server's user id and tokens.
-package struct LoginResult: Sendable, Hashable, Decodable {
+package struct LoginResult: Sendable, Hashable {
+    /// The server's id for the user (a JWT's `sub`, a fresh UUID for an anonymous login).
     package var userID: String
+    /// The token a session's `hello` carries; short-lived.
     package var accessToken: String
+    /// The token that obtains new access tokens; long-lived.
     package var refreshToken: String
 
+    /// A result with these values.
     package init(userID: String, accessToken: String, refreshToken: String) {
         self.userID = userID
         self.accessToken = accessToken

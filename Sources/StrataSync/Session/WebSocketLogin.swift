@@ -17,11 +17,13 @@ package struct WebSocketLogin: LoginService {
     /// The longest a whole exchange (connect, request, answer) may take; then it fails with
     /// `.loginFailed` and its connection is abandoned.
     package var deadline: Duration
+    /// Where the WebSocket client logs.
     package var logger: Logger
 
     /// The largest answer read; a real one is well under a kilobyte.
     package static let maximumAnswerSize = 64 * 1024
 
+    /// A login with `deadline` on each exchange (20 s, as the session's handshake).
     package init(deadline: Duration = .seconds(20), logger: Logger = Logger(label: "strata.sync.login")) {
         self.deadline = deadline
         self.logger = logger
