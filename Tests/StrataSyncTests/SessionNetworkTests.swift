@@ -15,7 +15,7 @@ struct SessionNetworkTests {
 
     @Test func anUnreachableLoginServerIsALoginFailure() async throws {
         let error = await #expect(throws: SyncError.self) {
-            _ = try await HTTPLogin().logIn(baseURL: "http://127.0.0.1:1", appID: "app", credentials: .anonymous)
+            _ = try await WebSocketLogin().logIn(baseURL: "http://127.0.0.1:1", appID: "app", credentials: .anonymous)
         }
         #expect(error?.code == .loginFailed)
     }

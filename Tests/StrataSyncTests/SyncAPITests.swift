@@ -194,13 +194,6 @@ struct SyncAPITests {
         #expect(throws: Database.Error.self) { try openSession(configuration) }
     }
 
-    @Test func theLoginBodyNamesTheProvider() {
-        let anonymous: [String: String] = HTTPLogin.body(for: .anonymous)
-        let jwt: [String: String] = HTTPLogin.body(for: .jwt(token: "t"))
-        #expect(anonymous == ["provider": "anonymous"])
-        #expect(jwt == ["provider": "jwt", "token": "t"])
-    }
-
     @Test func theSyncURLFollowsTheBaseURLsScheme() throws {
         let plain: String = try SessionRegistry.syncURL(baseURL: "http://host:9090", appID: "todo").absoluteString
         let secure: String = try SessionRegistry.syncURL(baseURL: "https://host/base/", appID: "a b").absoluteString

@@ -1,4 +1,4 @@
-// Refreshing an access token against the real server: the client's HTTP refresh gets a token
+// Refreshing an access token against the real server: the client's refresh gets a token
 // the server accepts, and a refresh token the server did not issue is refused as invalidToken.
 
 import Foundation
@@ -7,13 +7,13 @@ import StrataSyncProtocol
 @testable import StrataSyncServer
 import Testing
 
-@Suite("Token refresh over HTTP", .timeLimit(.minutes(2)))
+@Suite("Token refresh", .timeLimit(.minutes(2)))
 struct TokenRefreshTests {
     @Test func aRefreshedAccessTokenOpensASessionAndAForgedRefreshTokenIsRefused() async throws {
         let server = try await ServerUnderTest.start(apps: AppsConfiguration(accessTokenLifetime: 600))
         let baseURL = "http://127.0.0.1:\(server.port)"
         let app = "refresh"
-        let login = HTTPLogin()
+        let login = WebSocketLogin()
         let result = try await login.logIn(baseURL: baseURL, appID: app, credentials: .anonymous)
         let access = try await login.refreshAccessToken(baseURL: baseURL, appID: app, refreshToken: result.refreshToken)
         #expect(!access.isEmpty)

@@ -36,7 +36,7 @@ public final class App: Sendable {
     /// the credentials, `.unknownApp` when it does not serve this app, `.loginFailed` otherwise.
     /// The user becomes ``currentUser``.
     public func login(credentials: Credentials) async throws -> User {
-        let service = configuration.loginService ?? HTTPLogin()
+        let service = configuration.loginService ?? WebSocketLogin()
         let result = try await service.logIn(baseURL: configuration.resolvedBaseURL, appID: appID, credentials: credentials)
         return users.loggedIn(result, app: self)
     }

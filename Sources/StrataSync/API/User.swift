@@ -39,7 +39,7 @@ public final class User: Sendable {
     /// the server refuses the refresh token or the user logged out.
     public func refreshAccessToken() async throws {
         guard let refresh = refreshToken else { throw SyncError(.invalidToken, "the user logged out") }
-        let service = app.configuration.loginService ?? HTTPLogin()
+        let service = app.configuration.loginService ?? WebSocketLogin()
         let access = try await service.refreshAccessToken(baseURL: app.configuration.resolvedBaseURL, appID: app.appID,
                                                           refreshToken: refresh)
         tokens.withLock { tokens in

@@ -97,18 +97,6 @@ final class SessionRegistry: Sendable {
     /// The WebSocket URL of an app: the base URL with http→ws, https→wss, and
     /// `/sync/{appID}`.
     static func syncURL(baseURL: String, appID: String) throws -> URL {
-        guard var components = URLComponents(string: baseURL), let scheme = components.scheme?.lowercased() else {
-            throw SyncError(.connectionFailed, "'\(baseURL)' is not a URL")
-        }
-        switch scheme {
-        case "http", "ws": components.scheme = "ws"
-        case "https", "wss": components.scheme = "wss"
-        default: throw SyncError(.connectionFailed, "'\(baseURL)' is not an http(s) URL")
-        }
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-        let app = appID.addingPercentEncoding(withAllowedCharacters: allowed) ?? appID
-        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + "/sync/" + app
-        guard let url = components.url else { throw SyncError(.connectionFailed, "'\(baseURL)' does not make a sync URL") }
-        return url
+        try ServerURL.webSocket(baseURL: baseURL, route: "sync", appID: appID, failing: .connectionFailed)
     }
 }

@@ -6,7 +6,8 @@ public import ServiceLifecycle
 import StrataSyncProtocol
 import Synchronization
 
-/// The sync server: HTTP login, the `/sync/{appID}` WebSocket, and a store.
+/// The sync server: login (the `/apps/{appID}/auth` WebSocket and HTTP), the `/sync/{appID}`
+/// WebSocket, and a store.
 ///
 /// In a process of its own (the `strata-sync-server` tool) call ``runUntilSignalled(onListening:)``,
 /// which serves until SIGINT or SIGTERM. Inside an app's own swift-service-lifecycle
@@ -134,7 +135,9 @@ public final class SyncServer: Service {
 
         let apps = configuration.apps
         let router = Router(context: BasicWebSocketRequestContext.self)
-        LoginRoutes(storage: storage, tokens: tokens, apps: apps).add(to: router)
+        let authenticator = Authenticator(storage: storage, tokens: tokens, apps: apps)
+        LoginRoutes(authenticator: authenticator).add(to: router)
+        AuthWebSocketRoute(authenticator: authenticator).add(to: router)
         let logger = self.logger
         router.ws("sync/:appID") { request, context in
             guard let appID = context.parameters.get("appID"), AppsConfiguration.isValidAppID(appID) else { return .dontUpgrade }
