@@ -96,7 +96,7 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     public func insert(_ member: Element) {
         if list.changesInPlace, let database = list.database {
             // The store tests membership by hash: a loop of inserts in one write is linear.
-            let value = member._strataElement(database)
+            let value = list.storedElement(member, database)
             list.changeStored { table, key, column throws(StoreError) in _ = try table.insertIntoSet(value, for: key, property: column) }
             return
         }
