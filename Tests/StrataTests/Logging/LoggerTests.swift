@@ -65,6 +65,36 @@ final class LogCollector: Sendable {
         #expect(trace.contains { $0.hasPrefix("Cancelled a write transaction") }, "\(trace)")
     }
 
+    @Test func aCompactionOnLaunchIsReported() throws {
+        let collector = LogCollector()
+        var configuration = folder.configuration(objectTypes: [LoggedNote.self])
+        do {
+            let database = try Database(configuration: configuration)
+            try database.write { for i in 0..<50 { database.create(LoggedNote.self, value: ["text": "note \(i)"]) } }
+        }
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        let count = try collector.run(level: .debug, path: configuration.path) {
+            try Database(configuration: configuration).objects(LoggedNote.self).count
+        }
+        #expect(count == 50)
+        let texts = collector.received.map(\.1)
+        #expect(texts.contains { $0.hasPrefix("shouldCompactOnLaunch for \(configuration.path)") && $0.hasSuffix("true") }, "\(texts)")
+        #expect(collector.received.contains { $0.0 == .info && $0.1 == "Compacted \(configuration.path)" }, "\(texts)")
+    }
+
+    @Test func openingADamagedCommitLogAtItsLastGoodVersionIsAWarning() throws {
+        let collector = LogCollector()
+        var copy = try CommitLogRecoveryTests.damagedCopy(in: folder)
+        copy.commitLogRecovery = .openAtLastGoodVersion
+        let report = try collector.run(level: .warn, path: copy.path) {
+            try Database(configuration: copy).commitLogRecoveryReport
+        }
+        #expect(report != nil)
+        let warnings = collector.received.filter { $0.0 == .warn }.map(\.1)
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("Opened \(copy.path) at its last good version"), "\(warnings)")
+        #expect(collector.received.allSatisfy { $0.0 <= .warn }, "nothing more detailed than the level")
+    }
+
     @Test func nothingReachesTheLogFunctionWhenOffAndNoMessageIsBuilt() throws {
         let collector = LogCollector()
         let configuration = folder.configuration(objectTypes: [LoggedNote.self])
