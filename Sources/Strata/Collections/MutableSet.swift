@@ -66,6 +66,9 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// The position of `member`, or nil.
     private func position(of member: Element) -> Int? {
         if list.isManaged {
+            // A set of dynamic objects holds objects of one stored type: another type's object
+            // with the same key is not a member.
+            if let type = list.dynamicElementType, (member as? Object)?._slot.table?.table.schema.name != type { return nil }
             guard let value = Self.storedForm(of: member)?.identity else { return nil }
             return list.storedElements.firstIndex { $0.identity == value }
         }

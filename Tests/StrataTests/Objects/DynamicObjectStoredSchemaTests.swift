@@ -82,6 +82,8 @@ final class Pen: Object {
         let nearby = try #require(west["nearby"] as? MutableSet<DynamicObject>)
         #expect(nearby.count == 1 && nearby.first?.isSameObject(as: east) == true)
         #expect(nearby.contains(east) && !nearby.contains(west))
+        let keeperWithEastsKey = try #require(database.dynamicObjects("PenKeeper").first { $0._slot.key == east._slot.key })
+        #expect(!nearby.contains(keeperWithEastsKey), "an object of another type is not a member, whatever its key")
         // A list of values still reads as an array of them.
         #expect((east["sizes"] as? [Any?])?.compactMap { $0 as? Int } == [3, 4])
         // Live: a change committed after the list was read shows in it.
