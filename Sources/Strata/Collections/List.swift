@@ -181,6 +181,8 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
             let object = element as? Object
             let actual = object?._slot.table?.table.schema.name
             require(actual == type, "Object of type '\(actual ?? "unmanaged DynamicObject")' does not match the list's type '\(type)': a List<DynamicObject> of '\(type)' holds only '\(type)' objects of its database.")
+            // An embedded object has one parent: a dynamic list cannot give it another.
+            require(object?._slot.table?.table.schema.isEmbedded != true, "'\(type)' objects are embedded: add them through the typed list of their parent's class, which makes each one's copy.")
         }
         return element._strataElement(database)
     }

@@ -65,7 +65,8 @@ struct DynamicFieldAccess: FieldAccess {
         return true
     }
 
-    /// A stored value as a loose Swift value: a link as the linked dynamic object, a mixed
+    /// A stored value as a loose Swift value: a link as the linked object (of its model class
+    /// when the instance knows one, else dynamic: `DatabaseCore.linkTargetContext`), a mixed
     /// value as a `MixedValue`.
     private func loose(_ value: StoreValue, _ context: TableContext) -> Any? {
         switch property.kind {
