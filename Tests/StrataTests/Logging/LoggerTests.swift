@@ -16,13 +16,15 @@ final class LogCollector: Sendable {
     private let messages = Mutex<[(DatabaseLogger.Level, String)]>([])
 
     func run<R>(level: DatabaseLogger.Level, path: String, _ body: () throws -> R) rethrows -> R {
-        let previous = DatabaseLogger.shared
-        DatabaseLogger.shared = DatabaseLogger(level: level) { [self] level, message in
-            guard message.contains(path) else { return }
-            messages.withLock { $0.append((level, message)) }
+        try withSharedLoggerExclusively {
+            let previous = DatabaseLogger.shared
+            DatabaseLogger.shared = DatabaseLogger(level: level) { [self] level, message in
+                guard message.contains(path) else { return }
+                messages.withLock { $0.append((level, message)) }
+            }
+            defer { DatabaseLogger.shared = previous }
+            return try body()
         }
-        defer { DatabaseLogger.shared = previous }
-        return try body()
     }
 
     var received: [(DatabaseLogger.Level, String)] { messages.withLock { $0 } }
@@ -117,4 +119,17 @@ final class LogCollector: Sendable {
         #expect(logger.level == .trace && logger.isEnabled(.trace) && !logger.isEnabled(.all))
         #expect(!logger.isEnabled(.off), "a message is never sent at .off")
     }
+}
+
+/// Runs `body` while no other test in this process replaces the shared logger: the Strata and
+/// StrataRealmCompat suites that do run in one test process, in parallel, so they take an
+/// exclusive `flock` on one file (open file descriptions conflict even within a process).
+func withSharedLoggerExclusively<R>(_ body: () throws -> R) rethrows -> R {
+    let path = NSTemporaryDirectory() + "/strata-shared-logger-tests.lock"
+    let descriptor = open(path, O_CREAT | O_RDWR, 0o644)
+    guard descriptor >= 0 else { return try body() }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+    defer { flock(descriptor, LOCK_UN) }
+    return try body()
 }
