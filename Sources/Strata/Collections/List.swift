@@ -88,7 +88,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
             guard owner != nil else { return storage[position] }
             let values = stored()
             require(position >= 0 && position < values.count, "List index \(position) is out of bounds (the list has \(values.count) elements)")
-            return Element._strataElement(from: values[position], owner!._database)
+            return element(from: values[position], owner!._database)
         }
         set {
             replace(index: position, object: newValue)
@@ -118,8 +118,8 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// (`for dog in person.dogs { db.delete(dog) }` deletes them all), as in RealmSwift. An
     /// object deleted before the loop reaches it is still visited, invalidated.
     public func makeIterator() -> Iterator {
-        guard let owner else { return Iterator(unmanaged: storage, stored: [], database: nil) }
-        return Iterator(unmanaged: [], stored: stored(), database: owner._database)
+        guard let owner else { return Iterator(unmanaged: storage, stored: [], database: nil, dynamicType: nil) }
+        return Iterator(unmanaged: [], stored: stored(), database: owner._database, dynamicType: dynamicElementType)
     }
 
     /// Iterates over a list's elements as they were when the iteration began.
@@ -128,20 +128,63 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         private let unmanaged: [Element]
         private let stored: [StoreValue]
         private let database: Database?
+        /// For a `List<DynamicObject>`: the stored type of its objects.
+        private let dynamicType: String?
         private var position = 0
 
-        init(unmanaged: [Element], stored: [StoreValue], database: Database?) {
+        init(unmanaged: [Element], stored: [StoreValue], database: Database?, dynamicType: String?) {
             self.unmanaged = unmanaged
             self.stored = stored
             self.database = database
+            self.dynamicType = dynamicType
         }
 
         public mutating func next() -> Element? {
             defer { position += 1 }
             if position < unmanaged.count { return unmanaged[position] }
             guard position < stored.count else { return nil }
+            if let dynamicType { return List.dynamicElement(from: stored[position], type: dynamicType, database) }
             return Element._strataElement(from: stored[position], database)
         }
+    }
+
+    // MARK: Lists of dynamic objects
+
+    /// For a managed `List<DynamicObject>` (or `MutableSet<DynamicObject>`): the stored type of
+    /// the objects it holds, as the owner's table names its target. nil for any other list,
+    /// whose element type says what it holds.
+    var dynamicElementType: String? {
+        guard Element.self == DynamicObject.self, let table = owner?._slot.table else { return nil }
+        return table.table.schema.properties[column].objectType
+    }
+
+    /// The element a stored value reads as: through the element type, or for a list of
+    /// dynamic objects, as the dynamic object of the target type.
+    private func element(from value: StoreValue, _ database: Database?) -> Element {
+        if let type = dynamicElementType { return Self.dynamicElement(from: value, type: type, database) }
+        return Element._strataElement(from: value, database)
+    }
+
+    fileprivate static func dynamicElement(from value: StoreValue, type: String, _ database: Database?) -> Element {
+        guard case .link(let key) = value, let database,
+              let element = database.materialize(DynamicObject.self, typeName: type, key: key) as? Element else {
+            fatalError("a list holds a link to a deleted '\(type)' object")
+        }
+        return element
+    }
+
+    /// The stored form of an element about to be added to the managed list. A
+    /// `List<DynamicObject>` takes only objects of its target type (the compiler checks every
+    /// other list's elements), as RealmSwift's dynamic lists do.
+    func storedElement(_ element: Element, _ database: Database?) -> StoreValue {
+        if let type = dynamicElementType {
+            let object = element as? Object
+            let actual = object?._slot.table?.table.schema.name
+            require(actual == type, "Object of type '\(actual ?? "unmanaged DynamicObject")' does not match the list's type '\(type)': a List<DynamicObject> of '\(type)' holds only '\(type)' objects of its database.")
+            // An embedded object has one parent: a dynamic list cannot give it another.
+            require(object?._slot.table?.table.schema.isEmbedded != true, "'\(type)' objects are embedded: add them through the typed list of their parent's class, which makes each one's copy.")
+        }
+        return element._strataElement(database)
     }
 
     // MARK: Mutation
@@ -177,14 +220,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Appends an element.
     public func append(_ element: Element) {
         guard owner != nil else { storage.append(element); return }
-        let value = element._strataElement(owner!._database)
+        let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { $0.append(value); return [] }
     }
 
     /// Appends elements.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         guard owner != nil else { storage.append(contentsOf: elements); return }
-        let values = elements.map { $0._strataElement(owner!._database) }
+        let values = elements.map { storedElement($0, owner!._database) }
         mutate(adding: values) { $0.append(contentsOf: values); return [] }
     }
 
@@ -195,7 +238,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     public func insert(_ element: Element, at index: Int) {
         require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage.insert(element, at: index); return }
-        let value = element._strataElement(owner!._database)
+        let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { $0.insert(value, at: index); return [] }
     }
 
@@ -228,7 +271,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     public func replace(index: Int, object element: Element) {
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { storage[index] = element; return }
-        let value = element._strataElement(owner!._database)
+        let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { values in
             let old = values[index]
             values[index] = value
@@ -299,7 +342,7 @@ extension List where Element: Object {
         guard let owner, let database = owner._database else {
             fatalError("Only lists of managed objects can be queried; add the object to a database first, or filter the list with Swift's filter(_:).")
         }
-        let context = database.core.withReadLock { (try? database.core.existingContext(for: Element.self)) ?? nil }
+        let context = database.core.withReadLock { database.core.existingContext(for: Element.self, typeName: dynamicElementType) }
         return Results(database: database, context: context, predicate: nil, listKeys: { [self] in
             self.stored().compactMap { if case .link(let key) = $0 { key } else { nil } }
         }, listOrigin: ListOrigin(self))

@@ -66,6 +66,9 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// The position of `member`, or nil.
     private func position(of member: Element) -> Int? {
         if list.isManaged {
+            // A set of dynamic objects holds objects of one stored type: another type's object
+            // with the same key is not a member.
+            if let type = list.dynamicElementType, (member as? Object)?._slot.table?.table.schema.name != type { return nil }
             guard let value = Self.storedForm(of: member)?.identity else { return nil }
             return list.storedElements.firstIndex { $0.identity == value }
         }
@@ -96,7 +99,7 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     public func insert(_ member: Element) {
         if list.changesInPlace, let database = list.database {
             // The store tests membership by hash: a loop of inserts in one write is linear.
-            let value = member._strataElement(database)
+            let value = list.storedElement(member, database)
             list.changeStored { table, key, column throws(StoreError) in _ = try table.insertIntoSet(value, for: key, property: column) }
             return
         }

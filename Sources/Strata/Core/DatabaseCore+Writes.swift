@@ -15,6 +15,7 @@ extension DatabaseCore {
         let old = session.version
         writeDamage = nil
         do { try session.beginWrite() } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        DatabaseLogger.report(.trace, "Began a write transaction on \(configuration.path) at version \(old)")
         try didBeginWrite(from: old)
     }
 
@@ -39,6 +40,7 @@ extension DatabaseCore {
         let old = session.version
         writeDamage = nil
         session.adoptWrite(acquired)
+        DatabaseLogger.report(.trace, "Began an async write transaction on \(configuration.path) at version \(old)")
         try didBeginWrite(from: old)
     }
 
@@ -77,6 +79,7 @@ extension DatabaseCore {
         let target = ownCommit()
         defer { target?.committing(0) }
         do { try session.commit(reportingChanges: false) } catch { throw Database.Error.wrap(error, path: configuration.path) }
+        DatabaseLogger.report(.trace, "Committed version \(session.version) of \(configuration.path)")
         notifyObservers(advancedFrom: old, to: session.version)
     }
 
@@ -102,6 +105,7 @@ extension DatabaseCore {
         }
         do { try session.finishCommit(pending, succeeded: outcome == nil) } catch { throw Database.Error.wrap(error, path: path) }
         if let outcome { throw outcome }
+        DatabaseLogger.report(.trace, "Committed version \(session.version) of \(path)")
         if !session.isInWriteTransaction { notifyObservers(advancedFrom: old, to: session.version) }
     }
 
@@ -118,5 +122,6 @@ extension DatabaseCore {
         require(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
         writeDamage = nil
         session.rollback()
+        DatabaseLogger.report(.trace, "Cancelled a write transaction on \(configuration.path)")
     }
 }

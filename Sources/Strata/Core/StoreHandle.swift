@@ -56,9 +56,14 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
                 try compactIfAsked(configuration, path: path)
                 let store = try openStore(configuration, path: path)
                 do { try checkAtOpen(store, configuration, path: path) } catch {
+                    DatabaseLogger.report(.error, "\(error)")
                     store.close()
                     throw error
                 }
+                if let report = store.engine.commitLogRecoveryReport {
+                    DatabaseLogger.report(.warn, "Opened \(path) at its last good version: \(report)")
+                }
+                DatabaseLogger.report(.info, "Opened \(path)\(configuration.readOnly ? " read-only" : "") at schema version \(store.schemaVersion) with \(store.schema.objectSchemas.count) types")
                 let handle = StoreHandle(store: store, key: key, path: path, inMemory: configuration.inMemoryIdentifier != nil,
                                          readOnly: configuration.readOnly)
                 handle.users = 1
@@ -84,6 +89,7 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
             handles[handle.key] = nil
             handle.watcher.stop()
             handle.store.close()
+            DatabaseLogger.report(.info, "Closed \(handle.path)")
             if handle.inMemory { DatabaseFiles(path: handle.path).removeAllQuietly() }
         }
     }
@@ -101,9 +107,12 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
     /// first open in this process: no instance here has the file open.
     private static func compactIfAsked(_ configuration: Database.Configuration, path: String) throws {
         guard let decide = configuration.shouldCompactOnLaunch, configuration.inMemoryIdentifier == nil, !configuration.readOnly else { return }
-        _ = try StorageEngine.compactIfUnused(path: path, options: storageOptions(configuration)) { fileBytes, usedBytes in
-            decide(Int(clamping: fileBytes), Int(clamping: usedBytes))
+        let compacted = try StorageEngine.compactIfUnused(path: path, options: storageOptions(configuration)) { fileBytes, usedBytes in
+            let yes = decide(Int(clamping: fileBytes), Int(clamping: usedBytes))
+            DatabaseLogger.report(.debug, "shouldCompactOnLaunch for \(path) (\(fileBytes) bytes, \(usedBytes) used): \(yes)")
+            return yes
         }
+        if compacted { DatabaseLogger.report(.info, "Compacted \(path)") }
     }
 
     /// The engine's options for a configuration.
@@ -135,13 +144,17 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
             throw Database.Error(.fileNotFound, "Cannot open \(path) read-only: the file does not exist.", path: path)
         }
         let migration: ((StoreMigration) throws -> Void)? = configuration.migrationBlock.map { block in
-            { context in block(Migration(context: context), context.oldVersion) }
+            { context in
+                DatabaseLogger.report(.info, "Migrating \(path) from schema version \(context.oldVersion) to \(configuration.schemaVersion)")
+                block(Migration(context: context), context.oldVersion)
+            }
         }
         do {
             store = try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion,
                                    policy: policy, migration: migration)
         } catch {
             if case .schemaMismatch = error, configuration.deleteIfMigrationNeeded {
+                DatabaseLogger.report(.info, "Deleting \(path): its schema needs a migration and deleteIfMigrationNeeded is set")
                 try? FileManager.default.removeItem(atPath: path)
                 return try Store.open(path: path, options: options, schema: schema, schemaVersion: configuration.schemaVersion, policy: policy)
             }

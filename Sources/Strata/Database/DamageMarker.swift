@@ -156,12 +156,16 @@ extension StoreHandle {
         guard configuration.inMemoryIdentifier == nil else { return }
         let marker = DamageMarker.recorded(databasePath: path)
         guard configuration.verifyOnOpen || marker != nil else { return }
+        if let marker { DatabaseLogger.report(.warn, "A process stopped on damage in \(path) earlier (\(marker)); checking the whole file") }
         let problems = store.verifyCompletely()
         guard problems.isEmpty else {
             let shown = problems.prefix(5).joined(separator: "; ") + (problems.count > 5 ? "; and \(problems.count - 5) more" : "")
             let recorded = marker.map { " A process stopped on this damage earlier: \($0)" } ?? ""
             throw Database.Error(.invalidDatabase, "\(path) is damaged: \(shown).\(recorded) \(DamageMarker.advice(path))", path: path)
         }
-        if marker != nil && !configuration.readOnly { DamageMarker.remove(databasePath: path) }
+        if marker != nil {
+            DatabaseLogger.report(.info, "\(path) checked healthy after the damage recorded earlier")
+            if !configuration.readOnly { DamageMarker.remove(databasePath: path) }
+        }
     }
 }

@@ -9,8 +9,13 @@ extension Database {
         public enum Code: Int, Sendable {
             case fail = 1, fileAccess = 2, filePermissionDenied = 3, fileExists = 4, fileNotFound = 5
             case fileFormatUpgradeRequired = 6, incompatibleLockFile = 8, addressSpaceExhausted = 9
-            case schemaMismatch = 10, alreadyOpen = 12, invalidInput = 13, outOfDiskSpace = 14
-            case unsupportedFileFormatVersion = 16, invalidDatabase = 20
+            case schemaMismatch = 10, incompatibleSyncedFile = 11, alreadyOpen = 12, invalidInput = 13, outOfDiskSpace = 14
+            case incompatibleSession = 15, unsupportedFileFormatVersion = 16, multipleSyncAgents = 17
+            case subscriptionFailed = 18
+            /// A file operation (deleting a database's files, copying a seed file) failed in a
+            /// way no other code describes.
+            case fileOperationFailed = 19
+            case invalidDatabase = 20, incompatibleHistories = 21, noSubscriptionForWrite = 22
             /// A write would leave more versions pinned than the configuration's
             /// `maximumNumberOfActiveVersions` allows.
             case tooManyActiveVersions = 30
@@ -42,6 +47,17 @@ extension Database {
         public static let fileAccess = Error(.fileAccess)
         public static let filePermissionDenied = Error(.filePermissionDenied)
         public static let fileNotFound = Error(.fileNotFound)
+        public static let fileExists = Error(.fileExists)
+        public static let fileFormatUpgradeRequired = Error(.fileFormatUpgradeRequired)
+        public static let incompatibleLockFile = Error(.incompatibleLockFile)
+        public static let addressSpaceExhausted = Error(.addressSpaceExhausted)
+        public static let incompatibleSyncedFile = Error(.incompatibleSyncedFile)
+        public static let incompatibleSession = Error(.incompatibleSession)
+        public static let multipleSyncAgents = Error(.multipleSyncAgents)
+        public static let subscriptionFailed = Error(.subscriptionFailed)
+        public static let fileOperationFailed = Error(.fileOperationFailed)
+        public static let incompatibleHistories = Error(.incompatibleHistories)
+        public static let noSubscriptionForWrite = Error(.noSubscriptionForWrite)
         public static let schemaMismatch = Error(.schemaMismatch)
         public static let invalidInput = Error(.invalidInput)
         public static let outOfDiskSpace = Error(.outOfDiskSpace)

@@ -5,10 +5,21 @@ import StrataStorage
 
 extension DatabaseFiles {
     /// Removes the database file and its companions, those that exist, in order; throws
-    /// `fileAccess` naming the first that cannot be removed (the ones after it stay).
+    /// naming the first that cannot be removed (the ones after it stay):
+    /// `filePermissionDenied` when the folder does not let this process remove it, else
+    /// `fileOperationFailed`.
     func removeAll() throws(Database.Error) {
         for file in all where FileManager.default.fileExists(atPath: file) {
-            do { try FileManager.default.removeItem(atPath: file) } catch { throw Database.Error(.fileAccess, "\(error)", path: file) }
+            guard unlink(file) != 0 else { continue }
+            let code = errno
+            let reason = String(cString: strerror(code))
+            switch code {
+            case ENOENT: continue  // removed meanwhile by another process
+            case EACCES, EPERM, EROFS:
+                throw Database.Error(.filePermissionDenied, "Cannot delete \(file): \(reason). The folder must be writable by this process.", path: file)
+            default:
+                throw Database.Error(.fileOperationFailed, "Cannot delete \(file): \(reason).", path: file)
+            }
         }
     }
 

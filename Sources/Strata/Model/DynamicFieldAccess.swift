@@ -10,6 +10,11 @@ struct DynamicFieldAccess: FieldAccess {
         guard let context = object._slot.table else { fatalError("internal error: a dynamic read of an unmanaged object") }
         context.database.verify("reading an object's property")
         context.requireCurrent()
+        if property.kind == .link && property.isList && !property.isMap {
+            // A collection of objects is live, as RealmSwift's dynamic lists are.
+            let list = List<DynamicObject>(owner: object, column: column)
+            return property.isSet ? MutableSet(list: list) : list
+        }
         return context.core.withReadLock { () -> Any? in
             let table = context.table
             let key = ObjectKey(object._slot.key)
@@ -60,14 +65,19 @@ struct DynamicFieldAccess: FieldAccess {
         return true
     }
 
-    /// A stored value as a loose Swift value: a link as the linked dynamic object, a mixed
+    /// A stored value as a loose Swift value: a link as the linked object (of its model class
+    /// when the instance knows one, else dynamic: `DatabaseCore.linkTargetContext`), a mixed
     /// value as a `MixedValue`.
     private func loose(_ value: StoreValue, _ context: TableContext) -> Any? {
         switch property.kind {
         case .link:
-            guard case .link(let key) = value, let target = property.objectType,
-                  let targetContext = try? context.core.dynamicContext(named: target),
-                  targetContext.containsOrStops(key) else { return nil }
+            guard case .link(let key) = value else { return nil }
+            guard let target = property.objectType, let targetContext = context.core.linkTargetContext(named: target) else {
+                // The stored schema names every link's target; one it names but lacks is damage.
+                DatabaseLogger.report(.error, "'\(context.table.schema.name).\(property.name)' links to '\(property.objectType ?? "?")', which \(context.database.configuration.path) does not store; the link reads as nil.")
+                return nil
+            }
+            guard targetContext.containsOrStops(key) else { return nil }
             return targetContext.materialize(dynamicKey: key)
         case .mixed:
             return MixedValue._strataLoad(value, context.database)

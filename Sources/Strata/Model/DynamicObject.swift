@@ -15,22 +15,27 @@ import StrataStore
 
 /// An object of a type named at run time, read and written by property name:
 /// `dog["name"]`, or as a member, `dog.name`. Values come as their Swift types (`Int`,
-/// `String`, `Date`, …, `MixedValue`, nil for nil); a link as the linked `DynamicObject`; a
-/// list or set as an array of its elements, a map as a `[String: Any?]` dictionary. Write them
-/// back the same way, inside a write transaction (a link takes a `DynamicObject` or any
-/// managed object of the linked type in the same database).
+/// `String`, `Date`, …, `MixedValue`, nil for nil). A link comes as an object of the linked
+/// type's model class when the instance knows one that fits the file (one of the
+/// configuration's `objectTypes` when it lists them, else any class the process has used),
+/// and as a `DynamicObject` of the linked type otherwise. A list or set of objects comes as a
+/// live `List<DynamicObject>` or `MutableSet<DynamicObject>` (also from any managed object
+/// through ``Object/dynamicList(_:)`` and ``Object/dynamicMutableSet(_:)``); a list or set of
+/// values as an array of its elements, a map as a `[String: Any?]` dictionary. Write them back
+/// the same way, inside a write transaction (a link takes a `DynamicObject` or any managed
+/// object of the linked type in the same database; a list or set property takes any
+/// collection of them).
 ///
 /// Get dynamic objects from a database: ``Database/dynamicObjects(_:)``,
 /// ``Database/dynamicObject(ofType:forPrimaryKey:)`` and
-/// ``Database/dynamicCreate(_:value:update:)``. Queries on them take string predicates
-/// (`filter("age > 3")`) and sort by key path names.
+/// ``Database/dynamicCreate(_:value:update:)``. Every type the file stores can be read so,
+/// whether or not the process has a class for it: ``Database/schema`` lists them all, with the
+/// type each link and collection of objects points to. Queries on dynamic objects take string
+/// predicates (`filter("age > 3")`) and sort by key path names.
 ///
-/// Where RealmSwift's dynamic lists are live `List<DynamicObject>`s, a list or set property
-/// reads here as an array of what it holds now (`dynamicList(_:)` is not provided); assign an
-/// array to change it. Embedded objects read like linked ones, but are changed through their
-/// typed class: a dynamic write cannot give an embedded object a parent. A property whose
-/// name is also a member of `Object` (`value`, `description`) reads through the subscript,
-/// `object["value"]`.
+/// Embedded objects read like linked ones, but are changed through their typed class: a
+/// dynamic write cannot give an embedded object a parent. A property whose name is also a
+/// member of `Object` (`value`, `description`) reads through the subscript, `object["value"]`.
 @dynamicMemberLookup
 public final class DynamicObject: Object {
     /// A property's value as a member: `dog.name`, `dog.owner`.

@@ -98,6 +98,9 @@ import Testing
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),
         Misuse(name: "objects-of-dynamic-object", message: "DynamicObject names no type: use dynamicObjects(_:)"),
         Misuse(name: "typed-query-on-dynamic-objects", message: "Key paths cannot name a DynamicObject's properties"),
+        Misuse(name: "dynamic-list-wrong-type", message: "Object of type 'Person' does not match the list's type 'Dog'"),
+        Misuse(name: "dynamic-list-of-values", message: "dynamicList(_:): 'Person.name' is string, not a List of objects."),
+        Misuse(name: "dynamic-list-unmanaged", message: "dynamicList(_:) can only be used on an object managed by a database"),
         // Values.
         Misuse(name: "create-short-array",
                message: "Invalid array input: 2 values given for 'Person', which has 3 properties; an array must give one value per property"),

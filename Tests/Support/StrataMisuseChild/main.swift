@@ -556,6 +556,25 @@ do {
         misusing()
         _ = database.objects(DynamicObject.self).count
 
+    case "dynamic-list-wrong-type":
+        let database = try Database(configuration: configuration)
+        try database.write {
+            database.add(Person(value: ["id": 1, "name": "Ann"]))
+            let ann = database.dynamicObject(ofType: "Person", forPrimaryKey: 1)!
+            misusing()
+            ann.dynamicList("dogs").append(ann)
+        }
+
+    case "dynamic-list-of-values":
+        let database = try Database(configuration: configuration)
+        try database.write { database.add(Person(value: ["id": 1, "name": "Ann"])) }
+        misusing()
+        _ = database.object(ofType: Person.self, forPrimaryKey: 1)!.dynamicList("name")
+
+    case "dynamic-list-unmanaged":
+        misusing()
+        _ = Person().dynamicList("dogs")
+
     case "dynamic-create-embedded":
         let database = try Database(configuration: embeddedConfiguration)
         try database.write {
