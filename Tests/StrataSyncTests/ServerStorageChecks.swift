@@ -101,6 +101,53 @@ enum ServerStorageChecks {
         #expect(try await storage.snapshot(app: app, classes: ["Note"]).objects.isEmpty)
     }
 
+    static func batchesTouchingObjectsRepeatedlyStoreTheirMerge(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("batch")
+        var generator = ServerSeededGenerator(seed: 34)
+        var next: [UInt64: UInt64] = [1: 1, 2: 1]
+        var latest: UInt64 = 0
+        for round in 0..<12 {
+            let client = UInt64.random(in: 1...2, using: &generator)
+            // Several changesets per upload, each touching a few of the same objects of two
+            // classes, so one batch reads, merges and writes an object several times over.
+            var batch: [ClientChangeset] = []
+            for _ in 0..<Int.random(in: 1...15, using: &generator) {
+                var operations: [SyncOperation] = []
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let at = UInt64.random(in: 1...1_000, using: &generator)
+                    let id = Int.random(in: 0..<6, using: &generator)
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: operations.append(F.createTodo("t\(id)", title: "r\(round)", at: at, client: client))
+                    case 1: operations.append(F.setTitle("t\(id)", "s\(round)", at: at, client: client))
+                    case 2: operations.append(SyncOperation(timestamp: F.timestamp(at, client: client), object: F.todo("t\(id)"), change: .delete))
+                    default: operations.append(F.createNote(Int64(id), text: "n\(round)", at: at, client: client))
+                    }
+                }
+                batch.append(F.changeset(next[client, default: 1], operations))
+                next[client, default: 1] += 1
+            }
+            let result = try await storage.upload(app: app, clientID: client, changesets: batch)
+            #expect(result.appendedCount == batch.count && result.lastAcknowledged == next[client, default: 1] - 1)
+            latest += UInt64(batch.count)
+            #expect(result.position.latestSequence == latest)
+        }
+        let history = try await storage.history(app: app, after: 0, limit: 1_000)
+        #expect(history.changesets.map(\.serverSequence) == Array(1...latest))
+        for client in [UInt64(1), 2] {
+            let mine = history.changesets.filter { $0.clientID == client }.map(\.clientSequence)
+            #expect(mine == Array(UInt64(1)..<next[client, default: 1]), "client \(client)'s changesets in its order")
+        }
+        var expected: [ObjectRef: SyncObjectState] = [:]
+        for changeset in history.changesets {
+            for operation in changeset.operations {
+                expected[operation.object, default: SyncObjectState(object: operation.object)].apply(operation)
+            }
+        }
+        let snapshot = try await storage.snapshot(app: app, classes: ["Todo", "Note"])
+        #expect(snapshot.sequence == latest)
+        #expect(Dictionary(uniqueKeysWithValues: snapshot.objects.map { ($0.object, $0) }) == expected)
+    }
+
     static func compactionDropsOldHistoryAndReportsIt(_ storage: any SyncStorage) async throws {
         let app = ServerTestEnvironment.uniqueAppID("compact")
         for sequence in UInt64(1)...10 {

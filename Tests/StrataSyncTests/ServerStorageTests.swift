@@ -14,6 +14,7 @@ struct ServerEmbeddedStorageTests {
     @Test func gapIsRefusedAndNothingStored() async throws { try await check(ServerStorageChecks.gapIsRefusedAndNothingStored) }
     @Test func concurrentUploadsGetGaplessSequences() async throws { try await check(ServerStorageChecks.concurrentUploadsGetGaplessSequences) }
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
+    @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }
     @Test func schemasMergeAndMismatchesAreRefused() async throws { try await check(ServerStorageChecks.schemasMergeAndMismatchesAreRefused) }
     @Test func clientsAndSecretPersist() async throws { try await check(ServerStorageChecks.clientsAndSecretPersist) }
@@ -35,6 +36,7 @@ struct ServerPostgresStorageTests {
     @Test func gapIsRefusedAndNothingStored() async throws { try await check(ServerStorageChecks.gapIsRefusedAndNothingStored) }
     @Test func concurrentUploadsGetGaplessSequences() async throws { try await check(ServerStorageChecks.concurrentUploadsGetGaplessSequences) }
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
+    @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }
     @Test func schemasMergeAndMismatchesAreRefused() async throws { try await check(ServerStorageChecks.schemasMergeAndMismatchesAreRefused) }
     @Test func clientsAndSecretPersist() async throws { try await check(ServerStorageChecks.clientsAndSecretPersist) }

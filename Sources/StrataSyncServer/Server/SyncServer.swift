@@ -122,7 +122,13 @@ public final class SyncServer: Service {
         case .custom(let custom): storage = custom
         }
         let notifier = CommitNotifier()
-        let storageTask = Task { try await storage.run { app, sequence in notifier.notify(app: app, sequence: sequence) } }
+        let history = HistoryCache()
+        let storageTask = Task {
+            try await storage.run { app, sequence in
+                history.noteLatest(app: app, sequence: sequence)
+                notifier.notify(app: app, sequence: sequence)
+            }
+        }
         let tokens: TokenIssuer
         do {
             try await storage.prepare()
@@ -144,7 +150,8 @@ public final class SyncServer: Service {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let appID = context.requestContext.parameters.get("appID") ?? ""
-            let handler = SyncSessionHandler(app: appID, storage: storage, tokens: tokens, apps: apps, notifier: notifier, logger: logger)
+            let handler = SyncSessionHandler(app: appID, storage: storage, tokens: tokens, apps: apps, notifier: notifier,
+                                             history: history, logger: logger)
             await handler.run(inbound: inbound, outbound: outbound)
         }
 

@@ -28,6 +28,8 @@ struct SyncSessionHandler {
     let tokens: TokenIssuer
     let apps: AppsConfiguration
     let notifier: CommitNotifier
+    /// The app's recent history, shared with the other sessions of this server instance.
+    let history: HistoryCache
     let logger: Logger
 
     private enum Event: Sendable {
@@ -200,6 +202,7 @@ struct SyncSessionHandler {
             try await send(.pong(nonce), outbound)
         case .latestSequenceRequest(let request):
             let position = try await storage.position(app: app)
+            history.noteLatest(app: app, sequence: position.latestSequence)
             try await send(.latestSequence(request: request, sequence: position.latestSequence), outbound)
         case .pong:
             return
@@ -231,6 +234,7 @@ struct SyncSessionHandler {
         }
         let record = try await storage.client(app: app, clientID: hello.clientID)
         let position = try await storage.position(app: app)
+        history.noteLatest(app: app, sequence: position.latestSequence)
         try await send(.welcome(.init(lastAcknowledged: record.lastAcknowledged, latestSequence: position.latestSequence)), outbound)
         session.welcomed = true
         session.clientID = hello.clientID
@@ -277,8 +281,9 @@ struct SyncSessionHandler {
         try await send(.uploadAck(clientSequence: result.lastAcknowledged), outbound)
         guard result.appendedCount > 0 else { return }
         if let limit = apps.historyLimit, result.position.latestSequence - result.position.compactedThrough > limit {
-            try await storage.compact(app: app, keepingLast: limit)
+            history.noteCompacted(app: app, through: try await storage.compact(app: app, keepingLast: limit))
         }
+        history.noteLatest(app: app, sequence: result.position.latestSequence)
         notifier.notify(app: app, sequence: result.position.latestSequence)
     }
 
@@ -289,7 +294,7 @@ struct SyncSessionHandler {
                          _ outbound: WebSocketOutboundWriter) async throws {
         var sentAny = false
         while true {
-            let page = try await storage.history(app: app, after: session.checkpoint, limit: Self.historyPageSize)
+            let page = try await history.history(app: app, after: session.checkpoint, limit: Self.historyPageSize, storage: storage)
             let position = page.position
             if session.checkpoint < position.compactedThrough {
                 return try await reset(&session, outbound)
@@ -348,6 +353,9 @@ struct SyncSessionHandler {
                                      _ outbound: WebSocketOutboundWriter) async throws {
         let added = classes.subtracting(session.subscribed)
         let snapshot = try await storage.snapshot(app: app, classes: added)
+        // The history up to the snapshot must reach the session before it, also when this
+        // instance has not been told of the newest commits yet.
+        history.noteLatest(app: app, sequence: snapshot.sequence)
         try await catchUp(&session, through: snapshot.sequence, alwaysSend: false, outbound)
         if session.checkpoint < snapshot.sequence, try await storage.position(app: app).compactedThrough > session.checkpoint {
             session.subscribed = classes
@@ -365,6 +373,7 @@ struct SyncSessionHandler {
     /// A client reset: every subscribed class's states as of now.
     private func reset(_ session: inout SessionState, _ outbound: WebSocketOutboundWriter) async throws {
         let snapshot = try await storage.snapshot(app: app, classes: session.subscribed)
+        history.noteLatest(app: app, sequence: snapshot.sequence)
         try await sendSnapshot(snapshot, version: session.subscriptionVersion, isReset: true, outbound)
         session.checkpoint = snapshot.sequence
     }

@@ -10,9 +10,8 @@ public import StrataSyncProtocol
 /// instance `LISTEN`s to (``run(onCommit:)``).
 ///
 /// Tables (created and migrated by ``prepare()``; `schema_migrations` records the version):
-/// `server_secret`, `apps` (newest sequence, compacted-through, schema; its row is locked with
-/// `SELECT … FOR UPDATE` while an upload assigns sequences, so they are gapless and commit in
-/// order), `history` (primary key (app, sequence), UNIQUE (app, client, client_seq)), `objects`
+/// `server_secret`, `apps` (newest sequence, compacted-through, schema; its row is locked (by
+/// an upsert) while an upload assigns sequences, so they are gapless and commit in order), `history` (primary key (app, sequence), UNIQUE (app, client, client_seq)), `objects`
 /// (app, class, primary key bytes → state), `clients` (last acknowledged, subscriptions), `users`.
 /// Client ids and sequences are stored as `bigint` (the u64's bit pattern).
 public final class PostgresSyncStorage: SyncStorage {
@@ -179,11 +178,14 @@ public final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    /// Creates the app's row if needed and locks it until the transaction ends.
+    /// Creates the app's row if needed and locks it until the transaction ends, in one round
+    /// trip: the upsert's no-op update takes the row lock (waiting for any other holder) and
+    /// returns the row as of that lock.
     private func lockApp(_ app: String, on connection: PostgresConnection) async throws -> HistoryPosition {
-        try await connection.query("INSERT INTO apps (app) VALUES (\(app)) ON CONFLICT (app) DO NOTHING", logger: logger)
-        let rows = try await connection.query(
-            "SELECT latest_sequence, compacted_through FROM apps WHERE app = \(app) FOR UPDATE", logger: logger)
+        let rows = try await connection.query("""
+            INSERT INTO apps (app) VALUES (\(app)) ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
+            RETURNING latest_sequence, compacted_through
+            """, logger: logger)
         for try await (latest, compacted) in rows.decode((Int64, Int64).self) {
             return HistoryPosition(latestSequence: UInt64(latest), compactedThrough: UInt64(compacted))
         }
@@ -228,6 +230,10 @@ public final class PostgresSyncStorage: SyncStorage {
             """, logger: self.logger) }
     }
 
+    /// One transaction of four round trips however large the batch: lock the app's row, read
+    /// the client's record, read the touched objects' states, then one statement that inserts
+    /// the history rows, upserts the states, records the acknowledgement, advances the app and
+    /// sends the `NOTIFY` (each batch of rows bound as arrays and expanded with `unnest`).
     public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
         try await transaction { connection in
             var position = try await self.lockApp(app, on: connection)
@@ -237,44 +243,63 @@ public final class PostgresSyncStorage: SyncStorage {
             guard !plan.accepted.isEmpty else {
                 return UploadResult(lastAcknowledged: record.lastAcknowledged, position: position, appendedCount: 0)
             }
-            let client = Int64(bitPattern: clientID)
-            for changeset in plan.accepted {
-                try await connection.query("""
-                    INSERT INTO history (app, sequence, client, client_seq, changeset)
-                    VALUES (\(app), \(Int64(changeset.serverSequence)), \(client), \(Int64(bitPattern: changeset.clientSequence)),
-                            \(ByteBuffer(bytes: changeset.encoded())))
-                    """, logger: self.logger)
-            }
-            var states: [ObjectRef: SyncObjectState] = [:]
-            for object in plan.touchedObjects {
-                let rows = try await connection.query("""
-                    SELECT state FROM objects WHERE app = \(app) AND class = \(object.className)
-                    AND pk = \(ByteBuffer(bytes: primaryKeyBytes(object.primaryKey)))
-                    """, logger: self.logger)
-                for try await bytes in rows.decode(ByteBuffer.self) {
-                    states[object] = try SyncObjectState(decoding: bytes.readableBytesView)
-                }
-            }
+            var states = try await self.states(of: plan.touchedObjects, app: app, on: connection)
             plan.apply(to: &states)
-            for (object, state) in states {
-                try await connection.query("""
-                    INSERT INTO objects (app, class, pk, state)
-                    VALUES (\(app), \(object.className), \(ByteBuffer(bytes: primaryKeyBytes(object.primaryKey))),
-                            \(ByteBuffer(bytes: state.encoded())))
-                    ON CONFLICT (app, class, pk) DO UPDATE SET state = EXCLUDED.state
-                    """, logger: self.logger)
-            }
+            let client = Int64(bitPattern: clientID)
+            let sequences = plan.accepted.map { Int64($0.serverSequence) }
+            let clientSequences = plan.accepted.map { Int64(bitPattern: $0.clientSequence) }
+            let encodedChangesets = plan.accepted.map { ByteBuffer(bytes: $0.encoded()) }
+            let written = Array(states)
+            let classes = written.map { $0.key.className }
+            let keys = written.map { ByteBuffer(bytes: primaryKeyBytes($0.key.primaryKey)) }
+            let encodedStates = written.map { ByteBuffer(bytes: $0.value.encoded()) }
             try await connection.query("""
-                INSERT INTO clients (app, client, last_ack) VALUES (\(app), \(client), \(Int64(bitPattern: plan.lastAcknowledged)))
-                ON CONFLICT (app, client) DO UPDATE SET last_ack = EXCLUDED.last_ack
+                WITH appended AS (
+                    INSERT INTO history (app, sequence, client, client_seq, changeset)
+                    SELECT \(app), sequence, \(client), client_seq, changeset
+                    FROM unnest(\(sequences)::bigint[], \(clientSequences)::bigint[], \(encodedChangesets)::bytea[])
+                        AS batch(sequence, client_seq, changeset)
+                ), applied AS (
+                    INSERT INTO objects (app, class, pk, state)
+                    SELECT \(app), class, pk, state
+                    FROM unnest(\(classes)::text[], \(keys)::bytea[], \(encodedStates)::bytea[]) AS batch(class, pk, state)
+                    ON CONFLICT (app, class, pk) DO UPDATE SET state = EXCLUDED.state
+                ), acknowledged AS (
+                    INSERT INTO clients (app, client, last_ack) VALUES (\(app), \(client), \(Int64(bitPattern: plan.lastAcknowledged)))
+                    ON CONFLICT (app, client) DO UPDATE SET last_ack = EXCLUDED.last_ack
+                ), advanced AS (
+                    UPDATE apps SET latest_sequence = \(Int64(plan.latestSequence)) WHERE app = \(app)
+                )
+                SELECT pg_notify(\(Self.channel), \(app + ":" + String(plan.latestSequence)))
                 """, logger: self.logger)
-            try await connection.query(
-                "UPDATE apps SET latest_sequence = \(Int64(plan.latestSequence)) WHERE app = \(app)", logger: self.logger)
-            try await connection.query("SELECT pg_notify(\(Self.channel), \(app + ":" + String(plan.latestSequence)))",
-                                       logger: self.logger)
             position.latestSequence = plan.latestSequence
             return UploadResult(lastAcknowledged: plan.lastAcknowledged, position: position, appendedCount: plan.accepted.count)
         }
+    }
+
+    /// The stored states of `objects` (those not stored yet are absent), read in one query.
+    private func states(of objects: [ObjectRef], app: String, on connection: PostgresConnection) async throws -> [ObjectRef: SyncObjectState] {
+        struct StoredKey: Hashable {
+            let className: String
+            let primaryKey: [UInt8]
+        }
+        var byKey: [StoredKey: ObjectRef] = [:]
+        for object in objects { byKey[StoredKey(className: object.className, primaryKey: primaryKeyBytes(object.primaryKey))] = object }
+        let classes = objects.map(\.className)
+        let keys = objects.map { ByteBuffer(bytes: primaryKeyBytes($0.primaryKey)) }
+        let rows = try await connection.query("""
+            SELECT objects.class, objects.pk, objects.state
+            FROM unnest(\(classes)::text[], \(keys)::bytea[]) AS wanted(class, pk)
+            JOIN objects ON objects.app = \(app) AND objects.class = wanted.class AND objects.pk = wanted.pk
+            """, logger: logger)
+        var states: [ObjectRef: SyncObjectState] = [:]
+        for try await (className, key, state) in rows.decode((String, ByteBuffer, ByteBuffer).self) {
+            guard let object = byKey[StoredKey(className: className, primaryKey: Array(key.readableBytesView))] else {
+                throw SyncServerError.corruptStorage("app \(app)'s objects returned a state nobody asked for in class \(className)")
+            }
+            states[object] = try SyncObjectState(decoding: state.readableBytesView)
+        }
+        return states
     }
 
     public func history(app: String, after: UInt64, limit: Int) async throws -> HistoryPage {
