@@ -55,6 +55,24 @@ extension ProjectionObservable {
         }
     }
 
+    /// Like `observe(keyPaths:on:_:)` with names, with key paths of the projection
+    /// (`\PersonProjection.name`): each selects the projected properties that read the same
+    /// root properties.
+    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        let schema = ProjectionSchema.of(self)
+        var labels: [String] = []
+        for keyPath in keyPaths {
+            // The projection's key path reads its root: on a recording probe, that names the
+            // root properties it reads.
+            let names = KeyPathRecorder.names { (probe: Root) in _ = Self(projecting: probe)[keyPath: keyPath] }
+            let matching = schema.properties.filter { $0.originNames == names || Array($0.originNames.prefix(names.count)) == names }
+            require(!matching.isEmpty, "\(keyPath) is not a projected property of \(Self.self).")
+            labels += matching.map(\.label)
+        }
+        return observe(keyPaths: labels, on: queue, block)
+    }
+
     /// The projected value `keyPath` had when the root property `name` held `oldValue`: read
     /// on an unmanaged root holding the old value, since the key path may transform it
     /// (`\.lastName.localizedUppercase`). Nil when the observer reports no old value (lists,

@@ -184,3 +184,17 @@ struct ProjectionSchema: Sendable {
         return ProjectionSchema(properties: properties)
     }
 }
+
+extension Projection: ThreadConfined {
+    /// The root object's instance.
+    public var _confinedDatabase: Database? { rootObject._confinedDatabase }
+
+    /// The root object's hand-over: a `ThreadSafeReference` to a projection finds its object
+    /// again and projects it with the same class.
+    public var _handover: Handover { rootObject._handover }
+
+    /// A projection of the object `handover` finds in `database`; nil when it was deleted.
+    public static func _resolve(_ handover: Handover, in database: Database) -> Self? {
+        Root._resolve(handover, in: database).map { Self(projecting: $0) }
+    }
+}

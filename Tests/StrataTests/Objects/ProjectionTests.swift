@@ -189,6 +189,36 @@ final class AgeView: Projection<ProjectedPerson> {
         #expect(byRootPath == [["lastNameCaps"]])
     }
 
+    @Test func observingByTheProjectionsOwnKeyPaths() throws {
+        let db = try seeded()
+        let root = try person(db, 1)
+        let ann = PersonView(projecting: root)
+        var reported: [[String]] = []
+        let token = ann.observe(keyPaths: [\PersonView.homeCity, \PersonView.friendNames]) { change in
+            if case .change(_, let properties) = change { reported.append(properties.map(\.name)) }
+        }
+        defer { token.invalidate() }
+        try db.write { root.firstName = "Ana" }
+        try db.write { root.address?.city = "Bergen" }
+        try db.write { try person(db, 3).firstName = "Cyd" }
+        #expect(reported == [["homeCity"], ["friendNames"]])
+    }
+
+    @Test func aThreadSafeReferenceToAProjectionResolvesToAProjectionThere() throws {
+        let configuration = folder.configuration(objectTypes: [ProjectedPerson.self, ProjectedAddress.self])
+        let db = try seeded()
+        let reference = ThreadSafeReference(to: PersonView(projecting: try person(db, 1)))
+        let queue = DispatchQueue(label: "destination")
+        let (name, friends): (String?, [String]) = try queue.sync {
+            let other = try Database(configuration: configuration, queue: queue)
+            let view = other.resolve(reference)
+            #expect(view?.database == other)
+            return (view?.name, view.map { Array($0.friendNames) } ?? [])
+        }
+        #expect(name == "Ann")
+        #expect(friends == ["Bob", "Cy"])
+    }
+
     @Test func deletingTheRootEndsTheProjectionsObservation() throws {
         let db = try seeded()
         let root = try person(db, 2)
