@@ -50,7 +50,8 @@ extension ProjectionObservable {
                     }
                 }
                 guard !changes.isEmpty else { return }
-                block(.change(projection, changes))
+                // Delivered on another queue, the root is that queue's copy: project it there.
+                block(.change(root === projection.rootObject ? projection : Self(projecting: root), changes))
             }
         }
     }

@@ -119,6 +119,15 @@ final class MappingTwoToOne: Object {
         #expect(all.distinct(by: ["first_name"]).count == 2)
     }
 
+    @Test func dynamicObjectsOfAMappedClassReadBySwiftOrPersistedName() throws {
+        let db = try seeded()
+        let ann = try #require(db.dynamicObject(ofType: "MappedContact", forPrimaryKey: 1))
+        #expect(ann.objectSchema.properties.map(\.name).contains("firstName"))
+        #expect(ann["firstName"] as? String == "Ann")
+        #expect(ann["first_name"] as? String == "Ann")
+        #expect(db.dynamicObjects("MappedContact").filter("first_name == 'Bob'").count == 1)
+    }
+
     @Test func theFileReopensWithTheMappedClassWithoutAMigration() throws {
         do { _ = try seeded() }
         let db = try Database(configuration: folder.configuration(objectTypes: [MappedContact.self]))
