@@ -26,6 +26,7 @@ extension DatabaseCore {
         for (stored, declared) in zip(table.schema.properties, info.schema.properties) where !stored.hasSameStorage(as: declared) {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name).\(stored.name)' is \(stored.description) but the class declares \(declared.description); raise schemaVersion to migrate.")
         }
+        session.adoptDeclaredNames(info.schema)
         try declareInverses(from: type)
         let context = TableContext(core: self, table: table, info: info)
         if let replaced = contexts.updateValue(context, forKey: ObjectIdentifier(type)) { retiredContexts.append(replaced) }

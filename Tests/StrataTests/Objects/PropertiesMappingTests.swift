@@ -128,6 +128,19 @@ final class MappingTwoToOne: Object {
         #expect(db.dynamicObjects("MappedContact").filter("first_name == 'Bob'").count == 1)
     }
 
+    @Test func aFileOpenedWithoutTheClassShowsThePersistedNamesAndThenTheClassItsOwn() throws {
+        do { _ = try seeded() }
+        let dynamic = try Database(configuration: folder.configuration(objectTypes: []))
+        let stored = try #require(dynamic.dynamicObject(ofType: "MappedContact", forPrimaryKey: 1))
+        #expect(stored["first_name"] as? String == "Ann")
+        #expect(stored.objectSchema.properties.map(\.name).contains("first_name"))
+        // The same file, still open, now with the class.
+        let typed = try Database(configuration: folder.configuration(objectTypes: [MappedContact.self]))
+        #expect(typed.objects(MappedContact.self).filter("firstName == 'Bob'").map(\.id) == [2])
+        #expect(typed.objects(MappedContact.self).sorted(by: \.firstName).map(\.id) == [1, 2])
+        _ = dynamic
+    }
+
     @Test func theFileReopensWithTheMappedClassWithoutAMigration() throws {
         do { _ = try seeded() }
         let db = try Database(configuration: folder.configuration(objectTypes: [MappedContact.self]))
