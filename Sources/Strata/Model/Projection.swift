@@ -173,7 +173,11 @@ struct ProjectionSchema: Sendable {
                     fatalError("'\(P.self).\(name)' projects a key path of \(type(of: wrapper.anyKeyPath).rootType), not of \(P.Root.self).")
                 }
                 var names = KeyPathRecorder.names(partial: keyPath)
-                if type(of: keyPath).valueType is any ProjectedCollectionValue.Type,
+                // A collection of the root itself (`\.friends.projectTo.firstName`) is read on a
+                // new unmanaged root, whose collections are empty, to ask which element
+                // properties it reads. Deeper ones (through a link, which an unmanaged root
+                // may not have) are observed as collections.
+                if names.count == 1, type(of: keyPath).valueType is any ProjectedCollectionValue.Type,
                    let collection = P.Root()[keyPath: keyPath] as? any ProjectedCollectionValue {
                     names += collection.elementPropertyNames()
                 }
