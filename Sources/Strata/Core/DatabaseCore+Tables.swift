@@ -17,8 +17,8 @@ extension DatabaseCore {
         guard let table = session.table(named: info.schema.name) else {
             throw Database.Error(.invalidInput, "Object type '\(info.schema.name)' is not managed by this database.")
         }
-        if table.schema.properties.map(\.name) != info.schema.properties.map(\.name) {
-            throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' has properties \(table.schema.properties.map(\.name)) but the class declares \(info.schema.properties.map(\.name)); raise schemaVersion to migrate.")
+        if table.schema.properties.map(\.persistedName) != info.schema.properties.map(\.persistedName) {
+            throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' has properties \(table.schema.properties.map(\.persistedName)) but the class declares \(info.schema.properties.map(\.persistedName)); raise schemaVersion to migrate.")
         }
         if table.schema.isEmbedded != info.schema.isEmbedded {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name)' is \(table.schema.isEmbedded ? "an embedded" : "a top-level") type but the class is \(info.schema.isEmbedded ? "an EmbeddedObject" : "an Object"); raise schemaVersion to migrate.")
@@ -26,6 +26,7 @@ extension DatabaseCore {
         for (stored, declared) in zip(table.schema.properties, info.schema.properties) where !stored.hasSameStorage(as: declared) {
             throw Database.Error(.schemaMismatch, "The file's '\(info.schema.name).\(stored.name)' is \(stored.description) but the class declares \(declared.description); raise schemaVersion to migrate.")
         }
+        session.adoptDeclaredNames(info.schema)
         try declareInverses(from: type)
         let context = TableContext(core: self, table: table, info: info)
         if let replaced = contexts.updateValue(context, forKey: ObjectIdentifier(type)) { retiredContexts.append(replaced) }

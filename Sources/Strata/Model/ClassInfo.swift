@@ -248,6 +248,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 }
             }
         }
+        try PropertyMapping.apply(type.propertiesMapping(), to: &properties, linking: linking.map(\.name), className: name)
         let schema = ObjectSchema(name: name, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         do {
             try schema.validate()

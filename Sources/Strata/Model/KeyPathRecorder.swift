@@ -18,6 +18,12 @@ public final class KeyPathRecorder {
 
     /// The property names a partial key path passes through.
     static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
+        names { (probe: Root) in _ = probe[keyPath: keyPath] }
+    }
+
+    /// The property names `read` passes through when given a probe of `Root` (for key paths
+    /// that start elsewhere, such as a projection's, which reads its root object).
+    static func names<Root: Object>(reading read: (Root) -> Void) -> [String] {
         require(Root.self != DynamicObject.self, "Key paths cannot name a DynamicObject's properties, which are known only at run time: query dynamic objects with filter(_:) and a predicate string, sort them with sorted(byKeyPath:), and read them with the subscript.")
         let recorder = KeyPathRecorder()
         // The probes and the recorder refer to each other: break the cycle when done.
@@ -28,7 +34,7 @@ public final class KeyPathRecorder {
         let probe = Root()
         probe._slot.recorder = recorder
         recorder.probes.append(probe)
-        _ = probe[keyPath: keyPath]
+        read(probe)
         var names: [String] = []
         for object in recorder.probes {
             guard let info = try? ClassInfo.of(type(of: object)) else { continue }

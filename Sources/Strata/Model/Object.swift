@@ -45,6 +45,26 @@ open class Object: CustomStringConvertible {
         return name
     }
 
+    /// The names the file stores properties under, by property name, for the properties
+    /// whose stored name differs from their Swift name. Override it to keep a file's (or
+    /// another program's) names while the Swift code uses its own:
+    ///
+    /// ```swift
+    /// class Person: Object {
+    ///     @Persisted var firstName = ""
+    ///     override class func propertiesMapping() -> [String: String] { ["firstName": "first_name"] }
+    /// }
+    /// ```
+    ///
+    /// Code, key-value access, key paths and the schema's `Property.name` use the Swift name;
+    /// the file stores `first_name`, a `DynamicObject` of a file opened without the class
+    /// reads it by that name, and string queries accept either name. Changing a property's
+    /// persisted name is a schema change: the old stored name is removed and the new one
+    /// added, so it needs a migration (`renameProperty` keeps the values); changing only the
+    /// Swift name while mapping it to the old stored name needs none. See
+    /// <doc:PropertiesMapping>.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
     // MARK: State
 
     /// The database instance managing this object; nil while unmanaged.

@@ -44,8 +44,15 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
     /// The index of the primary-key property, if there is one.
     public var primaryKeyIndex: Int? { properties.firstIndex(where: \.isPrimaryKey) }
 
-    /// The index of the property with this name.
-    public func propertyIndex(named name: String) -> Int? { properties.firstIndex { $0.name == name } }
+    /// The index of the property with this name, or else with this persisted name (see
+    /// `PropertySchema.persistedName`): queries and key paths may use either, as RealmSwift's
+    /// do.
+    public func propertyIndex(named name: String) -> Int? {
+        properties.firstIndex { $0.name == name } ?? properties.firstIndex { $0.persistedName == name }
+    }
+
+    /// The index of the property the file stores under this name.
+    public func propertyIndex(persistedAs name: String) -> Int? { properties.firstIndex { $0.persistedName == name } }
 
     /// The type and its properties, one per line between braces.
     public var description: String {
@@ -58,10 +65,18 @@ public struct ObjectSchema: Sendable, Hashable, Codable, CustomStringConvertible
             throw .invalidSchema(type: name, property: properties[key].name, reason: "an embedded type cannot have a primary key")
         }
         var seen: Set<String> = []
+        var persisted: Set<String> = []
         var primaryKeys = 0
         for property in properties {
             guard seen.insert(property.name).inserted else {
                 throw .invalidSchema(type: name, property: property.name, reason: "the property is declared twice")
+            }
+            guard !property.persistedName.isEmpty else {
+                throw .invalidSchema(type: name, property: property.name, reason: "its persisted name is empty")
+            }
+            guard persisted.insert(property.persistedName).inserted else {
+                throw .invalidSchema(type: name, property: property.name,
+                                     reason: "its persisted name '\(property.persistedName)' is another property's persisted name too")
             }
             if property.isPrimaryKey {
                 primaryKeys += 1

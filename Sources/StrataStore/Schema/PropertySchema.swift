@@ -1,7 +1,13 @@
 /// One property of an object type.
 public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The property's name, as declared in the model class.
+    /// The property's name, as declared in the model class: what code, queries and key-value
+    /// access use.
     public var name: String
+    /// The name the file stores the property under: `name`, unless the model class maps it to
+    /// another (`Object.propertiesMapping()`), so that a file shared with other programs keeps
+    /// their name. A schema read from a file has only this name (`name` equals it). Stored
+    /// and declared schemas are matched by it, and queries accept it beside `name`.
+    public var persistedName: String
     /// How values are stored.
     public var kind: PropertyKind
     /// Whether the property can hold nil. Links are always optional.
@@ -27,8 +33,9 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
     /// Creates a property; the store gives it its column id when the schema is stored.
     public init(name: String, kind: PropertyKind, isOptional: Bool = false, isList: Bool = false, isSet: Bool = false,
                 isMap: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false, objectType: String? = nil,
-                columnID: UInt16 = 0) {
+                columnID: UInt16 = 0, persistedName: String? = nil) {
         self.name = name
+        self.persistedName = persistedName ?? name
         self.kind = kind
         self.isOptional = isOptional || kind == .mixed  // a mixed value may always be nil
         self.isList = isList || isSet || isMap
@@ -96,10 +103,10 @@ public struct PropertySchema: Sendable, Hashable, Codable, CustomStringConvertib
                   columnID: try container.decode(UInt16.self, forKey: .columnID))
     }
 
-    /// Encodes the property as the file stores it.
+    /// Encodes the property as the file stores it: under its persisted name.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
+        try container.encode(persistedName, forKey: .name)
         try container.encode(kind, forKey: .kind)
         try container.encode(isOptional, forKey: .isOptional)
         try container.encode(isList, forKey: .isList)

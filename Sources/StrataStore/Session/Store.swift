@@ -219,7 +219,7 @@ public final class Store: @unchecked Sendable {
             guard old.properties.count == object.properties.count, old.isEmbedded == object.isEmbedded else { return nil }
             var merged = old
             for (index, property) in object.properties.enumerated() {
-                guard let oldProperty = old.properties.first(where: { $0.name == property.name }),
+                guard let oldProperty = old.properties.first(where: { $0.persistedName == property.persistedName }),
                       oldProperty.hasSameStorage(as: property) else { return nil }
                 var p = property
                 p.columnID = oldProperty.columnID
@@ -227,7 +227,7 @@ public final class Store: @unchecked Sendable {
                 merged.properties[index] = p
             }
             // Index changes need a write: treat as a difference.
-            for property in object.properties where property.isIndexed != (old.properties.first { $0.name == property.name }!.isIndexed) {
+            for property in object.properties where property.isIndexed != (old.properties.first { $0.persistedName == property.persistedName }!.isIndexed) {
                 return nil
             }
             result.objectSchemas[stored.index(of: object.name)!] = merged
@@ -250,8 +250,9 @@ public final class Store: @unchecked Sendable {
                                        reason: object.isEmbedded ? "it was a top-level type and is now embedded" : "it was embedded and is now a top-level type")
             }
             for property in object.properties {
-                guard let oldProperty = old.properties.first(where: { $0.name == property.name }) else {
-                    return .schemaMismatch(type: object.name, property: property.name, reason: "the property was added")
+                guard let oldProperty = old.properties.first(where: { $0.persistedName == property.persistedName }) else {
+                    let persisted = property.persistedName == property.name ? "" : " (persisted as '\(property.persistedName)')"
+                    return .schemaMismatch(type: object.name, property: property.name, reason: "the property\(persisted) was added")
                 }
                 if !oldProperty.hasSameStorage(as: property) {
                     return .schemaMismatch(type: object.name, property: property.name,
@@ -262,7 +263,7 @@ public final class Store: @unchecked Sendable {
                                            reason: property.isIndexed ? "an index was added" : "its index was removed")
                 }
             }
-            for property in old.properties where object.propertyIndex(named: property.name) == nil {
+            for property in old.properties where object.propertyIndex(persistedAs: property.persistedName) == nil {
                 return .schemaMismatch(type: object.name, property: property.name, reason: "the property was removed")
             }
         }
@@ -280,9 +281,12 @@ public final class Store: @unchecked Sendable {
             var nextColumn = (old?.properties.map(\.columnID).max() ?? 0) + 1
             let typeRenames = renames[name] ?? [:]
             for p in result.objectSchemas[t].properties.indices {
+                // Old properties are matched by the name the file stores them under; a rename
+                // may name the new property by either of its names.
                 let propertyName = result.objectSchemas[t].properties[p].name
-                let oldName = typeRenames.first(where: { $0.value == propertyName })?.key ?? propertyName
-                if let oldProperty = old?.properties.first(where: { $0.name == oldName }),
+                let persistedName = result.objectSchemas[t].properties[p].persistedName
+                let oldName = typeRenames.first(where: { $0.value == propertyName || $0.value == persistedName })?.key ?? persistedName
+                if let oldProperty = old?.properties.first(where: { $0.persistedName == oldName }),
                    oldProperty.holdsValuesLike(result.objectSchemas[t].properties[p]) {
                     result.objectSchemas[t].properties[p].columnID = oldProperty.columnID
                 } else {

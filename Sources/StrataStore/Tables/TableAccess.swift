@@ -15,7 +15,9 @@ package final class TableAccess {
     unowned(unsafe) let session: StoreSession
     /// The table's position in the session's schema.
     package let position: Int
-    package let schema: ObjectSchema
+    /// The table's type. Changes only in its properties' `name`s (`adoptDeclaredNames`), which
+    /// nothing derived below depends on.
+    package internal(set) var schema: ObjectSchema
     package let tableID: UInt32
     let columnIDs: [UInt16]
     package let primaryKeyIndex: Int?

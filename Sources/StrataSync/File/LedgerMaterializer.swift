@@ -46,14 +46,14 @@ struct LedgerMaterializer {
         }
         for (index, property) in properties.enumerated() where !property.isPrimaryKey {
             if property.isMap {
-                let entries = state.mapEntries(of: property.name).sorted { $0.key < $1.key }
+                let entries = state.mapEntries(of: property.persistedName).sorted { $0.key < $1.key }
                 let target = property.objectType.flatMap { session.table(named: $0) }
-                guard try values.mapValue(key, index, in: table, target: target) != state.mapEntries(of: property.name) else { continue }
+                guard try values.mapValue(key, index, in: table, target: target) != state.mapEntries(of: property.persistedName) else { continue }
                 try table.setMap(keys: entries.map(\.key),
                                  values: try entries.map { try values.storeValue($0.value, for: property, in: table, missingTarget: missing) },
                                  for: key, property: index)
             } else if property.isList {
-                let wanted = property.isSet ? state.setMembers(of: property.name) : state.listValues(of: property.name)
+                let wanted = property.isSet ? state.setMembers(of: property.persistedName) : state.listValues(of: property.persistedName)
                 let current = try values.elements(index, of: key, in: table)
                 guard property.isSet ? Set(current) != Set(wanted) : current != wanted else { continue }
                 var stored = try wanted.map { try values.storeValue($0, for: property, in: table, missingTarget: missing) }
@@ -65,7 +65,7 @@ struct LedgerMaterializer {
                 }
                 try table.setList(stored, for: key, property: index)
             } else {
-                let wanted = state.value(of: property.name) ?? .null
+                let wanted = state.value(of: property.persistedName) ?? .null
                 guard try values.property(index, of: key, in: table) != wanted else { continue }
                 var stored = try values.storeValue(wanted, for: property, in: table, missingTarget: missing)
                 if stored.isNull && !property.isOptional { stored = StoreValue.initialValue(of: property.kind) }

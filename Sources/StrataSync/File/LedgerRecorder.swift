@@ -117,7 +117,7 @@ struct LedgerRecording {
         if !state.isAlive {
             var created: [String: SyncValue] = [:]
             for (index, property) in properties.enumerated() where !property.isList {
-                created[property.name] = try values.property(index, of: key, in: table)
+                created[property.persistedName] = try values.property(index, of: key, in: table)
             }
             emit(.create(created), on: &state)
             try trees.putRef(ref, table: table.tableID, key: key)
@@ -127,34 +127,34 @@ struct LedgerRecording {
         for (index, property) in properties.enumerated() where !property.isPrimaryKey {
             if let compared, compared & TableChanges.bit(index) == 0 { continue }
             if property.isMap {
-                let old = state.mapEntries(of: property.name)
+                let old = state.mapEntries(of: property.persistedName)
                 let target = property.objectType.flatMap { values.session.table(named: $0) }
                 let new = try values.mapValue(key, index, in: table, target: target)
-                for mapKey in old.keys.sorted() where new[mapKey] == nil { emit(.mapRemove(property: property.name, key: mapKey), on: &state) }
+                for mapKey in old.keys.sorted() where new[mapKey] == nil { emit(.mapRemove(property: property.persistedName, key: mapKey), on: &state) }
                 for (mapKey, value) in new.sorted(by: { $0.key < $1.key }) where old[mapKey] != value {
-                    emit(.mapSet(property: property.name, key: mapKey, value: value), on: &state)
+                    emit(.mapSet(property: property.persistedName, key: mapKey, value: value), on: &state)
                 }
             } else if property.isSet {
-                let old = state.setMembers(of: property.name)
+                let old = state.setMembers(of: property.persistedName)
                 let new = try values.elements(index, of: key, in: table)
                 let oldSet = Set(old), newSet = Set(new)
-                for value in old where !newSet.contains(value) { emit(.setRemove(property: property.name, value: value), on: &state) }
-                for value in new where !oldSet.contains(value) { emit(.setInsert(property: property.name, value: value), on: &state) }
+                for value in old where !newSet.contains(value) { emit(.setRemove(property: property.persistedName, value: value), on: &state) }
+                for value in new where !oldSet.contains(value) { emit(.setInsert(property: property.persistedName, value: value), on: &state) }
             } else if property.isList {
-                let old = state.listElements(of: property.name)
+                let old = state.listElements(of: property.persistedName)
                 var previousInsert: HybridTimestamp?
                 for edit in LocalListDiff.edits(from: old, to: try values.elements(index, of: key, in: table)) {
                     switch edit {
                     case .remove(let element):
-                        emit(.listRemove(property: property.name, element: element), on: &state)
+                        emit(.listRemove(property: property.persistedName, element: element), on: &state)
                     case .insert(let after, let chained, let value):
-                        emit(.listInsert(property: property.name, after: chained ? previousInsert : after, value: value), on: &state)
+                        emit(.listInsert(property: property.persistedName, after: chained ? previousInsert : after, value: value), on: &state)
                         previousInsert = operations.last?.timestamp
                     }
                 }
             } else {
                 let value = try values.property(index, of: key, in: table)
-                if state.value(of: property.name) != value { emit(.set(property: property.name, value: value), on: &state) }
+                if state.value(of: property.persistedName) != value { emit(.set(property: property.persistedName, value: value), on: &state) }
             }
         }
         try trees.putState(state)

@@ -34,7 +34,7 @@ struct LedgerSchema: Sendable {
             for property in schema.properties {
                 if let target = property.objectType, byName[target]?.isEmbedded == true { pending.append(target) }
             }
-            let primaryKey = schema.primaryKeyIndex.map { schema.properties[$0].name } ?? ""
+            let primaryKey = schema.primaryKeyIndex.map { schema.properties[$0].persistedName } ?? ""
             classes.append(SyncClassSchema(name: name, primaryKey: primaryKey, properties: schema.properties.map(Self.property),
                                            isEmbedded: schema.isEmbedded))
         }
@@ -45,7 +45,7 @@ struct LedgerSchema: Sendable {
 
     private static func property(_ property: PropertySchema) -> SyncPropertySchema {
         let collection: SyncPropertySchema.Collection = property.isMap ? .map : property.isSet ? .set : property.isList ? .list : .single
-        return SyncPropertySchema(name: property.name, type: property.kind.description, collection: collection,
+        return SyncPropertySchema(name: property.persistedName, type: property.kind.description, collection: collection,
                                   isOptional: property.isOptional, objectClass: property.objectType)
     }
 }

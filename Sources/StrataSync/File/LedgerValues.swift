@@ -50,13 +50,13 @@ struct LedgerValues {
         for (index, property) in table.schema.properties.enumerated() {
             let target = property.objectType.flatMap { session.table(named: $0) }
             if property.isMap {
-                fields[property.name] = .map(try mapValue(key, index, in: table, target: target))
+                fields[property.persistedName] = .map(try mapValue(key, index, in: table, target: target))
             } else if property.isSet {
-                fields[property.name] = .set(try table.list(key, property: index).map { try syncValue($0, linkTarget: target) })
+                fields[property.persistedName] = .set(try table.list(key, property: index).map { try syncValue($0, linkTarget: target) })
             } else if property.isList {
-                fields[property.name] = .list(try table.list(key, property: index).map { try syncValue($0, linkTarget: target) })
+                fields[property.persistedName] = .list(try table.list(key, property: index).map { try syncValue($0, linkTarget: target) })
             } else {
-                fields[property.name] = .value(try syncValue(try table.value(key, property: index), linkTarget: target))
+                fields[property.persistedName] = .value(try syncValue(try table.value(key, property: index), linkTarget: target))
             }
         }
         return EmbeddedValue(properties: fields)
@@ -144,13 +144,13 @@ struct LedgerValues {
             property.isList || property.isOptional ? .null : StoreValue.initialValue(of: property.kind)
         }
         for (index, property) in properties.enumerated() where !property.isList {
-            if case .value(let field)? = value.properties[property.name] {
+            if case .value(let field)? = value.properties[property.persistedName] {
                 row[index] = try storeValue(field, for: property, in: table, missingTarget: missingTarget)
             }
         }
         let key = try table.insert(row)
         for (index, property) in properties.enumerated() where property.isList {
-            switch value.properties[property.name] {
+            switch value.properties[property.persistedName] {
             case .list(let elements)?, .set(let elements)?:
                 var stored = try elements.map { try storeValue($0, for: property, in: table, missingTarget: missingTarget) }
                 // A list of links holds no nil: a missing target is left out (see LedgerMaterializer).
