@@ -227,6 +227,11 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
                         _ block: @escaping (CollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
         let propertyName = propertyName
         guard let target else { fatalError("Cannot observe the LinkingObjects of an unmanaged object; add the object to a database first.") }
+        if let queue, let database, !database.core.deliversItself(on: queue) {
+            // On another queue, the same object's linking objects there (see QueueObservation.swift).
+            database.core.verifyObservable("LinkingObjects.observe(keyPaths:on:_:)")
+            return handOverObservation(of: database.core, to: queue, keyPaths: keyPaths, block)
+        }
         return managed("LinkingObjects.observe(keyPaths:on:_:)").observe(keyPaths: keyPaths, on: queue) { change in
             block(change.map { LinkingObjects(propertyName: propertyName, target: target, results: $0) })
         }

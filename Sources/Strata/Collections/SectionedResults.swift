@@ -159,6 +159,7 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// `queue` are as for ``Results/observe(keyPaths:on:_:)-(_,_,_)``.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) -> NotificationToken {
+        results.database.core.requireOwnDeliveryQueue(queue, "SectionedResults.observe(keyPaths:on:_:)")
         let tracker = SectionTracker<Key, Element>()
         return results.observe(keyPaths: keyPaths, on: queue) { change in
             switch change {

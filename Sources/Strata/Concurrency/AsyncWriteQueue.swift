@@ -480,8 +480,9 @@ final class AsyncWriteQueue {
             fatalError("A frozen database cannot be written to; thaw() it first to get a live instance.")
         case .thread:
             fatalError("""
-                Async writes need a context to call back on: use them on a database confined to a serial queue \
-                (Database(configuration:queue:)), an actor or the main actor. On a thread, use write { }.
+                Async writes need a context to call back on: use them on a database opened on the main thread, \
+                confined to a serial queue (Database(configuration:queue:)), an actor or the main actor. \
+                A thread other than the main thread cannot be handed work: on it, use write { }.
                 """)
         }
     }

@@ -24,6 +24,30 @@ enum Confinement {
         }
     }
 
+    /// The confinement of an instance opened synchronously on the calling thread: the main
+    /// actor on the main thread or the main queue (the main actor's executor; RealmSwift
+    /// binds a main-thread instance to the main run loop), else the thread itself, which has
+    /// no way to be handed work.
+    static var callingThread: Confinement {
+        isOnMainQueue ? .mainActor : .thread(pthread_self())
+    }
+
+    /// Whether the caller runs on the main thread or on the main queue. On Linux, once
+    /// `dispatchMain()` runs (as it does under an async `@main`), the main queue, and with it the
+    /// main actor, is drained by a worker thread rather than the main thread.
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+
+    /// The confinement of an instance opened on `queue` (the caller runs on it): the main
+    /// queue is the main actor's, so it gets `.mainActor` and shares the main thread's instance.
+    static func opened(on queue: DispatchQueue) -> Confinement {
+        if queue.isMainQueue { return .mainActor }
+        let key = DispatchSpecificKey<UInt8>()
+        queue.setSpecific(key: key, value: 1)
+        return .queue(queue, key)
+    }
+
     /// An actor confinement for `actor` (the main actor gets `.mainActor`).
     static func isolated(to actor: any Actor) -> Confinement {
         actor === MainActor.shared ? .mainActor : .actor(ConfinedActor(actor))
@@ -97,3 +121,9 @@ let mainQueueKey: DispatchSpecificKey<UInt8> = {
     DispatchQueue.main.setSpecific(key: key, value: 1)
     return key
 }()
+
+extension DispatchQueue {
+    /// Whether this is the main queue, told by its mark: on Linux each use of
+    /// `DispatchQueue.main` makes another wrapper of it, so identity does not tell.
+    var isMainQueue: Bool { getSpecific(key: mainQueueKey) != nil }
+}

@@ -66,8 +66,8 @@ final class DatabaseCore {
     /// Change observers (Notifier.swift); nil until the first observation.
     var notifier: Notifier?
 
-    /// The thread of a thread-confined instance, so that property reads check it with one
-    /// comparison.
+    /// The thread of a thread-confined or main-actor instance, so that property reads check it
+    /// with one comparison.
     let ownerThread: pthread_t?
     /// The executor of an actor-isolated instance (not the main actor's), so that property
     /// reads ask the runtime directly whether they run on it, without going through
@@ -78,7 +78,13 @@ final class DatabaseCore {
                  pinning live: StoreSession? = nil) throws(Database.Error) {
         self.configuration = configuration
         self.confinement = confinement
-        if case .thread(let thread) = confinement { ownerThread = thread } else { ownerThread = nil }
+        switch confinement {
+        case .thread(let thread): ownerThread = thread
+        // The main actor's work runs on the main thread (the main queue drains there), so the
+        // thread comparison answers for it too.
+        case .mainActor where Thread.isMainThread: ownerThread = pthread_self()
+        default: ownerThread = nil
+        }
         if case .actor(let box) = confinement {
             ownerExecutor = ExecutorIdentity(box.executor)
         } else {

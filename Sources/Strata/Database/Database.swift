@@ -28,19 +28,29 @@ public struct Database {
 
     /// Opens a database confined to the current thread (or to `queue`, which must be serial and
     /// must be the queue this is called on).
+    ///
+    /// On the main thread or the main queue (or with `queue: .main`) the instance belongs to
+    /// the main actor: it is the instance `try await Database()` gives in `@MainActor` code, it
+    /// refreshes itself and delivers notifications through the main queue, and the async writes
+    /// work on it. That needs the main queue to run: an async `@main`, `dispatchMain()` or
+    /// `RunLoop.main.run()` (app frameworks do it for you). On any other thread, the instance
+    /// has no way to be handed work: it moves to newer versions, and delivers notifications,
+    /// only when you call `refresh()` or begin a write.
     public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue? = nil) throws {
         let confinement: Confinement
         if let queue {
-            let key = DispatchSpecificKey<UInt8>()
-            queue.setSpecific(key: key, value: 1)
-            confinement = .queue(queue, key)
+            confinement = .opened(on: queue)
             // dispatchPrecondition would stop without a word on Linux; say what went wrong.
-            require(DispatchQueue.getSpecific(key: key) != nil, """
+            let onQueue = switch confinement {
+            case .queue(_, let key): DispatchQueue.getSpecific(key: key) != nil
+            default: Confinement.isOnMainQueue
+            }
+            require(onQueue, """
                 Database(configuration:queue:) was called outside the queue '\(queue.label)'. A queue-confined \
                 database must be opened on its queue: call it inside queue.sync { } or queue.async { }.
                 """)
         } else {
-            confinement = .thread(pthread_self())
+            confinement = .callingThread
         }
         core = try DatabaseCore.open(configuration, confinement)
     }
@@ -132,6 +142,10 @@ public struct Database {
     /// block runs, cancellation no longer affects the write, which commits normally. If the
     /// block throws, the transaction is rolled back and the error rethrown. From the call until
     /// it returns, `isPerformingAsynchronousWriteOperations` is true.
+    ///
+    /// When it returns, the commit has been delivered to this instance's observers, and to the
+    /// observations registered from this instance on other actors and queues
+    /// (`observe(on:)`): their instances refreshed, each in its own context, while this waited.
     @discardableResult
     public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation,
                                    _ block: () throws -> Result) async throws -> Result {
@@ -154,6 +168,9 @@ public struct Database {
         }
         let result = try core.runInWriteTransaction(block)
         if core.session.isInWriteTransaction { try await core.commitWriteAsync() }
+        // This instance's observers got the commit above; those it handed to other actors and
+        // queues get it before the caller goes on (and, say, invalidates their tokens).
+        await core.deliverHandedOverObservations()
         return result
     }
 

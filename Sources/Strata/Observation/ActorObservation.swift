@@ -45,8 +45,11 @@ extension Object {
         let configuration = context.core.configuration
         let key = ObjectKey(_slot.key)
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(T.self, dynamicType: type(of: self), typeName: context.info.schema.name, key: key,
-                                   configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        let core = context.core
+        let token = await Self.register(T.self, dynamicType: type(of: self), typeName: context.info.schema.name, key: key,
+                                        configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     private static func register<A: Actor, T: Object>(_ type: T.Type, dynamicType: Object.Type, typeName: String, key: ObjectKey,
@@ -94,8 +97,11 @@ extension Results {
         let configuration = database.configuration
         let query = HandedOverQuery(predicate: predicate, orderings: orderings, listOrigin: listOrigin, typeName: context?.info.schema.name)
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(query: query, configuration: configuration, keyPaths: keyPaths,
-                                   on: actor, block)
+        let core = database.core
+        let token = await Self.register(query: query, configuration: configuration, keyPaths: keyPaths,
+                                        on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     private static func register<A: Actor>(query: HandedOverQuery, configuration: Database.Configuration,
@@ -143,7 +149,10 @@ extension List {
         let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
+        let core = context.core
+        let token = await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     private static func register<A: Actor, C: ListPresentation>(address: ListAddress, configuration: Database.Configuration,
@@ -194,7 +203,10 @@ extension LinkingObjects {
         let handover = _handover
         let configuration = database.configuration
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(handover: handover, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        let core = database.core
+        let token = await Self.register(handover: handover, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     private static func register<A: Actor>(handover: Handover, configuration: Database.Configuration, keyPaths: [String]?,

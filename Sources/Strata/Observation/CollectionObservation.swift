@@ -34,7 +34,13 @@ extension Results {
     ///
     /// Keep the returned token for as long as you want notifications. Observing is not allowed
     /// inside a write transaction, on a read-only instance, or from outside the instance's
-    /// context. `queue`, if given, must be the serial queue the database is confined to.
+    /// context.
+    ///
+    /// With `queue` (a serial queue other than the one the database is confined to), the
+    /// observation is handed over: `block` runs on `queue`, and only there, with that queue's
+    /// copy of the results (the query run again in the instance of the same configuration
+    /// confined to the queue, which is opened there). `.initial` then arrives asynchronously,
+    /// with the contents when the registration reached the queue.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (CollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         observeResults(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -50,9 +56,11 @@ extension Results {
                         _ block: @escaping (CollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let core = database.core
         core.verifyObservable("Results.observe(keyPaths:on:_:)")
-        core.requireDeliveryQueue(queue)
         if let keyPaths, let context {
             _ = ObservedProperties.named(keyPaths, in: context.table, session: context.session, type: context.table.schema.name)
+        }
+        if let queue, !core.deliversItself(on: queue) {
+            return handOverObservation(of: core, to: queue, keyPaths: keyPaths, block)
         }
         let subscription = core.observers.resultsObserver(for: self, keyPaths: keyPaths).subscribe(block)
         let token = NotificationToken(subscription, core: core)
@@ -107,7 +115,8 @@ extension List {
     /// whose properties, or the properties of objects they link to, changed (only those
     /// `keyPaths` name, if given). If the list's object
     /// is deleted, a last update removes every element. See `Results.observe(keyPaths:on:_:)`
-    /// for delivery and the rules.
+    /// for delivery, the rules and `queue` (on another queue, the callback gets the same
+    /// object's list there).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
         observeList(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -120,7 +129,10 @@ extension List {
         }
         let core = context.core
         core.verifyObservable("List.observe(keyPaths:on:_:)")
-        core.requireDeliveryQueue(queue)
+        if let queue, !core.deliversItself(on: queue) {
+            let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
+            return handOverObservation(of: core, to: queue, address: address, keyPaths: keyPaths, block)
+        }
         let observer = ListObserver(list: self, owner: context, ownerKey: ObjectKey(owner._slot.key), column: column,
                                     keyPaths: keyPaths, callback: block)
         core.observers.add(observer)
@@ -157,7 +169,11 @@ extension ObjectCollection {
         let handover = _handover
         let configuration = database.configuration
         guard !Task.isCancelled else { return NotificationToken() }
-        return await registerCollectionObserver(handover: handover, configuration: configuration, keyPaths: keyPaths, on: actor, block)
+        let core = database.core
+        let token: NotificationToken = await registerCollectionObserver(handover: handover, configuration: configuration, keyPaths: keyPaths,
+                                                                        on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     /// Like `observe(keyPaths:on:_isolation:_:)`, with key paths of the objects (`\.name`).

@@ -70,7 +70,8 @@ extension Map {
     /// (`.update`): keys removed, keys added, and keys whose value changed — for maps of
     /// objects, also keys whose object (or an object it links to) changed; only the properties
     /// `keyPaths` name count, if given. If the map's object is deleted, a last update removes
-    /// every key. See `Results.observe(keyPaths:on:_:)` for delivery and the rules.
+    /// every key. See `Results.observe(keyPaths:on:_:)` for delivery, the rules and `queue` (on
+    /// another queue, the callback gets the same object's map there).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         observeMap(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -78,7 +79,10 @@ extension Map {
 
     func observeMap(keyPaths: [[String]]?, queue: DispatchQueue?, _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
-        context.core.requireDeliveryQueue(queue)
+        if let queue, !context.core.deliversItself(on: queue), let owner {
+            let address = ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column)
+            return handOverObservation(of: context.core, to: queue, address: address, keyPaths: keyPaths, block)
+        }
         let observer = MapObserver(map: self, owner: context, ownerKey: ownerKey, column: column, keyPaths: keyPaths, callback: block)
         context.core.observers.add(observer)
         let token = NotificationToken(observer, core: context.core)
@@ -119,7 +123,10 @@ extension Map {
         let address = ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         guard !Task.isCancelled else { return NotificationToken() }
-        return await Self.register(address: address, configuration: context.core.configuration, keyPaths: paths, on: actor, block)
+        let core = context.core
+        let token = await Self.register(address: address, configuration: core.configuration, keyPaths: paths, on: actor, block)
+        core.rememberHandOver(token)
+        return token
     }
 
     private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration, keyPaths: [[String]]?,

@@ -25,6 +25,12 @@ final class Notifier {
     var skipping: Set<ObjectIdentifier> = []
     /// The shared results observers, by query and key paths (see ResultsObserver.swift).
     var sharedResults: [SharedResultsKey: WeakObserver] = [:]
+    /// The tokens of observations registered from this instance on another actor or queue
+    /// (`observe(on:)`), held weakly: the caller owns them.
+    private var handedOver: [WeakToken] = []
+    private struct WeakToken {
+        weak var token: NotificationToken?
+    }
 
     var hasObservers: Bool { entries.contains { $0.observer?.state.isActive == true } }
 
@@ -35,6 +41,19 @@ final class Notifier {
             entries.removeAll { $0.observer == nil || $0.observer?.state.isActive == false }
         }
         entries.append(Entry(observer: observer))
+    }
+
+    /// Remembers an observation registered from this instance on another actor or queue.
+    func handOver(_ token: NotificationToken) {
+        if handedOver.count >= 16 && handedOver.count.nonzeroBitCount == 1 { handedOver.removeAll { $0.token == nil } }
+        handedOver.append(WeakToken(token: token))
+    }
+
+    /// The live tokens of observations registered from this instance with other instances
+    /// (not the one `own` is the refresh target of).
+    func handedOverTokens(excluding own: RefreshTarget?) -> [NotificationToken] {
+        handedOver.removeAll { $0.token == nil }
+        return handedOver.compactMap(\.token).filter { $0.isElsewhere(than: own) }
     }
 
     /// The active database observers (for `.refreshRequired`).

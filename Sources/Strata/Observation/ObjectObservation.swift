@@ -102,7 +102,13 @@ extension Object {
     ///
     /// Keep the returned token for as long as you want notifications. Observing is not allowed
     /// inside a write transaction, on a read-only instance, or from outside the instance's
-    /// context. `queue`, if given, must be the serial queue the database is confined to.
+    /// context.
+    ///
+    /// With `queue` (a serial queue other than the one the database is confined to), the
+    /// observation is handed over: `block` runs on `queue` with that queue's copy of the object
+    /// (found again in the instance of the same configuration confined to the queue, which is
+    /// opened there), and only there. Registration reaches the queue shortly after this
+    /// returns; no commit made after it returns is missed.
     public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         observeObject(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -125,27 +131,15 @@ extension Object {
         }
         let core = context.core
         core.verifyObservable("observe(keyPaths:on:_:)")
-        core.requireDeliveryQueue(queue)
         require(!_slot.invalidated && (try? context.table.contains(ObjectKey(_slot.key))) == true,
                 "Cannot observe a deleted or invalidated object.")
         let observed = keyPaths.map { ObservedProperties.named($0, in: context.table, session: context.session, type: context.table.schema.name) }
             ?? ObservedProperties.all(of: context.table)
+        if let queue, !core.deliversItself(on: queue) {
+            return handOverObservation(of: core, to: queue, typeName: context.info.schema.name, keyPaths: keyPaths, block)
+        }
         let observer = ObjectObserver(object: typed, context: context, observed: observed, callback: block)
         core.observers.add(observer)
         return NotificationToken(observer, core: core)
-    }
-}
-
-extension DatabaseCore {
-    /// `observe(on: queue)` delivers on the instance's own context; only the instance's own
-    /// queue (or none) is accepted.
-    func requireDeliveryQueue(_ queue: DispatchQueue?) {
-        guard let queue else { return }
-        if case .queue(let own, _) = confinement, own === queue { return }
-        fatalError("""
-            observe(on: queue) delivers on the context of the observed object's database, so the queue must be the serial queue that \
-            database is confined to. To observe on another queue, open a Database on that queue (Database(configuration:queue:)), \
-            look the object up there and observe it there; or use observe(keyPaths:on: actor) for an actor.
-            """)
     }
 }

@@ -26,7 +26,7 @@ extension DatabaseCore {
         if let isolation {
             confinement = .isolated(to: isolation)
         } else {
-            confinement = .thread(pthread_self())
+            confinement = .callingThread
         }
         do {
             return try DatabaseCore.open(configuration, confinement)

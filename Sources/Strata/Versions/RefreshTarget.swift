@@ -66,6 +66,23 @@ final class RefreshTarget: @unchecked Sendable {
 
     private static func fire(_ target: RefreshTarget, on actor: isolated any Actor) { target.fire() }
 
+    /// Refreshes the instance on its executor (as a request does, but even when a request is
+    /// already on its way), then calls `done` there.
+    func deliver(then done: @escaping @Sendable () -> Void) {
+        switch schedule {
+        case .queue(let queue): queue.async { self.fire(); done() }
+        case .mainActor: Task { @MainActor in self.fire(); done() }
+        case .actor(let box):
+            Task {
+                if let actor = box.actor { await Self.fire(self, on: actor) }
+                done()
+            }
+        }
+    }
+
+    /// Refreshes the instance now; the caller runs in the instance's context.
+    func fireHere() { fire() }
+
     private func fire() {
         requests.withLock { $0.pending = false }
         core?.refreshIfAutoRefreshing()

@@ -54,7 +54,7 @@ import Testing
                message: "This ThreadSafeReference to a 'Person' object was already resolved. A reference can be resolved only once"),
         Misuse(name: "reference-in-write", message: "Cannot make a ThreadSafeReference inside a write transaction"),
         Misuse(name: "async-write-thread-confined",
-               message: "Async writes need a context to call back on: use them on a database confined to a serial queue"),
+               message: "Async writes need a context to call back on: use them on a database opened on the main thread, confined to a serial queue"),
         // Queries.
         Misuse(name: "query-non-persisted",
                message: "The key path does not go through any @Persisted property of 'Dog'; only persisted properties can be queried."),

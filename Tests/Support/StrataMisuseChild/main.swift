@@ -149,6 +149,13 @@ func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
     done.wait()
 }
 
+/// A database opened on a new thread (which then ends), confined to that thread.
+func openOnAPlainThread(_ configuration: Database.Configuration) throws -> Database {
+    nonisolated(unsafe) var opened: Result<Database, any Error>?
+    onAnotherThread { opened = Result { try Database(configuration: configuration) } }
+    return try opened!.get()  // set by the thread, which has finished
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2 else { fail("usage: StrataMisuseChild CASE DIR; got \(arguments)") }
 let misuse = arguments[0]
@@ -162,24 +169,29 @@ let mapConfiguration = Database.Configuration(fileURL: URL(fileURLWithPath: argu
 do {
     switch misuse {
     case "thread":
-        let database = try Database(configuration: configuration)
-        nonisolated(unsafe) let smuggled = database
-        onAnotherThread {
-            misusing()
-            _ = smuggled.objects(Dog.self).count
-        }
+        // Opened on a plain thread and used here, on the main thread (which, unlike a thread
+        // started later, cannot reuse the finished thread's identity).
+        let database = try openOnAPlainThread(configuration)
+        misusing()
+        _ = database.objects(Dog.self).count
 
     case "thread-object":
         // A property read on another thread, after the object's location was cached on its own.
-        let database = try Database(configuration: configuration)
-        let dog = Dog(value: ["name": "Rex"])
-        try database.write { database.add(dog) }
-        _ = dog.name
-        nonisolated(unsafe) let smuggled = dog
+        nonisolated(unsafe) var made: Dog?
         onAnotherThread {
-            misusing()
-            _ = smuggled.name
+            do {
+                let database = try Database(configuration: configuration)
+                let dog = Dog(value: ["name": "Rex"])
+                try database.write { database.add(dog) }
+                _ = dog.name
+                made = dog
+            } catch {
+                fail("\(error)")
+            }
         }
+        let dog = made!  // set by the thread, which has finished; used here, on the main thread
+        misusing()
+        _ = dog.name
 
     case "queue":
         let own = DispatchQueue(label: "own-queue")
@@ -286,7 +298,7 @@ do {
         }
 
     case "async-write-thread":
-        let database = try Database(configuration: configuration)
+        let database = try openOnAPlainThread(configuration)
         misusing()
         try await database.asyncWrite { }
 
@@ -330,9 +342,15 @@ do {
         }
 
     case "async-write-thread-confined":
-        let database = try Database(configuration: configuration)
-        misusing()
-        database.writeAsync { }
+        onAnotherThread {
+            do {
+                let database = try Database(configuration: configuration)
+                misusing()
+                database.writeAsync { }
+            } catch {
+                fail("\(error)")
+            }
+        }
 
     case "query-non-persisted":
         let database = try Database(configuration: configuration)
