@@ -16,10 +16,11 @@ extension Optional: OptionalQueryArgument {
 /// The query value for one argument of a string predicate: a persistable scalar (Bool, the
 /// integer types, Float, Double, String, Data, Date, UUID, ObjectId, Decimal128, a
 /// `PersistableEnum`'s raw value), nil or `NSNull` (`.null`), a managed `Object` (a link to
-/// it), or an array or set of those (`.list`, for `IN %@` and `BETWEEN %@`).
+/// it), an unmanaged `Object` (a link that no stored link equals), or an array or set of those
+/// (`.list`, for `IN %@` and `BETWEEN %@`).
 ///
 /// - Throws: `QueryError.Kind.invalidArgument` naming the Swift type of a value that cannot be
-///   an argument, or when the value is an unmanaged or deleted object.
+///   an argument, or when the value is a deleted or invalidated object.
 func queryArgument(_ value: Any) throws(QueryError) -> QueryArgument {
     if let value = try queryScalar(value) { return .value(value) }
     if let sequence = value as? any Sequence {
@@ -51,10 +52,11 @@ private func queryScalar(_ value: Any) throws(QueryError) -> StoreValue? {
     }
     if value is NSNull { return .null }
     if let object = value as? Object {
-        guard object.isManaged else {
-            throw QueryError(.invalidArgument,
-                             "an unmanaged \(typeName(object)) cannot be a query argument: add it to the database first")
-        }
+        // An unmanaged object is no object of the database, so it equals no link (as in
+        // RealmSwift: `==` matches nothing, `!=` every object). The key stands for it: keys
+        // are handed out upwards from 0 and never reach `Int64.max`, and negative keys mean
+        // nil in a link column, so no stored link, nil included, equals it.
+        guard object.isManaged else { return .link(ObjectKey(Int64.max)) }
         guard !object.isInvalidated else {
             throw QueryError(.invalidArgument,
                              "a deleted or invalidated \(typeName(object)) cannot be a query argument")

@@ -85,10 +85,21 @@ private func conversionError(_ value: Any) -> QueryError? {
         #expect(deleted?.message.contains("deleted") == true)
     }
 
-    @Test func unmanagedObjectsAreAnError() {
-        let error = conversionError(Dog())
-        #expect(error?.kind == .invalidArgument)
-        #expect(error?.message.contains("unmanaged Dog") == true)
+    @Test func anUnmanagedObjectMatchesNoLinkAndItsNegationMatchesEveryObject() throws {
+        let folder = TemporaryFolder()
+        let db = try Database(configuration: folder.configuration())
+        try db.write {
+            let rex = db.create(Dog.self, value: ["name": "Rex", "age": 3])
+            db.create(Person.self, value: ["id": 1, "name": "Ann", "dog": rex])
+            db.create(Person.self, value: ["id": 2, "name": "Bob"])
+        }
+        let stranger = Dog(value: ["name": "Rex", "age": 3])
+        #expect(try queryArgument(stranger) == .value(.link(ObjectKey(Int64.max))))
+        #expect(db.objects(Person.self).filter("dog == %@", stranger).count == 0)
+        #expect(db.objects(Person.self).filter("dog != %@", stranger).count == 2)
+        #expect(db.objects(Person.self).filter("dog IN %@", [stranger]).count == 0)
+        // A nil link is not the unmanaged object either.
+        #expect(db.objects(Person.self).filter("dog == nil").map(\.name) == ["Bob"])
     }
 
     @Test func unknownTypesAreAnErrorNamingTheType() {
