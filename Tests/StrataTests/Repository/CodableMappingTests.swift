@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite("Codable mapping to columns")
+struct CodableMappingTests {
+    @Test("each stored property of a Codable type gets the column its type maps to")
+    func columnsFollowTheType() throws {
+        let table = try CodableTable(EveryKind.self, typeName: "EveryKind", indexes: ["string"])
+        let properties = Dictionary(uniqueKeysWithValues: table.schema.properties.map { ($0.name, $0) })
+        #expect(table.schema.properties.first?.name == "id")
+        #expect(properties["id"]?.isPrimaryKey == true)
+        let expected: [String: PropertyType] = [
+            "int": .int, "int8": .int, "uint32": .int, "uint64": .int, "double": .double, "float": .float, "bool": .bool,
+            "string": .string, "date": .date, "data": .data, "uuid": .uuid, "url": .string, "decimal": .decimal128,
+            "decimal128": .decimal128, "objectId": .objectId, "priority": .string, "level": .int,
+        ]
+        for (name, kind) in expected {
+            #expect(properties[name]?.kind == kind, "\(name)")
+            #expect(properties[name]?.isOptional == false, "\(name)")
+            #expect(properties[name]?.isList == false, "\(name)")
+        }
+        #expect(properties["string"]?.isIndexed == true)
+        #expect(properties["optionalString"]?.isOptional == true && properties["optionalString"]?.kind == .string)
+        #expect(properties["optionalDate"]?.isOptional == true && properties["optionalDate"]?.kind == .date)
+        #expect(properties["optionalLevel"]?.isOptional == true && properties["optionalLevel"]?.kind == .int)
+        #expect(properties["tags"]?.isList == true && properties["tags"]?.kind == .string && properties["tags"]?.isMap == false)
+        #expect(properties["maybes"]?.isList == true && properties["maybes"]?.isOptional == true)
+        #expect(properties["counts"]?.isMap == true && properties["counts"]?.kind == .int)
+        #expect(table.jsonKeys == ["address", "history", "optionalTags"])
+        #expect(properties["optionalTags"]?.isOptional == true)
+    }
+
+    @Test("an enum the probe cannot decode from placeholders is a typed error naming the property")
+    func nonCaseIterableEnumIsATypedError() {
+        #expect {
+            _ = try CodableTable(Diary.self, typeName: "Diary", indexes: [])
+        } throws: { error in
+            guard case .cannotDeriveSchema(let type, let property, _) = error as? RepositoryError else { return false }
+            return type == "Diary" && property == "mood"
+        }
+    }
+
+    @Test("an id encoded under another key is refused")
+    func idUnderAnotherKeyIsRefused() {
+        #expect {
+            _ = try CodableTable(RenamedIdentifier.self, typeName: "RenamedIdentifier", indexes: [])
+        } throws: { error in
+            if case .unsupportedIdentifier(type: "RenamedIdentifier", _) = error as? RepositoryError { return true }
+            return false
+        }
+    }
+
+    @Test("an index on a property that cannot take one is a typed error")
+    func indexOnAListIsRefused() {
+        #expect(throws: RepositoryError.self) { _ = try CodableTable(EveryKind.self, typeName: "EveryKind", indexes: ["tags"]) }
+        #expect(throws: RepositoryError.self) { _ = try CodableTable(EveryKind.self, typeName: "EveryKind", indexes: ["nope"]) }
+    }
+}
