@@ -13,7 +13,8 @@ import StrataStore
 enum SchemaProbe {
     /// The top-level fields of `type`, in the order its `init(from:)` decodes them.
     static func fields<V: Decodable>(of type: V.Type) throws(RepositoryError) -> [CodableField] {
-        let recorder = ProbeRecorder()
+        let recorder = ProbeRecorder(context: ProbeContext())
+        recorder.context.path.append(ObjectIdentifier(type))
         do {
             _ = try V(from: ProbeDecoder(recorder: recorder, codingPath: []))
         } catch {
@@ -26,7 +27,7 @@ enum SchemaProbe {
     }
 
     /// The shape of a value of `type` and a placeholder of it.
-    static func shape<V: Decodable>(of type: V.Type, codingPath: [any CodingKey]) throws -> (CodableShape, V) {
+    static func shape<V: Decodable>(of type: V.Type, codingPath: [any CodingKey], context: ProbeContext) throws -> (CodableShape, V) {
         if let native = nativeKind(of: type), let placeholder = nativePlaceholder(type) {
             return (.scalar(native.kind, isURL: native.isURL), placeholder)
         }
@@ -34,9 +35,26 @@ enum SchemaProbe {
            let first = (type as? any CaseIterable.Type)?._repositoryFirstCase as? V {
             return (.scalar(native.kind, isURL: native.isURL), first)
         }
-        let recorder = ProbeRecorder()
+        // A type that contains itself (through an array or an optional) would be probed
+        // forever: its second appearance on the path stops the probe of that property.
+        let id = ObjectIdentifier(type)
+        if context.path.contains(id) && !context.isEmptying { throw ProbeRecursion() }
+        context.path.append(id)
+        defer { context.path.removeLast() }
+        let recorder = ProbeRecorder(context: context)
         let value = try V(from: ProbeDecoder(recorder: recorder, codingPath: codingPath))
         return (recorder.shape, value)
+    }
+
+    /// A placeholder of `type` made with empty arrays and dictionaries and nil optionals, for a
+    /// property whose type contains itself: what is recorded of it is thrown away.
+    static func emptyPlaceholder<V: Decodable>(of type: V.Type, codingPath: [any CodingKey], context: ProbeContext) throws -> V {
+        let wasEmptying = context.isEmptying
+        context.isEmptying = true
+        defer { context.isEmptying = wasEmptying }
+        if let placeholder = nativePlaceholder(type) { return placeholder }
+        if let first = (type as? any CaseIterable.Type)?._repositoryFirstCase as? V { return first }
+        return try V(from: ProbeDecoder(recorder: ProbeRecorder(context: context), codingPath: codingPath))
     }
 
     private static func failure(_ type: Any.Type, _ error: any Error) -> RepositoryError {
@@ -57,8 +75,24 @@ enum SchemaProbe {
     }
 }
 
+/// What a whole probe shares: the types being decoded, outermost first.
+final class ProbeContext {
+    var path: [ObjectIdentifier] = []
+    /// Whether arrays and dictionaries are empty and optionals nil (see
+    /// `SchemaProbe.emptyPlaceholder`).
+    var isEmptying = false
+}
+
+/// Thrown when a type turns up inside itself.
+struct ProbeRecursion: Error {}
+
 /// What one probe decoder saw.
 final class ProbeRecorder {
+    let context: ProbeContext
+
+    init(context: ProbeContext) { self.context = context }
+    convenience init(sharing other: ProbeRecorder) { self.init(context: other.context) }
+
     /// The keyed fields decoded, in order.
     var fields: [(name: String, shape: CodableShape)] = []
     /// Whether the value asked for the container's keys (a dictionary does).
@@ -132,6 +166,7 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         recorder.sawAllKeys = true
+        if recorder.context.isEmptying { return [] }
         return Key(stringValue: "key").map { [$0] } ?? []
     }
 
@@ -139,32 +174,44 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool { false }
 
     func decodeValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key])
-        recorder.record(key.stringValue, shape)
-        return value
+        do {
+            let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key], context: recorder.context)
+            recorder.record(key.stringValue, shape)
+            return value
+        } catch is ProbeRecursion {
+            // A property whose type contains the type being probed: stored as JSON.
+            recorder.record(key.stringValue, .other)
+            return try SchemaProbe.emptyPlaceholder(of: type, codingPath: codingPath + [key], context: recorder.context)
+        }
     }
 
     func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key])
-        recorder.record(key.stringValue, .optional(shape))
-        return value
+        if recorder.context.isEmptying { return nil }
+        do {
+            let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key], context: recorder.context)
+            recorder.record(key.stringValue, .optional(shape))
+            return value
+        } catch is ProbeRecursion {
+            recorder.record(key.stringValue, .optional(.other))
+            return nil
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         recorder.record(key.stringValue, .object)
-        return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(), codingPath: codingPath + [key]))
+        return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath + [key]))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         recorder.record(key.stringValue, .other)
-        return ProbeUnkeyedContainer(recorder: ProbeRecorder(), codingPath: codingPath + [key])
+        return ProbeUnkeyedContainer(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath + [key])
     }
 
-    func superDecoder() throws -> any Decoder { ProbeDecoder(recorder: ProbeRecorder(), codingPath: codingPath) }
+    func superDecoder() throws -> any Decoder { ProbeDecoder(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath) }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         recorder.record(key.stringValue, .other)
-        return ProbeDecoder(recorder: ProbeRecorder(), codingPath: codingPath + [key])
+        return ProbeDecoder(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath + [key])
     }
 }
 
@@ -172,9 +219,9 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
     let recorder: ProbeRecorder
     let codingPath: [any CodingKey]
-    var count: Int? { 1 }
+    var count: Int? { recorder.context.isEmptying ? 0 : 1 }
     var currentIndex = 0
-    var isAtEnd: Bool { currentIndex >= 1 }
+    var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
     init(recorder: ProbeRecorder, codingPath: [any CodingKey]) {
         self.recorder = recorder
@@ -187,7 +234,7 @@ struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [ProbeKey(intValue: currentIndex)])
+        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [ProbeKey(intValue: currentIndex)], context: recorder.context)
         if case .optional = recorder.arrayElement { recorder.arrayElement = .optional(shape) } else { recorder.arrayElement = shape }
         currentIndex += 1
         return value
@@ -196,19 +243,19 @@ struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         recorder.arrayElement = .object
         currentIndex += 1
-        return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(), codingPath: codingPath))
+        return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         recorder.arrayElement = .other
         currentIndex += 1
-        return ProbeUnkeyedContainer(recorder: ProbeRecorder(), codingPath: codingPath)
+        return ProbeUnkeyedContainer(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         recorder.arrayElement = .other
         currentIndex += 1
-        return ProbeDecoder(recorder: ProbeRecorder(), codingPath: codingPath)
+        return ProbeDecoder(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath)
     }
 }
 
@@ -218,11 +265,11 @@ struct ProbeSingleValueContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool {
         recorder.sawNil = true
-        return false
+        return recorder.context.isEmptying
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath)
+        let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath, context: recorder.context)
         recorder.single = shape
         return value
     }

@@ -51,6 +51,13 @@ struct CodableMappingTests {
         }
     }
 
+    @Test("a type that contains itself is probed once: the recursive properties are JSON")
+    func recursiveTypeStopsTheProbe() throws {
+        let table = try CodableTable(Outline.self, typeName: "Outline", indexes: [])
+        #expect(table.schema.properties.map(\.name) == ["id", "title", "children", "byName"])
+        #expect(table.jsonKeys == ["children", "byName"])
+    }
+
     @Test("an index on a property that cannot take one is a typed error")
     func indexOnAListIsRefused() {
         #expect(throws: RepositoryError.self) { _ = try CodableTable(EveryKind.self, typeName: "EveryKind", indexes: ["tags"]) }

@@ -109,3 +109,11 @@ struct QuestionWithIntOwner: Codable, Identifiable, Sendable {
 func question(_ id: String, owner: String, done: Bool = false, created: Double, priority: RepositoryPriority = .low) -> Question {
     Question(id: id, title: "Title \(id)", owner: owner, done: done, created: Date(timeIntervalSinceReferenceDate: created), priority: priority)
 }
+
+/// A type that contains itself, through an array and a dictionary.
+struct Outline: Codable, Identifiable, Equatable, Sendable {
+    var id: String
+    var title: String
+    var children: [Outline]
+    var byName: [String: Outline]
+}

@@ -15,6 +15,16 @@ struct RepositoryTests {
         #expect(try await repository.loadAll() == items)
     }
 
+    @Test("a type that contains itself round-trips through its JSON columns")
+    func recursiveTypeRoundTrips() async throws {
+        let folder = TemporaryFolder()
+        let repository = try Repository(Outline.self, in: folder.configuration())
+        let leaf = Outline(id: "leaf", title: "Leaf", children: [], byName: [:])
+        let root = Outline(id: "root", title: "Root", children: [leaf, Outline(id: "mid", title: "Mid", children: [leaf], byName: [:])], byName: ["leaf": leaf])
+        try await repository.save(root)
+        #expect(try await repository.find(by: "root") == root)
+    }
+
     @Test("saving an existing id replaces it; a new id inserts")
     func replaceAndInsert() async throws {
         let folder = TemporaryFolder()
