@@ -70,10 +70,13 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     public func save(contentsOf items: some Sequence<T> & Sendable) async throws(RepositoryError) {
         let database = try await open()
         let table = table
-        var rows: [[String: Any]] = []
+        var rows: [StoredRow] = []
         for item in items { rows.append(try table.storedValues(of: item)) }
-        try write(database) {
-            for row in rows { database.dynamicCreate(table.typeName, value: row, update: .all) }
+        try write(database) { () throws(RepositoryError) in
+            for row in rows {
+                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
+                try table.writeEmbedded(row, of: object, in: database)
+            }
         }
     }
 
@@ -165,25 +168,27 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// Adds the type's table to the file, or checks the one it has against the type.
     private func prepareTable(in database: Database) throws(RepositoryError) {
         let session = database.core.session
-        if let existing = session.table(named: typeName) {
-            try table.check(stored: existing.schema)
+        if session.table(named: typeName) != nil {
+            try table.check(stored: session.store.schema)
             return
         }
         guard !configuration.readOnly else {
             throw .database(reason: "the read-only file has no '\(typeName)' items and cannot add the type")
         }
         do {
-            try session.addTables([table.schema])
+            try session.addTables(table.schemas)
         } catch {
-            if let stored = session.table(named: typeName) { try table.check(stored: stored.schema) }
+            if session.table(named: typeName) != nil { try table.check(stored: session.store.schema) }
             throw .database(reason: "adding '\(typeName)' to the file failed: \(error)")
         }
-        if let stored = session.table(named: typeName) { try table.check(stored: stored.schema) }
+        try table.check(stored: session.store.schema)
     }
 
-    private func write(_ database: Database, _ block: () -> Void) throws(RepositoryError) {
+    private func write(_ database: Database, _ block: () throws(RepositoryError) -> Void) throws(RepositoryError) {
         do {
             try database.write(block)
+        } catch let error as RepositoryError {
+            throw error
         } catch {
             throw .database(reason: "the write failed: \(error)")
         }
@@ -239,12 +244,15 @@ extension Repository {
         if database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) != nil { return }
         let items = try load()
         let table = table
-        var rows: [[String: Any]] = []
+        var rows: [StoredRow] = []
         rows.reserveCapacity(items.count)
         for item in items { rows.append(try table.storedValues(of: item)) }
-        try write(database) {
+        try write(database) { () throws(RepositoryError) in
             guard database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) == nil else { return }
-            for row in rows { database.dynamicCreate(table.typeName, value: row, update: .all) }
+            for row in rows {
+                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
+                try table.writeEmbedded(row, of: object, in: database)
+            }
             database.dynamicCreate(Self.importRecordType, value: ["id": key, "imported": Date()], update: .error)
         }
     }

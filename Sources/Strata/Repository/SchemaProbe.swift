@@ -12,7 +12,7 @@ import StrataStore
 /// Learns the shape of a `Decodable` type by decoding it from placeholders.
 enum SchemaProbe {
     /// The top-level fields of `type`, in the order its `init(from:)` decodes them.
-    static func fields<V: Decodable>(of type: V.Type) throws(RepositoryError) -> [CodableField] {
+    static func fields<V: Decodable>(of type: V.Type, typeName: String) throws(RepositoryError) -> [CodableField] {
         let recorder = ProbeRecorder(context: ProbeContext())
         recorder.context.path.append(ObjectIdentifier(type))
         do {
@@ -23,7 +23,7 @@ enum SchemaProbe {
         guard !recorder.sawAllKeys, !recorder.fields.isEmpty else {
             throw .cannotDeriveSchema(type: "\(type)", property: "(type)", reason: "a repository stores structs with named properties; \(type) does not decode from a keyed container of fixed keys")
         }
-        return recorder.fields.map { CodableField(name: $0.name, shape: $0.shape) }
+        return recorder.fields.map { CodableField(name: $0.name, shape: $0.shape, owner: typeName) }
     }
 
     /// The shape of a value of `type` and a placeholder of it.
@@ -43,6 +43,7 @@ enum SchemaProbe {
         defer { context.path.removeLast() }
         let recorder = ProbeRecorder(context: context)
         let value = try V(from: ProbeDecoder(recorder: recorder, codingPath: codingPath))
+        if case .object(_, let fields) = recorder.shape { return (.object(typeName: String(describing: type), fields: fields), value) }
         return (recorder.shape, value)
     }
 
@@ -120,7 +121,7 @@ final class ProbeRecorder {
     var shape: CodableShape {
         if sawKeyed {
             if sawAllKeys { return .map(fields.first?.shape ?? .other) }
-            return .object
+            return .object(typeName: "", fields: fields.map { ProbedField(name: $0.name, shape: $0.shape) })
         }
         if sawUnkeyed { return .array(arrayElement ?? .other) }
         if let single { return sawNil ? .optional(single) : single }
@@ -198,7 +199,7 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        recorder.record(key.stringValue, .object)
+        recorder.record(key.stringValue, .other)
         return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath + [key]))
     }
 
@@ -241,7 +242,7 @@ struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        recorder.arrayElement = .object
+        recorder.arrayElement = .other
         currentIndex += 1
         return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(recorder: ProbeRecorder(sharing: recorder), codingPath: codingPath))
     }

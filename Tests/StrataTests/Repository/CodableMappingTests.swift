@@ -27,8 +27,20 @@ struct CodableMappingTests {
         #expect(properties["tags"]?.isList == true && properties["tags"]?.kind == .string && properties["tags"]?.isMap == false)
         #expect(properties["maybes"]?.isList == true && properties["maybes"]?.isOptional == true)
         #expect(properties["counts"]?.isMap == true && properties["counts"]?.kind == .int)
-        #expect(table.jsonKeys == ["address", "history", "optionalTags"])
+        #expect(table.jsonKeys == ["optionalTags", "note"])
         #expect(properties["optionalTags"]?.isOptional == true)
+        #expect(properties["note"]?.kind == .string)
+        #expect(properties["address"]?.kind == .link && properties["address"]?.objectType == "EveryKind_RepositoryAddress")
+        #expect(properties["secondAddress"]?.kind == .link && properties["secondAddress"]?.objectType == "EveryKind_RepositoryAddress")
+        #expect(properties["history"]?.kind == .link && properties["history"]?.isList == true)
+        #expect(properties["place"]?.objectType == "EveryKind_RepositoryPlace")
+        let embedded = Dictionary(uniqueKeysWithValues: table.schemas.dropFirst().map { ($0.name, $0) })
+        #expect(Set(embedded.keys) == ["EveryKind_RepositoryAddress", "EveryKind_RepositoryPlace", "EveryKind_RepositoryPlace_RepositoryAddress"])
+        #expect(embedded.values.allSatisfy { $0.isEmbedded })
+        let place = embedded["EveryKind_RepositoryPlace"]
+        #expect(place?.properties.map(\.name) == ["name", "address", "labels", "counts", "visited"])
+        #expect(place?.properties[1].objectType == "EveryKind_RepositoryPlace_RepositoryAddress")
+        #expect(place?.properties[2].isList == true && place?.properties[3].isMap == true && place?.properties[4].isOptional == true)
     }
 
     @Test("an enum the probe cannot decode from placeholders is a typed error naming the property")

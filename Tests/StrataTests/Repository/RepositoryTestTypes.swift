@@ -9,6 +9,21 @@ struct RepositoryAddress: Codable, Equatable, Sendable {
     var zip: Int
 }
 
+/// A nested struct with a nested struct, a list and a map: an embedded object.
+struct RepositoryPlace: Codable, Equatable, Sendable {
+    var name: String
+    var address: RepositoryAddress
+    var labels: [String]
+    var counts: [String: Int]
+    var visited: Date?
+}
+
+/// A nested struct with a property that has no column (a dictionary of structs): JSON.
+struct RepositoryNote: Codable, Equatable, Sendable {
+    var text: String
+    var byName: [String: RepositoryAddress]
+}
+
 /// One property of every kind the repository maps, native and JSON.
 struct EveryKind: Codable, Identifiable, Equatable, Sendable {
     var id: String
@@ -40,6 +55,9 @@ struct EveryKind: Codable, Identifiable, Equatable, Sendable {
     var address: RepositoryAddress
     var history: [RepositoryAddress]
     var optionalTags: [String]?
+    var secondAddress: RepositoryAddress?
+    var place: RepositoryPlace
+    var note: RepositoryNote
 
     static func sample(_ id: String, seed: Int) -> EveryKind {
         EveryKind(id: id, int: seed * 1_000_003, int8: -8, uint32: 4_000_000_000, uint64: 1 << 40, double: 3.141592653589793 * Double(seed),
@@ -50,7 +68,11 @@ struct EveryKind: Codable, Identifiable, Equatable, Sendable {
                   optionalLevel: seed % 2 == 0 ? .one : nil, tags: ["a", "b", "\(seed)"], scores: [0.5, -1, 1e300], maybes: [1, nil, 3],
                   dates: [Date(timeIntervalSinceReferenceDate: 1), Date(timeIntervalSinceReferenceDate: -1)],
                   counts: ["x": 1, "y": seed], address: RepositoryAddress(street: "Main \(seed)", zip: 12345),
-                  history: [RepositoryAddress(street: "Old", zip: 1)], optionalTags: seed % 2 == 0 ? nil : ["t"])
+                  history: [RepositoryAddress(street: "Old", zip: 1), RepositoryAddress(street: "Older", zip: seed)], optionalTags: seed % 2 == 0 ? nil : ["t"],
+                  secondAddress: seed % 2 == 0 ? nil : RepositoryAddress(street: "Second", zip: 2),
+                  place: RepositoryPlace(name: "Home \(seed)", address: RepositoryAddress(street: "Inner", zip: 3), labels: ["x", "y"], counts: ["a": seed],
+                                         visited: seed % 2 == 0 ? Date(timeIntervalSinceReferenceDate: 7) : nil),
+                  note: RepositoryNote(text: "note", byName: ["home": RepositoryAddress(street: "Note St", zip: 4)]))
     }
 }
 

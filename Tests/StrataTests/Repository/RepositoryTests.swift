@@ -15,6 +15,30 @@ struct RepositoryTests {
         #expect(try await repository.loadAll() == items)
     }
 
+    @Test("nested structs are embedded objects: queryable, replaced with their parent, deleted with it")
+    func nestedStructsAreEmbedded() async throws {
+        let folder = TemporaryFolder()
+        let repository = try Repository(EveryKind.self, in: folder.configuration())
+        var first = EveryKind.sample("a", seed: 1)
+        try await repository.save(contentsOf: [first, EveryKind.sample("b", seed: 2)])
+        #expect(try await repository.items(where: "address.street == %@", "Main 2").map(\.id) == ["b"])
+        #expect(try await repository.items(where: "place.address.zip == 3 AND ANY history.zip == 1", sortedBy: "id").map(\.id) == ["a", "b"])
+        first.address = RepositoryAddress(street: "Moved", zip: 9)
+        first.history = []
+        first.secondAddress = nil
+        try await repository.save(first)
+        #expect(try await repository.find(by: "a") == first)
+        #expect(try await repository.items(where: "address.street == %@", "Main 1").isEmpty)
+        let database = try Database(configuration: folder.configuration(), queue: nil)
+        // a: address, place, place.address (its history and second address were replaced by
+        // none); b: address, 2 × history, place, place.address.
+        #expect(database.dynamicObjects("EveryKind_RepositoryAddress").count == 4)
+        try await repository.delete("b")
+        database.refresh()
+        #expect(database.dynamicObjects("EveryKind_RepositoryAddress").count == 1)
+        #expect(database.dynamicObjects("EveryKind_RepositoryPlace").count == 1)
+    }
+
     @Test("a type that contains itself round-trips through its JSON columns")
     func recursiveTypeRoundTrips() async throws {
         let folder = TemporaryFolder()
