@@ -224,9 +224,21 @@ struct CodableTable: Sendable {
         return converted
     }
 
+    /// A non-nil value in the form the store takes, checked against the field's column kind:
+    /// a value of another kind than the probe saw (an `encode(to:)` that writes something
+    /// else than its `init(from:)` reads) is an error here rather than a stop in the store.
     private func stored(_ value: Any, _ field: CodableField) throws(RepositoryError) -> Any {
         guard let stored = storedForm(of: value) else {
             throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit its column (an unsigned integer above Int.max, or a Decimal out of Decimal128's range)")
+        }
+        let kind: PropertyKind
+        switch field.storage {
+        case .column(let columnKind, _), .list(let columnKind, _, _), .map(let columnKind, _, _): kind = columnKind
+        case .json: kind = .string
+        case .embedded, .embeddedList: return stored
+        }
+        guard let converted = StoreValue.from(any: stored, kind: kind), !converted.isNull, converted.kind == kind else {
+            throw .valueConversion(type: typeName, property: field.name, reason: "the value encoded \(Swift.type(of: value)) \(value), which does not fit the \(kind) column derived from decoding the type")
         }
         return stored
     }

@@ -139,3 +139,24 @@ struct Outline: Codable, Identifiable, Equatable, Sendable {
     var children: [Outline]
     var byName: [String: Outline]
 }
+
+/// A type whose `encode(to:)` writes a string where its `init(from:)` reads an integer.
+struct Lopsided: Codable, Identifiable, Sendable {
+    var id: String
+    var count: Int
+    enum CodingKeys: String, CodingKey { case id, count }
+    init(id: String, count: Int) {
+        self.id = id
+        self.count = count
+    }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        count = try container.decode(Int.self, forKey: .count)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode("\(count) items", forKey: .count)
+    }
+}

@@ -120,6 +120,19 @@ struct RepositoryTests {
         #expect(try await repository.count == 0)
     }
 
+    @Test("a value encoded as another kind than its type decodes is a typed error, and nothing is stored")
+    func encodingThatDisagreesWithDecodingIsATypedError() async throws {
+        let folder = TemporaryFolder()
+        let repository = try Repository(Lopsided.self, in: folder.configuration())
+        await #expect {
+            try await repository.save(Lopsided(id: "a", count: 3))
+        } throws: { error in
+            if case .valueConversion(type: "Lopsided", property: "count", _) = error as? RepositoryError { return true }
+            return false
+        }
+        #expect(try await repository.count == 0)
+    }
+
     @Test("a batch is one commit")
     func batchIsOneCommit() async throws {
         let folder = TemporaryFolder()
