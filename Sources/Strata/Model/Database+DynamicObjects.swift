@@ -65,7 +65,11 @@ extension Database {
             key = existing
         } else {
             do {
-                key = try context.table.insert(primaryKey: primaryKey) { _ in }
+                // The primary key's index entry and its column are both written here: the
+                // loop below skips the key.
+                key = try context.table.insert(primaryKey: primaryKey) { row in
+                    if let pk = schema.primaryKeyIndex { row.set(primaryKey, pk) }
+                }
             } catch {
                 context.fail(error)
             }

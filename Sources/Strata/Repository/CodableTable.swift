@@ -1,0 +1,309 @@
+import Foundation
+import StrataStore
+
+/// How one `Codable` type is stored: its object type's name, its fields (one column each) and
+/// the stored schema they make. Derived once per repository from the type (``SchemaProbe``).
+struct CodableTable: Sendable {
+    /// The object type's name in the file.
+    let typeName: String
+    /// The fields, the primary key `id` first.
+    let fields: [CodableField]
+    /// Top-level keys stored as JSON text.
+    let jsonKeys: Set<String>
+    /// The object type the fields make.
+    let schema: ObjectSchema
+    /// That type and the embedded types of its nested structs.
+    let schemas: [ObjectSchema]
+
+    init<T: Codable & Identifiable>(_ type: T.Type, typeName: String, indexes: [String]) throws(RepositoryError) where T.ID: RepositoryIdentifier {
+        var fields = try SchemaProbe.fields(of: type, typeName: typeName)
+        guard let idIndex = fields.firstIndex(where: { $0.name == "id" }) else {
+            throw .unsupportedIdentifier(type: typeName, reason: "its `id` is not encoded under the key \"id\"")
+        }
+        let id = fields.remove(at: idIndex)
+        guard case .column(let kind, isURL: false) = id.storage, kind == T.ID._repositoryKind, !id.isOptional else {
+            throw .unsupportedIdentifier(type: typeName, reason: "its `id` must be a non-optional String, Int, UUID or ObjectId stored as itself")
+        }
+        fields.insert(id, at: 0)
+        for name in indexes {
+            guard let field = fields.first(where: { $0.name == name }) else {
+                throw .cannotIndex(type: typeName, property: name, reason: "the type has no stored property of that name (its properties: \(fields.map(\.name).joined(separator: ", ")))")
+            }
+            guard field.canBeIndexed else {
+                throw .cannotIndex(type: typeName, property: name, reason: "only Int, String, Bool, Date, ObjectId and UUID properties (and enums with such raw values) can be indexed")
+            }
+        }
+        self.typeName = typeName
+        self.fields = fields
+        self.jsonKeys = Set(fields.filter { $0.storage == .json }.map(\.name))
+        self.schema = ObjectSchema(name: typeName, properties: fields.enumerated().map { index, field in
+            field.propertySchema(isPrimaryKey: index == 0, isIndexed: indexes.contains(field.name))
+        })
+        var schemas = [schema]
+        for embedded in fields.flatMap(\.embeddedSchemas) where !schemas.contains(where: { $0.name == embedded.name }) {
+            schemas.append(embedded)
+        }
+        self.schemas = schemas
+    }
+
+    /// Checks the file's schema against every object type the fields make.
+    func check(stored: Schema) throws(RepositoryError) {
+        for expected in schemas {
+            guard let existing = stored[expected.name] else {
+                throw .schemaMismatch(type: expected.name, property: "(type)", reason: "the file has no such type")
+            }
+            try check(existing, against: expected)
+        }
+    }
+
+    /// Checks a stored object type against the fields: every field needs a column that stores
+    /// it the same way, and the file may have no column the type does not know.
+    private func check(_ stored: ObjectSchema, against schema: ObjectSchema) throws(RepositoryError) {
+        let typeName = schema.name
+        guard stored.isEmbedded == schema.isEmbedded else {
+            throw .schemaMismatch(type: typeName, property: "(type)", reason: schema.isEmbedded ? "the file stores it as a top-level type" : "the file stores it as an embedded type")
+        }
+        for property in schema.properties {
+            guard let existing = stored.properties.first(where: { $0.name == property.name }) else {
+                throw .schemaMismatch(type: typeName, property: property.name, reason: "the file has no such column")
+            }
+            guard existing.hasSameStorage(as: property), existing.isIndexed == property.isIndexed else {
+                throw .schemaMismatch(type: typeName, property: property.name, reason: "the file stores it as \(existing.description), the type maps it to \(property.description)")
+            }
+        }
+        if let extra = stored.properties.first(where: { stored in !schema.properties.contains { $0.name == stored.name } }) {
+            throw .schemaMismatch(type: typeName, property: extra.name, reason: "the file has this column but the type no longer has the property")
+        }
+    }
+
+    /// The property values `dynamicCreate` takes for `item`, and the values of its embedded
+    /// objects (written after it, with `writeEmbedded`).
+    func storedValues<T: Encodable>(of item: T) throws(RepositoryError) -> StoredRow {
+        let tree: Any
+        do {
+            tree = try ValueTreeEncoder.encode(item, jsonKeys: jsonKeys)
+        } catch {
+            throw .valueConversion(type: typeName, property: "(value)", reason: "encoding failed: \(error)")
+        }
+        guard let entries = tree as? [String: Any] else {
+            throw .valueConversion(type: typeName, property: "(value)", reason: "the value did not encode as a keyed container")
+        }
+        var values: [String: Any] = [:]
+        var embedded: [(CodableField, Any)] = []
+        for field in fields {
+            let value = entries[field.name] ?? NSNull()
+            switch field.storage {
+            case .embedded, .embeddedList:
+                embedded.append((field, value))
+                continue
+            default:
+                break
+            }
+            if isNull(value) {
+                guard field.isOptional else {
+                    throw .valueConversion(type: typeName, property: field.name, reason: "no value was encoded for a property that is not optional")
+                }
+                values[field.name] = NSNull()
+                continue
+            }
+            switch field.storage {
+            case .column, .json:
+                values[field.name] = try stored(value, field)
+            case .list:
+                guard let elements = value as? [Any] else {
+                    throw .valueConversion(type: typeName, property: field.name, reason: "expected an array, the value encoded \(Swift.type(of: value))")
+                }
+                var list: [Any] = []
+                list.reserveCapacity(elements.count)
+                for element in elements { list.append(isNull(element) ? NSNull() : try stored(element, field)) }
+                values[field.name] = list
+            case .map:
+                guard let entries = value as? [String: Any] else {
+                    throw .valueConversion(type: typeName, property: field.name, reason: "expected a dictionary, the value encoded \(Swift.type(of: value))")
+                }
+                var map: [String: Any?] = [:]
+                for (key, element) in entries {
+                    if isNull(element) {
+                        map[key] = .some(nil)
+                    } else {
+                        map[key] = .some(try stored(element, field))
+                    }
+                }
+                values[field.name] = map
+            case .embedded, .embeddedList:
+                break
+            }
+        }
+        return StoredRow(values: values, embedded: embedded)
+    }
+
+    /// Writes the embedded objects of `row` to the object just created from its values.
+    func writeEmbedded(_ row: StoredRow, of object: DynamicObject, in database: Database) throws(RepositoryError) {
+        guard !row.embedded.isEmpty else { return }
+        let parent = database.dynamicContext(typeName).table
+        let key = ObjectKey(object._slot.key)
+        for (field, value) in row.embedded { try store(value, field, in: parent, key: key) }
+    }
+
+    /// Stores a value that is not a plain column (a list, a map, an embedded object or a list
+    /// of them) in `key`'s property of `table`.
+    private func store(_ value: Any, _ field: CodableField, in table: TableAccess, key: ObjectKey) throws(RepositoryError) {
+        guard let index = table.schema.propertyIndex(named: field.name) else {
+            throw .schemaMismatch(type: table.schema.name, property: field.name, reason: "the file has no such column")
+        }
+        do {
+            switch field.storage {
+            case .embedded(let layout):
+                if isNull(value) {
+                    guard field.isOptional else { throw RepositoryError.valueConversion(type: table.schema.name, property: field.name, reason: "no value was encoded for a property that is not optional") }
+                    try table.set(.null, for: key, property: index)
+                } else {
+                    try table.set(.link(insertEmbedded(value, layout, field, from: table)), for: key, property: index)
+                }
+            case .embeddedList(let layout):
+                guard let elements = value as? [Any] else { throw RepositoryError.valueConversion(type: table.schema.name, property: field.name, reason: "expected an array") }
+                var children: [StoreValue] = []
+                for element in elements { children.append(.link(try insertEmbedded(element, layout, field, from: table))) }
+                try table.setList(children, for: key, property: index)
+            case .list(let kind, _, _):
+                guard let elements = value as? [Any] else { throw RepositoryError.valueConversion(type: table.schema.name, property: field.name, reason: "expected an array") }
+                var list: [StoreValue] = []
+                for element in elements { list.append(try storeValue(element, kind: kind, optional: true, field, table.schema.name)) }
+                try table.setList(list, for: key, property: index)
+            case .map(let kind, _, _):
+                guard let entries = value as? [String: Any] else { throw RepositoryError.valueConversion(type: table.schema.name, property: field.name, reason: "expected a dictionary") }
+                let keys = entries.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                var values: [StoreValue] = []
+                for mapKey in keys { values.append(try storeValue(entries[mapKey] ?? NSNull(), kind: kind, optional: true, field, table.schema.name)) }
+                try table.setMap(keys: keys, values: values, for: key, property: index)
+            case .column, .json:
+                break
+            }
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            throw .database(reason: "writing \(table.schema.name).\(field.name) failed: \(error)")
+        }
+    }
+
+    /// Inserts one embedded object (not yet adopted: the caller links it) and returns its key.
+    private func insertEmbedded(_ value: Any, _ layout: EmbeddedLayout, _ owner: CodableField, from parent: TableAccess) throws -> ObjectKey {
+        guard let entries = value as? [String: Any] else {
+            throw RepositoryError.valueConversion(type: layout.typeName, property: owner.name, reason: "the nested value did not encode as a keyed container")
+        }
+        guard let table = parent.sessionTable(named: layout.typeName) else {
+            throw RepositoryError.schemaMismatch(type: layout.typeName, property: "(type)", reason: "the file has no such type")
+        }
+        var values = [StoreValue](repeating: .null, count: table.schema.properties.count)
+        var later: [(CodableField, Any)] = []
+        for field in layout.fields {
+            let value = entries[field.name] ?? NSNull()
+            guard let index = table.schema.propertyIndex(named: field.name) else {
+                throw RepositoryError.schemaMismatch(type: layout.typeName, property: field.name, reason: "the file has no such column")
+            }
+            if case .column(let kind, _) = field.storage {
+                values[index] = try storeValue(value, kind: kind, optional: field.isOptional, field, layout.typeName)
+            } else {
+                later.append((field, value))
+            }
+        }
+        let child = try table.insert(values)
+        for (field, value) in later { try store(value, field, in: table, key: child) }
+        return child
+    }
+
+    /// One value of a column, list element or map value.
+    private func storeValue(_ value: Any, kind: PropertyKind, optional: Bool, _ field: CodableField, _ typeName: String) throws(RepositoryError) -> StoreValue {
+        if isNull(value) {
+            guard optional else { throw .valueConversion(type: typeName, property: field.name, reason: "no value was encoded for a property that is not optional") }
+            return .null
+        }
+        guard let converted = StoreValue.from(any: try stored(value, field), kind: kind), !converted.isNull else {
+            throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit a \(kind) column")
+        }
+        return converted
+    }
+
+    /// A non-nil value in the form the store takes, checked against the field's column kind:
+    /// a value of another kind than the probe saw (an `encode(to:)` that writes something
+    /// else than its `init(from:)` reads) is an error here rather than a stop in the store.
+    private func stored(_ value: Any, _ field: CodableField) throws(RepositoryError) -> Any {
+        guard let stored = storedForm(of: value) else {
+            throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit its column (an unsigned integer above Int.max, or a Decimal out of Decimal128's range)")
+        }
+        let kind: PropertyKind
+        switch field.storage {
+        case .column(let columnKind, _), .list(let columnKind, _, _), .map(let columnKind, _, _): kind = columnKind
+        case .json: kind = .string
+        case .embedded, .embeddedList: return stored
+        }
+        guard let converted = StoreValue.from(any: stored, kind: kind), !converted.isNull, converted.kind == kind else {
+            throw .valueConversion(type: typeName, property: field.name, reason: "the value encoded \(Swift.type(of: value)) \(value), which does not fit the \(kind) column derived from decoding the type")
+        }
+        return stored
+    }
+
+    /// The item an object's columns hold.
+    func item<T: Decodable>(_ type: T.Type, from object: DynamicObject) throws(RepositoryError) -> T {
+        let entries = Self.tree(of: object, fields: fields)
+        do {
+            return try T(from: ValueTreeDecoder(value: entries, codingPath: [], jsonKeys: jsonKeys))
+        } catch {
+            var property = "(value)"
+            if let error = error as? DecodingError {
+                switch error {
+                case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+                    property = context.codingPath.map(\.stringValue).joined(separator: ".")
+                @unknown default:
+                    break
+                }
+            }
+            throw .valueConversion(type: typeName, property: property, reason: "decoding the stored columns failed: \(error)")
+        }
+    }
+
+    /// The loose-value tree of an object's fields.
+    private static func tree(of object: DynamicObject, fields: [CodableField]) -> [String: Any] {
+        var entries: [String: Any] = [:]
+        for field in fields {
+            guard let value = object.value(forKey: field.name) else { continue }
+            switch field.storage {
+            case .column, .json:
+                entries[field.name] = value
+            case .list:
+                if let elements = value as? [Any?] {
+                    entries[field.name] = elements.map { $0 ?? NSNull() }
+                } else {
+                    entries[field.name] = value
+                }
+            case .map:
+                if let map = value as? [String: Any?] {
+                    entries[field.name] = map.mapValues { $0 ?? NSNull() }
+                } else {
+                    entries[field.name] = value
+                }
+            case .embedded(let layout):
+                if let child = value as? DynamicObject { entries[field.name] = tree(of: child, fields: layout.fields) }
+            case .embeddedList(let layout):
+                if let children = value as? List<DynamicObject> {
+                    entries[field.name] = children.map { tree(of: $0, fields: layout.fields) }
+                }
+            }
+        }
+        return entries
+    }
+}
+
+/// Whether a loose value is nil.
+private func isNull(_ value: Any) -> Bool {
+    if value is NSNull { return true }
+    if case Optional<Any>.none = value { return true }
+    return false
+}
+
+/// One item's values: those `dynamicCreate` writes, and its embedded objects' values, written
+/// after it (`CodableTable.writeEmbedded`).
+struct StoredRow {
+    let values: [String: Any]
+    let embedded: [(CodableField, Any)]
+}

@@ -1,0 +1,107 @@
+public import Foundation
+
+/// A drop-in for the widespread "actor `LocalRepository` over a JSON file" pattern, with the
+/// same API (`init(directory:filename:)`, `save(_:)`, `delete(_:)`, `find(by:)`, `loadAll()`)
+/// but a Strata database underneath: a save writes one item, not the whole file, and nothing
+/// is held in memory.
+///
+/// The database is a file beside the JSON file, named after it with the extension `strata`
+/// (`data.json` → `data.strata`). On first use, when that file has not imported the JSON file
+/// yet, the JSON file's items (an array of `T`) are imported into it in one transaction; the
+/// JSON file is only read, never written, moved or deleted. A JSON file that cannot be read or
+/// decoded is a ``RepositoryError/damagedJSONFile(path:reason:)``: `save(_:)` and `delete(_:)`
+/// throw it, while `find(by:)` and `loadAll()`, which do not throw in this API, return nil and
+/// an empty array and leave the error in ``lastError``; each call tries the import again, so
+/// repairing the file is enough. Use ``Repository`` directly for queries, sorting, indexes
+/// and errors from every call.
+public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID == String {
+    /// The JSON file the items are imported from.
+    public nonisolated let jsonFileURL: URL
+    /// The Strata database file that holds the items.
+    public nonisolated let databaseURL: URL
+    private let repository: Result<Repository<T>, RepositoryError>
+    private var hasImported = false
+    /// The error of the last call that failed, including those `find(by:)` and `loadAll()`
+    /// cannot throw; nil after a call that succeeded.
+    public private(set) var lastError: RepositoryError?
+
+    /// A repository over `filename` in `directory`. Nothing is read until the first call.
+    public init(directory: URL = .documentsDirectory, filename: String = "data.json") {
+        let jsonFileURL = directory.appendingPathComponent(filename)
+        self.jsonFileURL = jsonFileURL
+        let databaseURL = jsonFileURL.deletingPathExtension().appendingPathExtension("strata")
+        self.databaseURL = databaseURL
+        repository = Result { () throws(RepositoryError) in try Repository(T.self, fileURL: databaseURL) }
+    }
+
+    // MARK: - Public API
+
+    /// Stores `item`, replacing the item with the same id.
+    public func save(_ item: T) async throws {
+        try await run { repository in try await repository.save(item) }
+    }
+
+    /// Deletes the item with this id, if there is one.
+    public func delete(_ id: String) async throws {
+        try await run { repository in try await repository.delete(id) }
+    }
+
+    /// The item with this id; nil when there is none or the store failed (see ``lastError``).
+    public func find(by id: String) async -> T? {
+        (try? await run { repository in try await repository.find(by: id) }) ?? nil
+    }
+
+    /// Every item; empty when the store failed (see ``lastError``).
+    public func loadAll() async -> [T] {
+        (try? await run { repository in try await repository.loadAll() }) ?? []
+    }
+
+    // MARK: - Private
+
+    /// Runs `body` after the import, recording its error.
+    private func run<R: Sendable>(_ body: (Repository<T>) async throws -> R) async throws -> R {
+        do {
+            let repository = try self.repository.get()
+            if !hasImported {
+                let jsonFileURL = jsonFileURL
+                try await repository.importOnce(key: jsonFileURL.lastPathComponent) { () throws(RepositoryError) in
+                    try Self.readJSONFile(jsonFileURL)
+                }
+                hasImported = true
+            }
+            let result = try await body(repository)
+            lastError = nil
+            return result
+        } catch {
+            lastError = error as? RepositoryError ?? .database(reason: "\(error)")
+            throw error
+        }
+    }
+
+    /// The JSON file's items; none when there is no file.
+    private static func readJSONFile(_ url: URL) throws(RepositoryError) -> [T] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .damagedJSONFile(path: url.path, reason: "it cannot be read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode([T].self, from: data)
+        } catch {
+            throw .damagedJSONFile(path: url.path, reason: "it is not a JSON array of \(T.self): \(error)")
+        }
+    }
+}
+
+#if !canImport(Darwin)
+extension URL {
+    /// Where `LocalRepository` keeps its files by default off Apple platforms, which have no
+    /// Documents folder: the current directory (as `Database.Configuration.defaultFileURL`).
+    @usableFromInline
+    static var documentsDirectory: URL {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    }
+}
+#endif

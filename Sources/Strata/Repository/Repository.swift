@@ -1,0 +1,259 @@
+public import Foundation
+import StrataStore
+
+/// A store of `Codable` values in a Strata database, by id: the database-backed replacement
+/// for the "actor with a dictionary and a JSON file" repository.
+///
+/// ```swift
+/// struct Question: Codable, Identifiable, Sendable {
+///     var id: String
+///     var title: String
+///     var owner: String
+///     var done: Bool
+///     var created: Date
+/// }
+///
+/// let questions = try Repository(Question.self, in: configuration, indexes: ["owner"])
+/// try await questions.save(Question(id: "q-1", title: "Why?", owner: "Ann", done: false, created: .now))
+/// let open = try await questions.items(where: "owner == %@ AND done == false", "Ann", sortedBy: "created")
+/// ```
+///
+/// Each stored property of `T` is a column of an object type named after `T` (or `name:`), so
+/// predicates and sorting run on the columns and `indexes:` are real secondary indexes;
+/// ``RepositoryError`` lists what can go wrong. How properties map to columns, and what is
+/// stored as JSON, is described in <doc:Repositories>. Several repositories (of different
+/// types) may share one file; each opens its own instance of the database, isolated to the
+/// repository.
+public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: RepositoryIdentifier {
+    /// The database file and how it opens.
+    public nonisolated let configuration: Database.Configuration
+    /// The name of the object type that holds the items.
+    public nonisolated let typeName: String
+    private let table: CodableTable
+    private var database: Database?
+
+    /// A repository of `type`'s values in the database `configuration` names.
+    ///
+    /// The columns are derived from the type at once (see <doc:Repositories>), so a type that
+    /// cannot be stored is an error here; the file is opened on first use. A configuration
+    /// without `objectTypes` is opened with none: the repository's instance manages only its
+    /// own type, and `Object` models in the same file are opened as usual by their own
+    /// instances.
+    ///
+    /// - Parameters:
+    ///   - name: the object type's name in the file (default: the type's name).
+    ///   - indexes: names of properties to keep a secondary index on.
+    public init(_ type: T.Type = T.self, in configuration: Database.Configuration, name: String? = nil,
+                indexes: [String] = []) throws(RepositoryError) {
+        var configuration = configuration
+        if configuration.objectTypes == nil { configuration.objectTypes = [] }
+        self.configuration = configuration
+        let typeName = name ?? String(describing: type)
+        self.typeName = typeName
+        self.table = try CodableTable(type, typeName: typeName, indexes: indexes)
+    }
+
+    /// A repository of `type`'s values in the database file at `fileURL`.
+    public init(_ type: T.Type = T.self, fileURL: URL, name: String? = nil, indexes: [String] = []) throws(RepositoryError) {
+        try self.init(type, in: Database.Configuration(fileURL: fileURL), name: name, indexes: indexes)
+    }
+
+    // MARK: Writing
+
+    /// Stores `item`, replacing the stored item with the same id if there is one.
+    public func save(_ item: T) async throws(RepositoryError) {
+        try await save(contentsOf: [item])
+    }
+
+    /// Stores every item in one transaction (all or none), replacing stored items with the
+    /// same ids.
+    public func save(contentsOf items: some Sequence<T> & Sendable) async throws(RepositoryError) {
+        let database = try await open()
+        let table = table
+        var rows: [StoredRow] = []
+        for item in items { rows.append(try table.storedValues(of: item)) }
+        try write(database) { () throws(RepositoryError) in
+            for row in rows {
+                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
+                try table.writeEmbedded(row, of: object, in: database)
+            }
+        }
+    }
+
+    /// Deletes the item with this id; nothing happens when there is none.
+    public func delete(_ id: T.ID) async throws(RepositoryError) {
+        let database = try await open()
+        let typeName = typeName
+        try write(database) {
+            if let object = database.dynamicObject(ofType: typeName, forPrimaryKey: id._repositoryStored) {
+                database.delete(object)
+            }
+        }
+    }
+
+    /// Deletes every item matching a string predicate (`"done == true"`), in one transaction;
+    /// returns how many were deleted.
+    @discardableResult
+    public func delete(where predicate: String, _ arguments: any Sendable...) async throws(RepositoryError) -> Int {
+        let database = try await open()
+        let matching = try query(database, predicate, arguments, sortedBy: nil, ascending: true)
+        let count = matching.count
+        try write(database) { database.delete(matching) }
+        return count
+    }
+
+    // MARK: Reading
+
+    /// The item with this id, or nil.
+    public func find(by id: T.ID) async throws(RepositoryError) -> T? {
+        let database = try await openForReading()
+        guard let object = database.dynamicObject(ofType: typeName, forPrimaryKey: id._repositoryStored) else { return nil }
+        return try table.item(T.self, from: object)
+    }
+
+    /// Every item, in the order they were first saved.
+    public func loadAll() async throws(RepositoryError) -> [T] {
+        let database = try await openForReading()
+        return try decode(database.dynamicObjects(typeName))
+    }
+
+    /// How many items are stored.
+    public var count: Int {
+        get async throws(RepositoryError) { try await openForReading().dynamicObjects(typeName).count }
+    }
+
+    /// The items matching a string predicate (see <doc:StringPredicates>; property names are
+    /// the type's coding keys), optionally sorted by one property.
+    ///
+    /// ```swift
+    /// let open = try await questions.items(where: "owner == %@ AND done == false", "Ann", sortedBy: "created")
+    /// ```
+    public func items(where predicate: String, _ arguments: any Sendable..., sortedBy sortKey: String? = nil,
+                      ascending: Bool = true) async throws(RepositoryError) -> [T] {
+        let database = try await openForReading()
+        return try decode(query(database, predicate, arguments, sortedBy: sortKey, ascending: ascending))
+    }
+
+    /// Every item sorted by one property.
+    public func items(sortedBy sortKey: String, ascending: Bool = true) async throws(RepositoryError) -> [T] {
+        let database = try await openForReading()
+        return try decode(query(database, nil, [], sortedBy: sortKey, ascending: ascending))
+    }
+
+    // MARK: The database
+
+    /// The instance, opened (and the type's table added or checked) on first use.
+    private func open() async throws(RepositoryError) -> Database {
+        if let database { return database }
+        let opened: Database
+        do {
+            opened = try await Database(configuration: configuration, actor: self)
+        } catch {
+            throw .database(reason: "opening \(configuration.fileURL?.path ?? configuration.description) failed: \(error)")
+        }
+        // Another call may have opened it while this one waited.
+        if let database { return database }
+        try prepareTable(in: opened)
+        database = opened
+        return opened
+    }
+
+    /// The instance, moved to the newest version so that other instances' commits are seen.
+    private func openForReading() async throws(RepositoryError) -> Database {
+        let database = try await open()
+        database.refresh()
+        return database
+    }
+
+    /// Adds the type's table to the file, or checks the one it has against the type.
+    private func prepareTable(in database: Database) throws(RepositoryError) {
+        let session = database.core.session
+        if session.table(named: typeName) != nil {
+            try table.check(stored: session.store.schema)
+            return
+        }
+        guard !configuration.readOnly else {
+            throw .database(reason: "the read-only file has no '\(typeName)' items and cannot add the type")
+        }
+        do {
+            try session.addTables(table.schemas)
+        } catch {
+            if session.table(named: typeName) != nil { try table.check(stored: session.store.schema) }
+            throw .database(reason: "adding '\(typeName)' to the file failed: \(error)")
+        }
+        try table.check(stored: session.store.schema)
+    }
+
+    private func write(_ database: Database, _ block: () throws(RepositoryError) -> Void) throws(RepositoryError) {
+        do {
+            try database.write(block)
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            throw .database(reason: "the write failed: \(error)")
+        }
+    }
+
+    private func query(_ database: Database, _ predicate: String?, _ arguments: [any Sendable], sortedBy sortKey: String?,
+                       ascending: Bool) throws(RepositoryError) -> Results<DynamicObject> {
+        var results = database.dynamicObjects(typeName)
+        if let predicate {
+            do {
+                results = try results.filter(FilterPredicate(predicate, argumentArray: arguments.map { $0 as Any }))
+            } catch {
+                throw .invalidQuery(type: typeName, reason: "\(error)")
+            }
+        }
+        if let sortKey {
+            guard let field = table.fields.first(where: { $0.name == sortKey }), case .column = field.storage else {
+                throw .invalidQuery(type: typeName, reason: "cannot sort by '\(sortKey)': sorting takes a property stored in its own column (\(table.fields.filter { if case .column = $0.storage { true } else { false } }.map(\.name).joined(separator: ", ")))")
+            }
+            results = results.sorted(byKeyPath: sortKey, ascending: ascending)
+        }
+        return results
+    }
+
+    private func decode(_ results: Results<DynamicObject>) throws(RepositoryError) -> [T] {
+        var items: [T] = []
+        items.reserveCapacity(results.count)
+        for object in results { items.append(try table.item(T.self, from: object)) }
+        return items
+    }
+}
+
+extension Repository {
+    /// The object type recording which JSON files a repository's file has imported.
+    static var importRecordType: String { "StrataJSONImport" }
+
+    /// Imports `load()`'s items unless the file records an import under `key` already: the items
+    /// and the record commit in one transaction, so a crash leaves either both or neither.
+    /// `load` runs only when the import is still to do; its error is thrown as it is.
+    func importOnce(key: String, _ load: () throws(RepositoryError) -> [T]) async throws(RepositoryError) {
+        let database = try await openForReading()
+        let session = database.core.session
+        if session.table(named: Self.importRecordType) == nil {
+            do {
+                try session.addTables([ObjectSchema(name: Self.importRecordType, properties: [
+                    PropertySchema(name: "id", kind: .string, isPrimaryKey: true),
+                    PropertySchema(name: "imported", kind: .date),
+                ])])
+            } catch {
+                throw .database(reason: "adding the import record to the file failed: \(error)")
+            }
+        }
+        if database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) != nil { return }
+        let items = try load()
+        let table = table
+        var rows: [StoredRow] = []
+        rows.reserveCapacity(items.count)
+        for item in items { rows.append(try table.storedValues(of: item)) }
+        try write(database) { () throws(RepositoryError) in
+            guard database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) == nil else { return }
+            for row in rows {
+                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
+                try table.writeEmbedded(row, of: object, in: database)
+            }
+            database.dynamicCreate(Self.importRecordType, value: ["id": key, "imported": Date()], update: .error)
+        }
+    }
+}
