@@ -17,6 +17,7 @@ class RTAItem: Object {
 
 class RTATarget: Object {
     @Persisted var id = 0
+    @Persisted(originProperty: "linkCol") var sources: LinkingObjects<RTAItem>
 }
 
 class RTAOwner: Object {
@@ -74,8 +75,9 @@ final class RTALog: Sendable {
         #expect(optionals[0] as? Int == 1)
         #expect(results.value(forKey: "linkCol.id") as! [Int] == [10, 20, 30])
         let target = try #require(realm.objects(RTATarget.self).filter("id == 20").first)
-        let backlinks = realm.objects(RTAItem.self).filter("linkCol == %@", target)
-        #expect(backlinks.value(forKey: "stringCol") as! [String] == ["2"])
+        #expect(target.sources.value(forKey: "stringCol") as! [String] == ["2"])
+        #expect((target.sources.value(forKeyPath: "@count") as! NSNumber?)?.intValue == 1)
+        #expect(target.sources.filter(NSPredicate(value: true)).count == 1)
     }
 
     @Test func testValueForKeyOnMutableSetGivesASet() throws {
