@@ -22,24 +22,7 @@ extension ObjectCollection {
     /// `@unionOfObjects.x` (the same as `value(forKey: "x")`). An unknown operator stops the
     /// program with a message.
     public func value(forKeyPath keyPath: String) -> Any? {
-        guard keyPath.hasPrefix("@") else { return value(forKey: keyPath) }
-        let (op, rest) = KeyValueCodingPath.splitOperator(keyPath)
-        if op == "@count" {
-            precondition(rest == nil, "value(forKeyPath: \"\(keyPath)\"): @count takes no property")
-            return NSNumber(value: count)
-        }
-        guard let rest, !rest.isEmpty else {
-            fatalError("value(forKeyPath: \"\(keyPath)\"): \(op) needs a property, as in \(op).age")
-        }
-        switch op {
-        case "@unionOfObjects": return value(forKey: rest)
-        case "@min": return KeyValueCodingPath.boxed(min(ofProperty: rest) as MixedValue?)
-        case "@max": return KeyValueCodingPath.boxed(max(ofProperty: rest) as MixedValue?)
-        case "@sum": return sum(ofProperty: rest) as NSNumber
-        case "@avg": return average(ofProperty: rest) as NSNumber?
-        default:
-            fatalError("value(forKeyPath: \"\(keyPath)\"): unknown collection operator \(op); use @count, @min, @max, @sum, @avg or @unionOfObjects")
-        }
+        KeyValueCodingPath.value(of: self, at: keyPath) { value(forKey: $0) }
     }
 
     /// Sets the property `key` of every object in the collection to `value` (inside a write
@@ -58,6 +41,12 @@ extension MutableSet where Element: Object {
     public func value(forKey key: String) -> Any? {
         NSSet(array: map { KeyValueCodingPath.value(of: $0, at: key) })
     }
+
+    /// Like the other collections' `value(forKeyPath:)`, with the values of a plain key and of
+    /// `@unionOfObjects.x` as an `NSSet`.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        KeyValueCodingPath.value(of: self, at: keyPath) { value(forKey: $0) }
+    }
 }
 
 /// The key-path walking behind the collections' key-value coding.
@@ -71,6 +60,30 @@ enum KeyValueCodingPath {
             current = owner.value(forKey: name) ?? NSNull()
         }
         return current
+    }
+
+    /// `collection`'s value at a key path that may start with a collection operator;
+    /// `values` answers a plain key (and `@unionOfObjects`) the way the collection's
+    /// `value(forKey:)` does.
+    static func value<C: ObjectCollection>(of collection: C, at keyPath: String, values: (String) -> Any?) -> Any? {
+        guard keyPath.hasPrefix("@") else { return values(keyPath) }
+        let (op, rest) = splitOperator(keyPath)
+        if op == "@count" {
+            precondition(rest == nil, "value(forKeyPath: \"\(keyPath)\"): @count takes no property")
+            return NSNumber(value: collection.count)
+        }
+        guard let rest, !rest.isEmpty else {
+            fatalError("value(forKeyPath: \"\(keyPath)\"): \(op) needs a property, as in \(op).age")
+        }
+        switch op {
+        case "@unionOfObjects": return values(rest)
+        case "@min": return boxed(collection.min(ofProperty: rest) as MixedValue?)
+        case "@max": return boxed(collection.max(ofProperty: rest) as MixedValue?)
+        case "@sum": return collection.sum(ofProperty: rest) as NSNumber
+        case "@avg": return collection.average(ofProperty: rest) as NSNumber?
+        default:
+            fatalError("value(forKeyPath: \"\(keyPath)\"): unknown collection operator \(op); use @count, @min, @max, @sum, @avg or @unionOfObjects")
+        }
     }
 
     /// A min or max as key-value coding gives it: a number as an `NSNumber`, a date as an

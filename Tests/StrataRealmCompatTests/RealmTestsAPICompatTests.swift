@@ -86,6 +86,9 @@ final class RTALog: Sendable {
         #expect(values as! Set<String> == ["1", "2", "3"])
         let objects = try #require(owner.itemSet.value(forKey: "self") as? NSSet)
         #expect(objects.count == 3)
+        let union = try #require(owner.itemSet.value(forKeyPath: "@unionOfObjects.intCol") as? NSSet)
+        #expect(union as! Set<Int> == [1, 2, 3])
+        #expect((owner.itemSet.value(forKeyPath: "@count") as! NSNumber?)?.intValue == 3)
     }
 
     @Test func testValueForKeyPath() throws {
