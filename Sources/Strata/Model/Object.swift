@@ -91,6 +91,14 @@ open class Object: CustomStringConvertible {
         return (try? ClassInfo.of(type(of: self)).schema) ?? ObjectSchema(name: Self.className(), properties: [])
     }
 
+    /// The schema of the class as Strata derives it from its `@Persisted` properties; nil for
+    /// a class that cannot be persisted (`Object` itself, or a class without persisted
+    /// properties). RealmSwift calls it `sharedSchema()`.
+    public final class func sharedSchema() -> ObjectSchema? {
+        guard self != Object.self, self != EmbeddedObject.self else { return nil }
+        return try? ClassInfo.of(self).schema
+    }
+
     /// Whether both are the same object in the same database (for unmanaged objects: the same
     /// instance).
     public final func isSameObject(as object: Object?) -> Bool {
