@@ -43,6 +43,12 @@ final class DatabaseCore {
     /// Damage a property setter met in the open write transaction (`noteWriteDamage`): its
     /// commit rolls back and throws this instead.
     var writeDamage: Database.Error?
+    /// The instance itself while a write transaction opened by `Database.beginWrite()` is open
+    /// (`holdOpenForWrite()`): as in RealmSwift, `Database().beginWrite()` followed by
+    /// `Database().create(…)` and `Database().commitWrite()` on one thread uses one instance
+    /// and one transaction, though no caller keeps the instance in between. Cleared when the
+    /// transaction ends (`releaseWriteHold()`), which ends the cycle.
+    private var writeHold: DatabaseCore?
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
 
@@ -219,6 +225,18 @@ final class DatabaseCore {
         require(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
     }
 
+    // MARK: Write holds
+
+    /// Keeps the instance (and so its cache entry) alive until its open write transaction ends.
+    func holdOpenForWrite() {
+        if session.isInWriteTransaction { writeHold = self }
+    }
+
+    /// Ends `holdOpenForWrite()` once no write transaction is open.
+    func releaseWriteHold() {
+        if writeHold != nil, !session.isInWriteTransaction { writeHold = nil }
+    }
+
     // MARK: Invalidation
 
     /// Releases the instance's pinned version (`Database.invalidate()`), after settling its
@@ -241,6 +259,7 @@ final class DatabaseCore {
         refreshTarget = nil
         session.close()  // releases the pinned version
         hasReleasedVersion = true
+        releaseWriteHold()
     }
 
     /// Starts reading the newest version after `invalidate()` (including what other instances
