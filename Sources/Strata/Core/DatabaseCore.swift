@@ -44,11 +44,14 @@ final class DatabaseCore {
     /// commit rolls back and throws this instead.
     var writeDamage: Database.Error?
     /// The instance itself while a write transaction opened by `Database.beginWrite()` is open
-    /// (`holdOpenForWrite()`): as in RealmSwift, `Database().beginWrite()` followed by
-    /// `Database().create(…)` and `Database().commitWrite()` on one thread uses one instance
+    /// (`holdOpenForWrite()`), for instances not confined to a plain thread (those are held by
+    /// their thread's `ThreadWriteHolds`): as in RealmSwift, `Database().beginWrite()`, then
+    /// `Database().create(…)` and `Database().commitWrite()` in one context use one instance
     /// and one transaction, though no caller keeps the instance in between. Cleared when the
     /// transaction ends (`releaseWriteHold()`), which ends the cycle.
     private var writeHold: DatabaseCore?
+    /// Whether `holdOpenForWrite()` holds the instance (here or in its thread's list).
+    private var isWriteHeld = false
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
 
@@ -227,14 +230,32 @@ final class DatabaseCore {
 
     // MARK: Write holds
 
-    /// Keeps the instance (and so its cache entry) alive until its open write transaction ends.
+    /// Keeps the instance (and so its cache entry) alive until its open write transaction ends
+    /// (or, on a plain thread, until the thread exits). Called in the instance's context.
     func holdOpenForWrite() {
-        if session.isInWriteTransaction { writeHold = self }
+        guard session.isInWriteTransaction, !isWriteHeld else { return }
+        isWriteHeld = true
+        if case .thread = confinement { ThreadWriteHolds.current.hold(self) } else { writeHold = self }
     }
 
-    /// Ends `holdOpenForWrite()` once no write transaction is open.
+    /// Ends `holdOpenForWrite()` once no write transaction is open. Called in the instance's
+    /// context.
     func releaseWriteHold() {
-        if writeHold != nil, !session.isInWriteTransaction { writeHold = nil }
+        guard isWriteHeld, !session.isInWriteTransaction else { return }
+        isWriteHeld = false
+        writeHold = nil
+        if case .thread = confinement { ThreadWriteHolds.existing?.release(self) }
+    }
+
+    /// Rolls back the write transaction a plain thread left open when it exited (on that
+    /// thread), as dropping the instance would have.
+    func abandonWriteAtThreadExit() {
+        if session.isInWriteTransaction {
+            writeDamage = nil
+            session.rollback()
+            DatabaseLogger.report(.trace, "Rolled back the write transaction left open on \(configuration.path) by a thread that exited")
+        }
+        isWriteHeld = false
     }
 
     // MARK: Invalidation

@@ -127,7 +127,8 @@ public struct Database {
     /// as in RealmSwift, `try Database().beginWrite()`, then `try Database().create(…)` and
     /// `try Database().commitWrite()` in the same context all use the one instance and its
     /// transaction. So a transaction begun here must be committed or cancelled (or the instance
-    /// invalidated); until then it holds the file's write lock.
+    /// invalidated); until then it holds the file's write lock. On a plain thread that exits
+    /// with it still open, it is rolled back.
     public func beginWrite() {
         do { try core.beginWrite() } catch { core.stop(error, "beginWrite() failed") }
         core.holdOpenForWrite()
