@@ -40,6 +40,15 @@ public struct Handover: Sendable {
     let target: Target
     /// A description of the source value, for messages.
     let summary: String
+
+    /// Whether the value is found again by object keys (an object, a list, linking objects or
+    /// results of a list), rather than by a query alone.
+    var namesObjectKeys: Bool {
+        switch target {
+        case .object, .list, .linkingObjects: true
+        case .results(let query): (query as? HandedOverQuery)?.listOrigin != nil
+        }
+    }
 }
 
 extension Object: ThreadConfined {

@@ -22,11 +22,18 @@ import StrataStore
 /// }
 /// ```
 ///
-/// A reference cannot be made inside a write transaction (the value may not exist for anyone
-/// else yet): commit first. Resolving a reference twice stops the program with a message.
+/// A reference made inside a write transaction to an object, a list or linking objects (or to
+/// results of a list) resolves to nil wherever it is resolved: the object may exist only in
+/// that transaction, and until the commit no other instance can tell it from an object a later
+/// transaction makes if this one is rolled back. Make the reference after committing. A
+/// reference to results of a query made there resolves normally (the query runs again where it
+/// is resolved). Resolving a reference twice stops the program with a message.
 public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     let handover: Handover
     private let state: ResolutionState
+    /// Set for a reference made inside a write transaction that finds its value by object
+    /// keys: it resolves to nil (see the type's documentation).
+    let isUnresolvable: Bool
 
     /// Creates a reference to `threadConfined`, in its own context.
     public init(to threadConfined: Confined) {
@@ -34,11 +41,8 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
             fatalError("Cannot make a ThreadSafeReference to an unmanaged value: it is not confined to any thread, so pass it directly (or add it to a database first).")
         }
         database.verify("ThreadSafeReference(to:)")
-        require(!database.isInWriteTransaction, """
-            Cannot make a ThreadSafeReference inside a write transaction: the value may not exist for other \
-            instances yet. Commit the transaction first, then make the reference.
-            """)
         handover = threadConfined._handover
+        isUnresolvable = database.isInWriteTransaction && handover.namesObjectKeys
         state = ResolutionState()
     }
 
@@ -82,9 +86,15 @@ extension Database {
     /// If this instance reads a version older than the one the reference was made at, it is
     /// refreshed first (unless it is in a write transaction, which always reads the newest
     /// version). Works inside and outside write transactions. A reference can be resolved only
-    /// once, and only by an instance of the same file.
+    /// once, and only by an instance of the same file. A reference to an object, list or linking
+    /// objects made inside a write transaction resolves to nil (in any instance).
     public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         core.verify("resolve(_:)")
+        if reference.isUnresolvable {
+            // Nothing of the file is read, so any instance may consume it (as in RealmSwift).
+            reference.claim()
+            return nil
+        }
         require(reference.fileIdentity == configuration.identity, """
             The ThreadSafeReference was made from a database of \(reference.fileIdentity), not of \
             \(configuration.identity); resolve it with an instance of the same file.

@@ -62,6 +62,7 @@ extension DatabaseCore {
             return try block()
         } catch {
             if session.isInWriteTransaction { session.rollback() }
+            releaseWriteHold()
             throw error
         }
     }
@@ -72,6 +73,7 @@ extension DatabaseCore {
     }
 
     func commitWrite() throws(Database.Error) {
+        defer { releaseWriteHold() }
         verify("commitWrite()")
         require(session.isInWriteTransaction, "commitWrite() called outside a write transaction.")
         try throwWriteDamage()
@@ -86,6 +88,7 @@ extension DatabaseCore {
     /// Commits with the I/O on a background thread; the caller (on the instance's actor) is
     /// suspended meanwhile and the instance keeps reading the version it started from.
     func commitWriteAsync(isolation: isolated (any Actor)? = #isolation) async throws(Database.Error) {
+        defer { releaseWriteHold() }
         try throwWriteDamage()
         let pending: PendingCommit
         let old = session.version
@@ -122,6 +125,7 @@ extension DatabaseCore {
         require(session.isInWriteTransaction, "cancelWrite() called outside a write transaction.")
         writeDamage = nil
         session.rollback()
+        releaseWriteHold()
         DatabaseLogger.report(.trace, "Cancelled a write transaction on \(configuration.path)")
     }
 }

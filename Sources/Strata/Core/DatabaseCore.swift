@@ -43,6 +43,15 @@ final class DatabaseCore {
     /// Damage a property setter met in the open write transaction (`noteWriteDamage`): its
     /// commit rolls back and throws this instead.
     var writeDamage: Database.Error?
+    /// The instance itself while a write transaction opened by `Database.beginWrite()` is open
+    /// (`holdOpenForWrite()`), for instances not confined to a plain thread (those are held by
+    /// their thread's `ThreadWriteHolds`): as in RealmSwift, `Database().beginWrite()`, then
+    /// `Database().create(…)` and `Database().commitWrite()` in one context use one instance
+    /// and one transaction, though no caller keeps the instance in between. Cleared when the
+    /// transaction ends (`releaseWriteHold()`), which ends the cycle.
+    private var writeHold: DatabaseCore?
+    /// Whether `holdOpenForWrite()` holds the instance (here or in its thread's list).
+    private var isWriteHeld = false
     /// The callback async writes (`beginAsyncWrite`, `commitAsyncWrite`) in progress.
     lazy var asyncWrites = AsyncWriteQueue(core: self)
 
@@ -219,6 +228,36 @@ final class DatabaseCore {
         require(session.isInWriteTransaction, "Cannot modify managed objects outside a write transaction: wrap the change in database.write { } (or asyncWrite, or beginWrite()/commitWrite()).")
     }
 
+    // MARK: Write holds
+
+    /// Keeps the instance (and so its cache entry) alive until its open write transaction ends
+    /// (or, on a plain thread, until the thread exits). Called in the instance's context.
+    func holdOpenForWrite() {
+        guard session.isInWriteTransaction, !isWriteHeld else { return }
+        isWriteHeld = true
+        if case .thread = confinement { ThreadWriteHolds.current.hold(self) } else { writeHold = self }
+    }
+
+    /// Ends `holdOpenForWrite()` once no write transaction is open. Called in the instance's
+    /// context.
+    func releaseWriteHold() {
+        guard isWriteHeld, !session.isInWriteTransaction else { return }
+        isWriteHeld = false
+        writeHold = nil
+        if case .thread = confinement { ThreadWriteHolds.existing?.release(self) }
+    }
+
+    /// Rolls back the write transaction a plain thread left open when it exited (on that
+    /// thread), as dropping the instance would have.
+    func abandonWriteAtThreadExit() {
+        if session.isInWriteTransaction {
+            writeDamage = nil
+            session.rollback()
+            DatabaseLogger.report(.trace, "Rolled back the write transaction left open on \(configuration.path) by a thread that exited")
+        }
+        isWriteHeld = false
+    }
+
     // MARK: Invalidation
 
     /// Releases the instance's pinned version (`Database.invalidate()`), after settling its
@@ -241,6 +280,7 @@ final class DatabaseCore {
         refreshTarget = nil
         session.close()  // releases the pinned version
         hasReleasedVersion = true
+        releaseWriteHold()
     }
 
     /// Starts reading the newest version after `invalidate()` (including what other instances

@@ -122,8 +122,16 @@ public struct Database {
     /// Starts a write transaction, blocking while another writer holds the lock. Pair it with
     /// `commitWrite()` or `cancelWrite()`. Stops with a message if the database is read-only
     /// or the disk fails; `write { }` throws instead.
+    ///
+    /// The instance stays open until the transaction ends, even if nothing else refers to it:
+    /// as in RealmSwift, `try Database().beginWrite()`, then `try Database().create(…)` and
+    /// `try Database().commitWrite()` in the same context all use the one instance and its
+    /// transaction. So a transaction begun here must be committed or cancelled (or the instance
+    /// invalidated); until then it holds the file's write lock. On a plain thread that exits
+    /// with it still open, it is rolled back.
     public func beginWrite() {
         do { try core.beginWrite() } catch { core.stop(error, "beginWrite() failed") }
+        core.holdOpenForWrite()
     }
 
     /// Commits the write transaction: durable (per the configuration's durability) and visible
@@ -202,9 +210,9 @@ public struct Database {
     /// Creates a managed object from a dictionary of property values, an array in property
     /// order, or another object, and returns it. Properties the value does not name keep their
     /// declared initial values (for a new object) or are left alone (for an updated one). An
-    /// array must give exactly one value per persisted property, in declaration order, as in
-    /// RealmSwift; any other count stops the process with a message naming both counts (use a
-    /// dictionary to give only some properties).
+    /// array gives the persisted properties in declaration order, as in RealmSwift: a shorter
+    /// one names the first properties only (the rest are not given); a longer one stops the
+    /// process with a message naming both counts.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         core.verifyWrite("create(_:value:update:)")

@@ -54,8 +54,9 @@ public final class Migration {
     }
 
     /// Creates an object of `typeName` from its property values: a dictionary by property name,
-    /// or an array with one value per property of the new schema, in the schema's order.
-    /// Properties a dictionary leaves out start at their defaults.
+    /// or an array of values for the new schema's properties, in the schema's order. Properties
+    /// a dictionary leaves out, or that come after an array's last value, start at their
+    /// defaults (as in RealmSwift).
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
         guard let table = context.newTable(typeName) else { fatalError("The new schema has no type '\(typeName)'") }
@@ -76,14 +77,13 @@ public final class Migration {
     }
 
     /// The property values `create(_:value:)` was given, by property name. An array pairs its
-    /// elements with the properties in schema order and must have one per property.
+    /// elements with the first properties in schema order and may not be longer than the list.
     private static func namedValues(_ value: Any, of schema: ObjectSchema) -> [(String, Any)] {
         if let dictionary = value as? [String: Any] { return dictionary.map { ($0.key, $0.value) } }
         if let array = value as? [Any] {
-            require(array.count == schema.properties.count, """
-                An array value for '\(schema.name)' needs one element per property, in schema order \
-                (\(schema.properties.map(\.name).joined(separator: ", "))); it has \(array.count). \
-                Pass a dictionary to give only some properties.
+            require(array.count <= schema.properties.count, """
+                An array value for '\(schema.name)' has at most one element per property, in schema order \
+                (\(schema.properties.map(\.name).joined(separator: ", "))); it has \(array.count).
                 """)
             return zip(schema.properties, array).map { ($0.name, $1) }
         }

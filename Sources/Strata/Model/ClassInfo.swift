@@ -287,10 +287,11 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 try set(index, input, on: object, database: database)
             }
         } else if let array = value as? [Any] {
-            // As in RealmSwift: an array gives every property, in order. A shorter one would
-            // leave the properties it misses at their defaults without anyone asking for that.
-            guard array.count == schema.properties.count else {
-                throw Database.Error(.invalidInput, "Invalid array input: \(array.count) values given for '\(schema.name)', which has \(schema.properties.count) properties; an array must give one value per property, in declaration order (use a dictionary to give only some)")
+            // As in RealmSwift: an array gives the properties in declaration order; the
+            // properties after its last value keep the defaults the new object was made with.
+            // More values than properties cannot be matched to anything.
+            guard array.count <= schema.properties.count else {
+                throw Database.Error(.invalidInput, "Invalid array input: \(array.count) values given for '\(schema.name)', which has \(schema.properties.count) properties; an array gives at most one value per property, in declaration order")
             }
             for (index, input) in array.enumerated() { try set(index, input, on: object, database: database) }
         } else if let other = value as? Object {

@@ -52,7 +52,6 @@ import Testing
         // Handing over and async writes.
         Misuse(name: "resolve-twice",
                message: "This ThreadSafeReference to a 'Person' object was already resolved. A reference can be resolved only once"),
-        Misuse(name: "reference-in-write", message: "Cannot make a ThreadSafeReference inside a write transaction"),
         Misuse(name: "async-write-thread-confined",
                message: "Async writes need a context to call back on: use them on a database opened on the main thread, confined to a serial queue"),
         // Queries.
@@ -102,8 +101,8 @@ import Testing
         Misuse(name: "dynamic-list-of-values", message: "dynamicList(_:): 'Person.name' is string, not a List of objects."),
         Misuse(name: "dynamic-list-unmanaged", message: "dynamicList(_:) can only be used on an object managed by a database"),
         // Values.
-        Misuse(name: "create-short-array",
-               message: "Invalid array input: 2 values given for 'Person', which has 3 properties; an array must give one value per property"),
+        Misuse(name: "create-long-array",
+               message: "Invalid array input: 4 values given for 'Person', which has 3 properties; an array gives at most one value per property"),
     ]
 
     @Test(arguments: misuses)

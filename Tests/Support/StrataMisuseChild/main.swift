@@ -332,15 +332,6 @@ do {
         misusing()
         _ = database.resolve(reference)
 
-    case "reference-in-write":
-        let database = try Database(configuration: configuration)
-        try database.write {
-            let person = Person(value: ["id": 1])
-            database.add(person)
-            misusing()
-            _ = ThreadSafeReference(to: person)
-        }
-
     case "async-write-thread-confined":
         onAnotherThread {
             do {
@@ -600,11 +591,11 @@ do {
             database.dynamicCreate("Flat", value: [:])
         }
 
-    case "create-short-array":
+    case "create-long-array":
         let database = try Database(configuration: configuration)
         try database.write {
             misusing()
-            database.create(Person.self, value: [7, "Ann"])
+            database.create(Person.self, value: [7, "Ann", [] as [Any], "extra"])
         }
 
     default:
