@@ -6,6 +6,7 @@
 
 import Foundation
 import StrataTestWorkloads
+import Synchronization
 import Testing
 
 @Suite struct MisuseTests {
@@ -106,8 +107,8 @@ import Testing
     ]
 
     @Test(arguments: misuses)
-    func misuseStopsTheProcessWithItsMessage(_ misuse: Misuse) throws {
-        let run = try MisuseChild.run(misuse.name)
+    func misuseStopsTheProcessWithItsMessage(_ misuse: Misuse) async throws {
+        let run = try await MisuseChild.run(misuse.name)
         #expect(!run.output.contains("survived"), "the misuse did not stop the process (a missing check)")
         #expect(run.output.contains("misusing"), "the child stopped before the misuse; stderr: \(run.errors)")
         #expect(run.signalled, "expected death by a signal, got exit status \(run.status); stderr: \(run.errors)")
@@ -124,8 +125,10 @@ enum MisuseChild {
         let errors: String
     }
 
-    /// `directory` is the child's DIR argument (a fresh folder when nil).
-    static func run(_ misuse: String, in directory: URL? = nil, limit: TimeInterval = 30) throws -> Run {
+    /// `directory` is the child's DIR argument (a fresh folder when nil). Waits without
+    /// holding a thread: the test runner's cooperative pool has one thread per core, and
+    /// dozens of children waited for synchronously starved every other async test of it.
+    static func run(_ misuse: String, in directory: URL? = nil, limit: Duration = .seconds(30)) async throws -> Run {
         let folder = TemporaryFolder()
         let outputURL = folder.url.appendingPathComponent("stdout")
         let errorsURL = folder.url.appendingPathComponent("stderr")
@@ -148,13 +151,18 @@ enum MisuseChild {
         // Files, not pipes: nothing to drain while the child runs.
         process.standardOutput = output
         process.standardError = errors
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
+        let ending = ChildEnding()
+        process.terminationHandler = { _ in ending.finish() }
         try process.run()
-        if ended.wait(timeout: .now() + limit) == .timedOut {
-            process.terminate()
-            ended.wait()
-            Issue.record("StrataMisuseChild \(misuse) did not end within \(limit) seconds")
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            if ending.timeOut() { _ = kill(pid, SIGKILL) }
+        }
+        await ending.wait()
+        watchdog.cancel()
+        if ending.timedOut {
+            Issue.record("StrataMisuseChild \(misuse) did not end within \(limit)")
         }
         return Run(signalled: process.terminationReason == .uncaughtSignal,
                    status: process.terminationStatus,
@@ -169,4 +177,46 @@ enum MisuseChild {
         }
         return path
     }()
+}
+
+/// A child's end, awaited without blocking a thread: `finish()` (the termination handler)
+/// resumes `wait()`; `timeOut()` marks a child the watchdog kills.
+private final class ChildEnding: Sendable {
+    private struct State {
+        var ended = false
+        var timedOut = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Marks the child as timed out unless it has ended; returns whether it had not.
+    func timeOut() -> Bool {
+        state.withLock { state in
+            if state.ended { return false }
+            state.timedOut = true
+            return true
+        }
+    }
+
+    var timedOut: Bool { state.withLock { $0.timedOut } }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state -> Bool in
+                if state.ended { return true }
+                state.waiter = continuation
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
 }
