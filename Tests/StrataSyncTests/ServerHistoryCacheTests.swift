@@ -75,7 +75,7 @@ private final class Announced: Sendable {
     let newest = Atomic<UInt64>(0)
 }
 
-@Suite("Server history cache", .timeLimit(.minutes(3)))
+@Suite("Server history cache", .timeLimit(.minutes(5)))
 struct ServerHistoryCacheTests {
     @Test func manySessionsCatchingUpOnACommitReadTheStoreOnce() async throws {
         let storage = HistoryOnlyStorage()
