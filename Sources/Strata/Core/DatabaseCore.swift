@@ -89,8 +89,10 @@ final class DatabaseCore {
         self.confinement = confinement
         switch confinement {
         case .thread(let thread): ownerThread = thread
-        // The main actor's work runs on the main thread (the main queue drains there), so the
-        // thread comparison answers for it too.
+        // A main-actor instance opened on the main thread is mostly used there, so the thread
+        // comparison answers for those uses at once; main-actor work on another thread (the
+        // main queue drained by a worker, as under `dispatchMain()` on Linux) goes through
+        // `confinement.verify`.
         case .mainActor where Thread.isMainThread: ownerThread = pthread_self()
         default: ownerThread = nil
         }
