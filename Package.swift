@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataRealmCompat", targets: ["StrataRealmCompat"]),
         .library(name: "StrataSyncProtocol", targets: ["StrataSyncProtocol"]),
+        .library(name: "StrataRealmFile", targets: ["StrataRealmFile"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "StrataSyncServer", targets: ["StrataSyncServer"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -38,6 +39,9 @@ let package = Package(
         .target(name: "StrataStorage", dependencies: ["CStrataSystem"], swiftSettings: strictSettings),
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
+        // A read-only reader of Realm's file format (format 24), for bringing existing Realm
+        // files over. It links no Realm code.
+        .target(name: "StrataRealmFile", swiftSettings: strictSettings),
         // Sync: the protocol (messages, encoding, conflict rules; no I/O), the client, the server.
         .target(name: "StrataSyncProtocol", swiftSettings: strictSettings),
         .target(name: "StrataSync",
@@ -90,6 +94,8 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile"],
+                    exclude: ["Fixtures"], swiftSettings: strictSettings),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataCommitChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
