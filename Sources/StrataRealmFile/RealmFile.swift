@@ -43,8 +43,16 @@ public final class RealmFile {
     }
 
     /// Opens the Realm file at `path` for reading.
-    public init(path: String) throws {
-        let file = try FileMapping(path: path)
+    public convenience init(path: String) throws {
+        try self.init(mapping: try FileMapping(path: path))
+    }
+
+    /// Reads a Realm file held in memory (a copy is kept).
+    public convenience init(bytes: [UInt8]) throws {
+        try self.init(mapping: FileMapping(bytes: bytes))
+    }
+
+    private init(mapping file: FileMapping) throws {
         let header = try FileHeader(file: file)
         let graph = NodeGraph(file: file)
         let group = try Group(graph: graph, topRef: header.topRef)

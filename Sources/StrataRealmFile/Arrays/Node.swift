@@ -35,8 +35,10 @@ struct Node {
     let isInnerBPlusTreeNode: Bool
     let hasRefs: Bool
     let contextFlag: Bool
-    /// The payload, `payloadSize` bytes after the header, inside the file.
+    /// The payload: the bytes after the header, inside the file's mapping.
     let payload: UnsafeRawBufferPointer
+    /// Keeps the mapping `payload` points into alive as long as the node.
+    private let file: FileMapping
 
     static let headerSize = 8
 
@@ -98,6 +100,10 @@ struct Node {
             throw RealmFileError.corrupted(reason: "the node at \(ref) has an unknown header kind 0x\(String(kind, radix: 16))")
         }
         self.ref = ref
+        self.file = file
+        if payloadBits == 0 && count > Node.maximumZeroWidthCount {
+            throw RealmFileError.corrupted(reason: "the node at \(ref) claims \(count) elements of width 0")
+        }
         payload = try file.bytes(at: ref + Node.headerSize, count: (payloadBits + 7) / 8)
     }
 

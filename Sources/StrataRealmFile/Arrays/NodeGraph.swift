@@ -127,7 +127,7 @@ final class NodeGraph {
         let first = try leaf.node.integer(at: 0)
         if first & 1 == 1 {
             let count = first >> 1
-            guard count >= 0, count <= Int64(Node.maximumElementCount) else {
+            guard count >= 0, count <= Int64(Node.maximumZeroWidthCount) else {
                 throw RealmFileError.corrupted(reason: "the cluster at \(leaf.node.ref) claims \(count) objects")
             }
             return (0..<count).map { leaf.keyOffset &+ $0 }
@@ -150,6 +150,8 @@ final class NodeGraph {
 }
 
 extension Node {
-    /// The largest element count a header can hold (24 bits).
-    static let maximumElementCount = 0xFF_FFFF
+    /// The most elements a node whose elements take no bytes may claim. Realm's B+tree leaves
+    /// hold at most 1,000 elements and its clusters 256, so a larger count of zero-width
+    /// elements (which costs the file nothing but would cost the reader memory) is damage.
+    static let maximumZeroWidthCount = 1 << 16
 }

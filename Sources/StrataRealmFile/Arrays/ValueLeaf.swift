@@ -164,7 +164,7 @@ extension ObjectReader {
         return try seconds.enumerated().map { index, second in
             guard case let .int(value) = second else { return .null }
             let nanoseconds = try nanosecondsNode.integer(at: index)
-            guard let narrow = Int32(exactly: nanoseconds), abs(narrow) < 1_000_000_000 else {
+            guard let narrow = Int32(exactly: nanoseconds), narrow > -1_000_000_000, narrow < 1_000_000_000 else {
                 throw RealmFileError.corrupted(reason: "a timestamp in the leaf at \(leaf.ref) has \(nanoseconds) nanoseconds")
             }
             return .timestamp(RealmTimestamp(seconds: value, nanoseconds: narrow))

@@ -15,6 +15,8 @@ final class FileMapping {
     /// The number of bytes mapped (the file's size).
     let count: Int
     private let base: UnsafeRawPointer?
+    /// Whether `base` came from `mmap` (else it was allocated by `init(bytes:)`).
+    private let isMapped: Bool
 
     /// Maps the file at `path`.
     init(path: String) throws {
@@ -32,6 +34,7 @@ final class FileMapping {
         }
         let size = Int(status.st_size)
         count = size
+        isMapped = true
         if size == 0 {
             base = nil
             return
@@ -43,9 +46,22 @@ final class FileMapping {
         base = UnsafeRawPointer(address)
     }
 
+    /// A mapping of bytes already in memory (a copy is kept), for reading a file that was
+    /// decrypted or built in memory.
+    init(bytes: [UInt8]) {
+        count = bytes.count
+        isMapped = false
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
+        buffer.copyBytes(from: bytes)
+        base = UnsafeRawPointer(buffer.baseAddress)
+    }
+
     deinit {
-        if let base {
+        guard let base else { return }
+        if isMapped {
             munmap(UnsafeMutableRawPointer(mutating: base), count)
+        } else {
+            UnsafeMutableRawPointer(mutating: base).deallocate()
         }
     }
 

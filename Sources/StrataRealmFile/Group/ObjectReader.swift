@@ -166,7 +166,7 @@ extension NodeGraph {
                 throw RealmFileError.corrupted(reason: "the cluster tree inner node at \(ref) claims depth \(depth)")
             }
             let childCount = current.count - 3
-            let relative = key - offset
+            let relative = key &- offset
             var childIndex: Int
             var childOffset: Int64
             if let offsets = try child(of: current, at: 0) {
@@ -186,7 +186,7 @@ extension NodeGraph {
                 throw RealmFileError.corrupted(reason: "the cluster tree inner node at \(ref) has a null child")
             }
             ref = childRef
-            offset += childOffset
+            offset = offset &+ childOffset
         }
         throw RealmFileError.corrupted(reason: "a cluster tree is deeper than \(NodeGraph.maximumTreeDepth) levels")
     }
