@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // StrataRealmFile only: AES-256-CBC for encrypted Realm files (in CryptoExtras, which
+        // swift-crypto has as a product since 4.0).
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
     ],
     targets: [
         // The few system facilities Swift cannot reach directly: C11 atomics on shared
@@ -41,7 +44,10 @@ let package = Package(
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         // A read-only reader of Realm's file format (format 24), for bringing existing Realm
         // files over. It links no Realm code.
-        .target(name: "StrataRealmFile", swiftSettings: strictSettings),
+        .target(name: "StrataRealmFile",
+                dependencies: [.product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "CryptoExtras", package: "swift-crypto")],
+                swiftSettings: strictSettings),
         // Sync: the protocol (messages, encoding, conflict rules; no I/O), the client, the server.
         .target(name: "StrataSyncProtocol", swiftSettings: strictSettings),
         .target(name: "StrataSync",

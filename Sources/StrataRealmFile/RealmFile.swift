@@ -47,6 +47,17 @@ public final class RealmFile {
         try self.init(mapping: try FileMapping(path: path))
     }
 
+    /// Opens the encrypted Realm file at `url` with its 64-byte key (RealmSwift's
+    /// `Realm.Configuration.encryptionKey`). The whole file is decrypted into memory first.
+    ///
+    /// - Throws: ``RealmFileError/invalidEncryptionKey(length:)`` for a key that is not 64
+    ///   bytes, ``RealmFileError/wrongEncryptionKey`` if the file does not decrypt with it,
+    ///   and the errors of ``init(url:)``.
+    public convenience init(url: URL, encryptionKey: Data) throws {
+        let encrypted = try FileMapping(path: url.path)
+        try self.init(mapping: FileMapping(bytes: try EncryptedFile.decrypt(encrypted, key: [UInt8](encryptionKey))))
+    }
+
     /// Reads a Realm file held in memory (a copy is kept).
     public convenience init(bytes: [UInt8]) throws {
         try self.init(mapping: FileMapping(bytes: bytes))

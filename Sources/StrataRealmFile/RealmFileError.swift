@@ -17,6 +17,11 @@ public enum RealmFileError: Error, Equatable, Sendable, CustomStringConvertible 
     case unsupportedFeature(String)
     /// No class of this name is stored in the file.
     case noSuchClass(String)
+    /// The encryption key is not 64 bytes long, the size Realm's keys have.
+    case invalidEncryptionKey(length: Int)
+    /// The file's first encrypted page does not authenticate under the key given: the key is
+    /// not the one the file was written with (or the file is not encrypted).
+    case wrongEncryptionKey
 
     public var description: String {
         switch self {
@@ -34,6 +39,10 @@ public enum RealmFileError: Error, Equatable, Sendable, CustomStringConvertible 
             return "the Realm file uses a feature this reader does not read yet: \(feature)"
         case let .noSuchClass(name):
             return "the Realm file has no class named \(name)"
+        case let .invalidEncryptionKey(length):
+            return "a Realm encryption key is 64 bytes, and this one is \(length)"
+        case .wrongEncryptionKey:
+            return "the Realm file cannot be decrypted with this key: it is not the key the file was written with, or the file is not encrypted"
         }
     }
 }
