@@ -183,3 +183,67 @@ struct RealmFileFuzzTests {
         #expect(failures > 10)
     }
 }
+
+/// Embedded objects whose links loop back (which Realm cannot write) end in an error.
+@Suite("RealmFile embedded cycles")
+struct EmbeddedCycleTests {
+    @Test("an embedded object linking to itself is reported as damage, not followed forever")
+    func selfLinkingEmbeddedObject() throws {
+        // In all-types.realm, Address (embedded) has the link `geo` to the embedded class Geo.
+        // Rewrite the target table of Address.geo to Address itself, and every stored link
+        // in the column to Address's first object: following it never ends.
+        let file = try Fixtures.open("all-types")
+        #expect(file.schema[className: "Address"]?[property: "geo"]?.linkTarget == "Geo")
+        var bytes = [UInt8](try Data(contentsOf: Fixtures.url("all-types.realm")))
+        let graph = NodeGraph(file: FileMapping(bytes: bytes))
+        let select = Int(bytes[23] & 1)
+        var topRef = 0
+        for index in 0..<8 { topRef |= Int(bytes[8 * select + index]) << (8 * index) }
+        let group = try Group(graph: graph, topRef: topRef)
+        let address = try #require(group.table(className: "Address"))
+        let geo = try #require(address.columns.first { $0.name == "geo" })
+        // The table's top array (found through the group's tables array) holds the opposite
+        // table keys at 7.
+        let top = try graph.node(topRef)
+        let tables = try #require(try graph.child(of: top, at: 1))
+        var addressTop: Node?
+        for index in 0..<tables.count {
+            if let ref = try tables.ref(at: index), let table = try? TableInfo(graph: graph, name: "", ref: ref), table.key == address.key {
+                addressTop = try graph.node(ref)
+            }
+        }
+        let addressTopNode = try #require(addressTop)
+        let opposite = try #require(try graph.child(of: addressTopNode, at: 7))
+        guard case let .bits(width) = opposite.encoding, width >= 8 else {
+            Issue.record("unexpected opposite-table layout")
+            return
+        }
+        bytes.storeLittleEndian(UInt64(address.key), at: opposite.ref + 8 + geo.key.index * width / 8, byteCount: width / 8)
+        let root = try #require(address.clusterTreeRef)
+        let leaf = try #require(try graph.clusterLeaves(root: root).first)
+        let firstKey = try #require(try graph.objectKeys(of: leaf).first)
+        let column = try #require(try graph.child(of: leaf.node, at: geo.key.clusterSlot))
+        guard case let .bits(columnWidth) = column.encoding, columnWidth > 0, firstKey + 1 < (1 << Int64(min(columnWidth, 62))) else {
+            Issue.record("unexpected link column layout")
+            return
+        }
+        for row in 0..<column.count {
+            for bit in 0..<columnWidth {
+                let position = (column.ref + 8) * 8 + row * columnWidth + bit
+                let mask = UInt8(1) << UInt8(position % 8)
+                if (UInt64(firstKey + 1) >> UInt64(bit)) & 1 == 1 {
+                    bytes[position / 8] |= mask
+                } else {
+                    bytes[position / 8] &= ~mask
+                }
+            }
+        }
+        let damaged = try RealmFile(bytes: bytes)
+        #expect {
+            try damaged.objects(ofClass: "Owner")
+        } throws: { error in
+            guard case .corrupted = error as? RealmFileError else { return false }
+            return true
+        }
+    }
+}

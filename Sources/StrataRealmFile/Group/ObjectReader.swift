@@ -79,8 +79,18 @@ final class ObjectReader {
             let values: [RealmValue]
             switch column.collection {
             case .none:
-                values = try self.values(of: columnLeaf, kind: kind, nullable: column.isNullable || column.type == .link,
-                                         depth: depth)
+                if case let .link(targetTableKey) = kind {
+                    // Only the rows asked for: resolving a link can read an embedded object,
+                    // and reading one object must not read the links of its whole cluster.
+                    let stored = try (0..<keys.count).map { try columnLeaf.integer(at: $0) }
+                    var linked = Array(repeating: RealmValue.null, count: keys.count)
+                    for row in rows where stored[row] != 0 {
+                        linked[row] = try linkValue(tableKey: targetTableKey, objectKey: stored[row] - 1, depth: depth)
+                    }
+                    values = linked
+                } else {
+                    values = try self.values(of: columnLeaf, kind: kind, nullable: column.isNullable, depth: depth)
+                }
             case .list, .set, .dictionary:
                 guard columnLeaf.count == keys.count else {
                     throw RealmFileError.corrupted(reason: "column \(column.name) of \(table.name) has \(columnLeaf.count) collections for \(keys.count) objects")
