@@ -74,8 +74,8 @@ public final class RealmFile {
         schemaVersion = try RealmFile.schemaVersion(of: group, graph: graph)
     }
 
-    /// The number of objects of `className` (0 for an embedded class, whose objects are read
-    /// through their parents).
+    /// The number of objects of `className` (for an embedded class, the number of embedded
+    /// objects of that class in the file).
     public func objectCount(ofClass className: String) throws -> Int {
         let table = try table(className)
         guard let root = table.clusterTreeRef else { return 0 }

@@ -23,6 +23,7 @@ public enum RealmFileError: Error, Equatable, Sendable, CustomStringConvertible 
     /// not the one the file was written with (or the file is not encrypted).
     case wrongEncryptionKey
 
+    /// What went wrong and, where there is one, what to do about it.
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason):

@@ -43,10 +43,29 @@ public struct RealmBacklinkSource: Sendable, Hashable {
 
 /// The type of a property's values (of its elements, for a collection).
 public enum RealmPropertyType: String, Sendable, Equatable {
-    case int, bool, string, binary, mixed, timestamp, float, double, decimal128
+    /// Integers.
+    case int
+    /// Booleans.
+    case bool
+    /// Strings.
+    case string
+    /// Binary data.
+    case binary
+    /// Mixed values (`AnyRealmValue`).
+    case mixed
+    /// Dates.
+    case timestamp
+    /// `Float`s.
+    case float
+    /// `Double`s.
+    case double
+    /// `Decimal128`s.
+    case decimal128
     /// A link to an object of `RealmProperty.linkTarget`.
     case object
+    /// `ObjectId`s.
     case objectID = "object_id"
+    /// `UUID`s.
     case uuid
     /// A link to an object of any class (Realm's typed link).
     case typedLink = "typed_link"
@@ -54,13 +73,23 @@ public enum RealmPropertyType: String, Sendable, Equatable {
 
 /// How a property holds its values.
 public enum RealmCollectionKind: String, Sendable, Equatable {
-    case none, list, set, dictionary
+    /// One value.
+    case none
+    /// A `List`.
+    case list
+    /// A `MutableSet`.
+    case set
+    /// A `Map` with string keys.
+    case dictionary
 }
 
 /// One stored property.
 public struct RealmProperty: Sendable, Equatable {
+    /// The property's name as stored (Realm's persisted name).
     public let name: String
+    /// The type of the value, or of each element of a collection.
     public let type: RealmPropertyType
+    /// Whether the property holds one value or a collection, and which.
     public let collection: RealmCollectionKind
     /// Whether the value (each element, for a collection) may be null.
     public let isNullable: Bool

@@ -101,8 +101,8 @@ public struct RealmDecimal128: Hashable, Sendable, CustomStringConvertible {
 
     /// The value in scientific form: the coefficient's digits with the decimal point moved left
     /// (adding 1 to the exponent each time) while more than one digit precedes it and the
-    /// exponent is not zero, then `E` and the
-    /// remaining exponent if it is not zero (`1.5`, `-5E-1`, `1.23456789E300`); `NaN`, `Inf`, `-Inf`.
+    /// exponent is not zero, then `E` and the remaining exponent if it is not zero (`1.5`,
+    /// `-5E-1`, `1.23456789E300`); `NaN`, `Inf`, `-Inf`.
     public var description: String {
         if isNaN { return "NaN" }
         if isInfinite { return isNegative ? "-Inf" : "Inf" }

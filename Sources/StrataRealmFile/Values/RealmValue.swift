@@ -5,23 +5,36 @@ public import Foundation
 /// Collections keep Realm's order: a list in list order, a set in the order Realm keeps it
 /// (sorted), a dictionary's keys in the order stored (sorted by their UTF-8 bytes).
 public enum RealmValue: Sendable, Equatable {
+    /// No value: a null optional, a null link, or a mixed value holding null.
     case null
+    /// An integer (Realm's `Int`, `Int8`…`Int64` properties all store 64 bits).
     case int(Int64)
+    /// A boolean.
     case bool(Bool)
+    /// A `Float`, bit for bit as stored.
     case float(Float)
+    /// A `Double`, bit for bit as stored.
     case double(Double)
+    /// A string (valid UTF-8; may contain NUL).
     case string(String)
+    /// Binary data (`Data` in RealmSwift).
     case binary([UInt8])
+    /// A date, as Realm stores it.
     case timestamp(RealmTimestamp)
+    /// An `ObjectId`.
     case objectID(RealmObjectID)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A `Decimal128`.
     case decimal128(RealmDecimal128)
     /// A link to another object (a `Link`, a link in a list/set/dictionary, or a typed link in
     /// a mixed value).
     case link(RealmLink)
     /// An embedded object, read in full.
     case embedded(RealmObject)
+    /// A list's elements in list order (also a mixed value holding a list).
     case list([RealmValue])
+    /// A set's elements in Realm's order.
     case set([RealmValue])
     /// A dictionary's entries in stored order.
     case dictionary([RealmDictionaryEntry])
@@ -67,7 +80,9 @@ public struct RealmLink: Hashable, Sendable {
 
 /// One entry of a dictionary.
 public struct RealmDictionaryEntry: Sendable, Equatable {
+    /// The entry's key.
     public let key: String
+    /// The entry's value.
     public let value: RealmValue
 
     /// An entry with `key` and `value`.
