@@ -43,9 +43,10 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         // A read-only reader of Realm's file format (format 24), for bringing existing Realm
-        // files over. It links no Realm code.
+        // files over. It links no Realm code; Strata only for the schema it maps to.
         .target(name: "StrataRealmFile",
-                dependencies: [.product(name: "Crypto", package: "swift-crypto"),
+                dependencies: ["Strata",
+                               .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "CryptoExtras", package: "swift-crypto")],
                 swiftSettings: strictSettings),
         // Sync: the protocol (messages, encoding, conflict rules; no I/O), the client, the server.
