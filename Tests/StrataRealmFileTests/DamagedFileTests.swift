@@ -247,3 +247,63 @@ struct EmbeddedCycleTests {
         }
     }
 }
+
+/// Random node graphs fed to every leaf decoder: a value is decoded or a `RealmFileError` is
+/// thrown, whatever the bytes.
+@Suite("Realm leaf decoders on random nodes")
+struct RandomLeafTests {
+    /// A 4 KiB file of random words, most of them shaped like node headers with small sizes,
+    /// so that decoders get past the header and into payloads and child refs.
+    static func randomFile(using generator: inout SplitMix64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 4_096)
+        for offset in stride(from: 0, to: bytes.count, by: 8) {
+            bytes.storeLittleEndian(generator.next(), at: offset)
+            if offset >= 24 && Bool.random(using: &generator) {
+                bytes[offset + 3] = Int.random(in: 0..<8, using: &generator) == 0 ? 0x42 : 0x41
+                bytes[offset + 5] = 0
+                bytes[offset + 6] = 0
+                bytes[offset + 7] = UInt8.random(in: 0...12, using: &generator)
+            } else if Bool.random(using: &generator) {
+                // A plausible ref.
+                bytes.storeLittleEndian(UInt64.random(in: 3...511, using: &generator) * 8, at: offset, byteCount: [2, 4, 8].randomElement(using: &generator) ?? 8)
+            }
+        }
+        bytes.replaceSubrange(0..<24, with: [UInt8](repeating: 0, count: 24))
+        bytes.replaceSubrange(16..<20, with: Array("T-DB".utf8))
+        bytes[20] = 24
+        return bytes
+    }
+
+    @Test("every element kind decodes random nodes or throws a typed error")
+    func decodersNeverTrap() throws {
+        var generator = SplitMix64(seed: 3_300)
+        let kinds: [ElementKind] = [.int, .bool, .float, .double, .string, .binary, .timestamp, .objectID, .uuid, .decimal, .mixed, .link(targetTableKey: 0)]
+        var decoded = 0
+        var rejected = 0
+        for _ in 0..<150 {
+            let mapping = FileMapping(bytes: Self.randomFile(using: &generator))
+            let graph = NodeGraph(file: mapping)
+            let reader = ObjectReader(graph: graph, group: try Group(graph: graph, topRef: 0))
+            for _ in 0..<24 {
+                let ref = Int.random(in: 3..<512, using: &generator) * 8
+                for kind in kinds {
+                    do {
+                        let node = try graph.node(ref)
+                        _ = try reader.values(of: node, kind: kind, nullable: Bool.random(using: &generator), depth: 0,
+                                              inCollection: Bool.random(using: &generator))
+                        _ = try reader.collectionElements(root: ref, kind: kind, nullable: true, depth: 0)
+                        _ = try reader.dictionaryEntries(root: ref, depth: 0)
+                        decoded += 1
+                    } catch is RealmFileError {
+                        rejected += 1
+                    }
+                }
+            }
+        }
+        // Both outcomes occur: the random graphs are neither all valid nor all rejected at
+        // the first header.
+        #expect(rejected > 0)
+        #expect(decoded > 100)
+        #expect(decoded + rejected == 150 * 24 * 12)
+    }
+}

@@ -38,7 +38,7 @@ extension ObjectReader {
             if strings == nil {
                 strings = try StringLeaf.byteStrings(graph: graph, node: try payload(stringNode, "string"), nullable: true, zeroTerminated: true)
             }
-            guard let strings, index < strings.count, let value = strings[index] else {
+            guard let strings, index >= 0, index < strings.count, let value = strings[index] else {
                 throw RealmFileError.corrupted(reason: "a mixed value in the leaf at \(leaf.ref) points at missing string \(index)")
             }
             return value
