@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataRealmCompat", targets: ["StrataRealmCompat"]),
         .library(name: "StrataSyncProtocol", targets: ["StrataSyncProtocol"]),
+        .library(name: "StrataRealmFile", targets: ["StrataRealmFile"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "StrataSyncServer", targets: ["StrataSyncServer"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -30,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // StrataRealmFile only: AES-256-CBC for encrypted Realm files (in CryptoExtras, which
+        // swift-crypto has as a product since 4.0).
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
     ],
     targets: [
         // The few system facilities Swift cannot reach directly: C11 atomics on shared
@@ -38,6 +42,13 @@ let package = Package(
         .target(name: "StrataStorage", dependencies: ["CStrataSystem"], swiftSettings: strictSettings),
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
+        // A read-only reader of Realm's file format (format 24), for bringing existing Realm
+        // files over. It links no Realm code; Strata only for the schema it maps to.
+        .target(name: "StrataRealmFile",
+                dependencies: ["Strata",
+                               .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "CryptoExtras", package: "swift-crypto")],
+                swiftSettings: strictSettings),
         // Sync: the protocol (messages, encoding, conflict rules; no I/O), the client, the server.
         .target(name: "StrataSyncProtocol", swiftSettings: strictSettings),
         .target(name: "StrataSync",
@@ -90,6 +101,8 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile"],
+                    exclude: ["Fixtures"], swiftSettings: strictSettings),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataCommitChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
         // The seed documents' code, compiled against the RealmSwift names. The seeds were
