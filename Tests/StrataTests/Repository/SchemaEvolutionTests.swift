@@ -268,7 +268,7 @@ struct EvoEveryKindWithoutHistory: Codable, Identifiable, Sendable {
 private func storedSchema(_ folder: TemporaryFolder) throws -> Schema {
     var configuration = folder.configuration()
     configuration.objectTypes = []
-    let database = try Database(configuration: configuration)
+    let database = try Database(configuration: configuration, queue: nil)
     return withExtendedLifetime(database) { database.core.session.store.schema }
 }
 
@@ -279,6 +279,72 @@ private func latestVersion(_ folder: TemporaryFolder) throws -> UInt64 {
     var configuration = folder.configuration()
     configuration.objectTypes = []
     // The instance stays alive while the engine is read: the last one to go closes the file.
-    let database = try Database(configuration: configuration)
+    let database = try Database(configuration: configuration, queue: nil)
     return withExtendedLifetime(database) { database.core.session.store.engine.latestVersion }
+}
+
+@Suite("Store-level schema evolution in an open file")
+struct StoreEvolutionTests {
+    @Test("a step that fails after it started writing rolls back: the file and the session keep the old schema and values")
+    func failureMidwayLeavesTheFileUnchanged() async throws {
+        let folder = TemporaryFolder()
+        var twins = [evoNoteV1("a"), evoNoteV1("b")]
+        twins[1].title = twins[0].title
+        try await Repository(EvoNoteV1.self, in: folder.configuration(), name: "Note").save(contentsOf: twins)
+        var configuration = folder.configuration()
+        configuration.objectTypes = []
+        let database = try Database(configuration: configuration, queue: nil)
+        let session = database.core.session
+        let old = try #require(session.table(named: "Note")?.schema)
+        let version = session.store.engine.latestVersion
+        // Drops `body`, adds `extra` (filled in for both items), and makes `title` the primary
+        // key: the two items share a title, so building its index fails at the end of the step.
+        var changed = old
+        changed.properties.removeAll { $0.name == "body" }
+        changed.properties.append(PropertySchema(name: "extra", kind: .string, isOptional: true))
+        for index in changed.properties.indices {
+            changed.properties[index].isPrimaryKey = changed.properties[index].name == "title"
+        }
+        let embedded = try #require(session.table(named: "Note_Place")?.schema)
+        #expect {
+            _ = try session.evolveTables([changed, embedded], defaults: ["Note": ["extra": .string("filled")]]) { _, _ in }
+        } throws: { error in
+            if case .duplicatePrimaryKey(type: "Note", _) = error as? StoreError { return true }
+            return false
+        }
+        #expect(session.store.engine.latestVersion == version)
+        #expect(session.table(named: "Note")?.schema == old)
+        #expect(session.store.schema["Note"] == old)
+        #expect(try await Repository(EvoNoteV1.self, in: folder.configuration(), name: "Note").loadAll() == twins)
+        // The session is usable for a step that succeeds.
+        var added = old
+        added.properties.append(PropertySchema(name: "extra", kind: .string, isOptional: true))
+        #expect(try session.evolveTables([added, embedded], defaults: ["Note": ["extra": .string("filled")]]) { _, _ in })
+        database.refresh()
+        #expect(database.dynamicObjects("Note").map { $0.value(forKey: "extra") as? String } == ["filled", "filled"])
+    }
+
+    @Test("validation that throws ends the step before anything is written, with its own error")
+    func validationErrorIsRethrown() async throws {
+        struct Refused: Error {}
+        let folder = TemporaryFolder()
+        try await Repository(EvoNoteV1.self, in: folder.configuration(), name: "Note").save(evoNoteV1("a"))
+        var configuration = folder.configuration()
+        configuration.objectTypes = []
+        let database = try Database(configuration: configuration, queue: nil)
+        let session = database.core.session
+        let old = try #require(session.table(named: "Note")?.schema)
+        var changed = old
+        changed.properties.removeAll { $0.name == "body" }
+        var sawCount = -1
+        #expect(throws: Refused.self) {
+            _ = try session.evolveTables([changed]) { stored, objectCount in
+                sawCount = try objectCount("Note")
+                #expect(stored["Note"] == old)
+                throw Refused()
+            }
+        }
+        #expect(sawCount == 1)
+        #expect(session.table(named: "Note")?.schema == old)
+    }
 }
