@@ -213,7 +213,7 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         let defaults = table.defaultsForMissingKeys(T.self)
         do {
             _ = try session.evolveTables(table.schemas, renames: [typeName: renamed], defaults: [typeName: defaults]) { stored, objectCount in
-                try table.checkEvolution(from: stored, renames: renamed, defaulted: Set(defaults.keys), objectCount: objectCount)
+                try table.checkEvolution(from: stored, renames: renamed, objectCount: objectCount)
             }
         } catch let error as RepositoryError {
             throw error

@@ -27,10 +27,8 @@ extension CodableTable {
     ///
     /// - Parameters:
     ///   - renames: old property name → new, for the top-level type.
-    ///   - defaulted: the top-level properties existing items get a value for when added.
     ///   - objectCount: how many objects the file has of a type.
-    func checkEvolution(from stored: Schema, renames: [String: String], defaulted: Set<String>,
-                        objectCount: (String) throws -> Int) throws {
+    func checkEvolution(from stored: Schema, renames: [String: String], objectCount: (String) throws -> Int) throws {
         for expected in schemas {
             guard let old = stored[expected.name] else { continue }
             let typeName = expected.name
@@ -43,7 +41,8 @@ extension CodableTable {
             for property in expected.properties {
                 let source = typeRenames.first { $0.value == property.name && old.propertyIndex(persistedAs: $0.key) != nil }?.key ?? property.name
                 guard let previous = old.properties.first(where: { $0.persistedName == source }) else {
-                    if property.isOptional || property.isList || defaulted.contains(property.name) && typeName == self.typeName { continue }
+                    // Optional (a nested struct's link included), or a list or map (empty).
+                    if property.isOptional || property.isList { continue }
                     throw RepositoryError.schemaMismatch(type: typeName, property: property.name, reason: "the property is new and not optional, so the \(try objectCount(typeName)) stored items have no value for it; make it optional, or decode it with `decodeIfPresent(_:forKey:) ?? default` in init(from:)")
                 }
                 guard previous.holdsValuesLike(property) else {

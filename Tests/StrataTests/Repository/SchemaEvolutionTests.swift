@@ -36,10 +36,21 @@ struct SchemaEvolutionTests {
         #expect(items.map(\.priority) == [3, 3])
         #expect(items.map(\.status) == ["open", "open"])
         #expect(items.map(\.body) == ["Body a", "Body b"])
+        // Properties the file had keep their values, nil included.
+        #expect(items.map(\.subtitle) == ["sub", nil])
         // The default is stored, not only decoded: queries see it.
         #expect(try await v2.items(where: "priority == 3 AND status == %@", "open", sortedBy: "id").map(\.id) == ["a", "b"])
         try await v2.save(EvoNoteWithPriority(id: "c", title: "c", body: "c", subtitle: nil, place: EvoNotePlaceV1(city: "x"), tags: [], priority: 9, status: "done"))
         #expect(try await v2.items(where: "priority > 5").map(\.id) == ["c"])
+    }
+
+    @Test("a defaulted array property stored as JSON gets the default's JSON text in existing items")
+    func newJSONPropertyWithDefault() async throws {
+        let folder = try await seeded()
+        let v2 = try Repository(EvoNoteWithLabels.self, in: folder.configuration(), name: "Note")
+        #expect(try await v2.loadAll().map(\.labels) == [["inbox"], ["inbox"]])
+        let database = try Database(configuration: folder.configuration(), queue: nil)
+        #expect(database.dynamicObjects("Note").map { $0.value(forKey: "labels") as? String } == [#"["inbox"]"#, #"["inbox"]"#])
     }
 
     @Test("a removed property drops its column and values; the other properties keep theirs")

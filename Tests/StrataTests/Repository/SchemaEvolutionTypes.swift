@@ -185,3 +185,27 @@ struct EvoNoteWithOptionalTitle: Codable, Identifiable, Equatable, Sendable {
     var place: EvoNotePlaceV1
     var tags: [String]
 }
+
+/// V1 and a new array property (stored as JSON, as it may be left out) defaulted when missing.
+struct EvoNoteWithLabels: Codable, Identifiable, Equatable, Sendable {
+    var id: String
+    var title: String
+    var body: String
+    var subtitle: String?
+    var place: EvoNotePlaceV1
+    var tags: [String]
+    var labels: [String]
+
+    enum CodingKeys: String, CodingKey { case id, title, body, subtitle, place, tags, labels }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
+        place = try container.decode(EvoNotePlaceV1.self, forKey: .place)
+        tags = try container.decode([String].self, forKey: .tags)
+        labels = try container.decodeIfPresent([String].self, forKey: .labels) ?? ["inbox"]
+    }
+}
