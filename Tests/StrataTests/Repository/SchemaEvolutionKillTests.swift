@@ -36,11 +36,21 @@ struct SchemaEvolutionKillTests {
         let said = LineWatcher(awaiting: "opening")
         output.fileHandleForReading.readabilityHandler = { handle in said.append(handle.availableData) }
         let ended = LineWatcher(awaiting: nil)
-        process.terminationHandler = { _ in ended.finish() }
+        process.terminationHandler = { _ in
+            ended.finish()
+            said.finish()
+        }
         try process.run()
+        let pid = process.processIdentifier
+        // Not a synchronisation: only a child that hangs meets it.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(300))
+            _ = kill(pid, SIGKILL)
+        }
         let sawOpening = await said.wait()
-        _ = kill(process.processIdentifier, SIGKILL)
+        _ = kill(pid, SIGKILL)
         _ = await ended.wait()
+        watchdog.cancel()
         output.fileHandleForReading.readabilityHandler = nil
         #expect(sawOpening, "the child ended before it opened the file")
 
