@@ -233,6 +233,21 @@ struct SchemaEvolutionTests {
         #expect(try await reopened.items(where: "name == %@", "two") == [Tag(id: 2, name: "two")])
     }
 
+    @Test("an Object model in the same file keeps its objects and schema when a repository's type changes")
+    func objectModelsUntouched() async throws {
+        let folder = try await seeded()
+        let dogs = try Database(configuration: folder.configuration(objectTypes: [Dog.self]), queue: nil)
+        try dogs.write { dogs.add(Dog(value: ["name": "Rex", "age": 3])) }
+        let dogSchema = try storedSchema(folder)["Dog"]
+        let v2 = try Repository(EvoNoteWithoutBody.self, in: folder.configuration(), name: "Note")
+        #expect(try await v2.count == 2)
+        #expect(try storedSchema(folder)["Dog"] == dogSchema)
+        dogs.refresh()
+        #expect(dogs.objects(Dog.self).map(\.name) == ["Rex"])
+        try dogs.write { dogs.add(Dog(value: ["name": "Fido", "age": 1])) }
+        #expect(dogs.objects(Dog.self).count == 2)
+    }
+
     @Test("removing a nested-struct list deletes its embedded objects with the column")
     func removedEmbeddedListDeletesItsObjects() async throws {
         let folder = TemporaryFolder()
