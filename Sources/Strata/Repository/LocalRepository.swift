@@ -26,7 +26,10 @@ public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID ==
     public private(set) var lastError: RepositoryError?
 
     /// A repository over `filename` in `directory`. Nothing is read until the first call.
-    public init(directory: URL = .documentsDirectory, filename: String = "data.json") {
+    ///
+    /// The default directory is the Documents folder on Apple platforms and the XDG data folder
+    /// (`$XDG_DATA_HOME/<executable name>`, or `~/.local/share/<executable name>`) elsewhere.
+    public init(directory: URL = .localRepositoryDirectory, filename: String = "data.json") {
         let jsonFileURL = directory.appendingPathComponent(filename)
         self.jsonFileURL = jsonFileURL
         let databaseURL = jsonFileURL.deletingPathExtension().appendingPathExtension("strata")
@@ -95,13 +98,33 @@ public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID ==
     }
 }
 
-#if !canImport(Darwin)
 extension URL {
-    /// Where `LocalRepository` keeps its files by default off Apple platforms, which have no
-    /// Documents folder: the current directory (as `Database.Configuration.defaultFileURL`).
+    /// Where `LocalRepository` keeps its files by default: the Documents folder on Apple
+    /// platforms; elsewhere, which have none, the per-user data folder of the XDG base
+    /// directory specification: `$XDG_DATA_HOME/<executable name>` when `XDG_DATA_HOME` is an
+    /// absolute path, `~/.local/share/<executable name>` otherwise. The folder is created
+    /// when missing (when that fails, the first call that opens the database reports it).
     @usableFromInline
-    static var documentsDirectory: URL {
-        URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    static var localRepositoryDirectory: URL {
+        #if canImport(Darwin)
+        .documentsDirectory
+        #else
+        let directory = localRepositoryDirectory(environment: ProcessInfo.processInfo.environment,
+                                                 executableName: ProcessInfo.processInfo.processName)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+        #endif
+    }
+
+    /// The XDG data folder for `executableName` under `environment` (not created).
+    static func localRepositoryDirectory(environment: [String: String], executableName: String) -> URL {
+        let name = executableName.isEmpty ? "strata" : executableName
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent(name, isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".local/share", isDirectory: true)
+            .appendingPathComponent(name, isDirectory: true)
     }
 }
-#endif

@@ -30,6 +30,8 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// The name of the object type that holds the items.
     public nonisolated let typeName: String
     private let table: CodableTable
+    /// Old property name → new, applied when the file still has the old one.
+    private let renamed: [String: String]
     private var database: Database?
 
     /// A repository of `type`'s values in the database `configuration` names.
@@ -40,22 +42,37 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// own type, and `Object` models in the same file are opened as usual by their own
     /// instances.
     ///
+    /// When the file stores the type with other columns than `type` makes (a property added,
+    /// removed or renamed), the file is changed to match on first use, in one transaction;
+    /// a change that would lose or invent values is a ``RepositoryError/schemaMismatch(type:property:reason:)``
+    /// and leaves the file as it is (see "When the type changes" in <doc:Repositories>).
+    ///
     /// - Parameters:
     ///   - name: the object type's name in the file (default: the type's name).
     ///   - indexes: names of properties to keep a secondary index on.
+    ///   - renamed: properties renamed since the file was written, old name → new name: the
+    ///     values stored under the old name are carried over to the new one.
     public init(_ type: T.Type = T.self, in configuration: Database.Configuration, name: String? = nil,
-                indexes: [String] = []) throws(RepositoryError) {
+                indexes: [String] = [], renamed: [String: String] = [:]) throws(RepositoryError) {
         var configuration = configuration
         if configuration.objectTypes == nil { configuration.objectTypes = [] }
         self.configuration = configuration
         let typeName = name ?? String(describing: type)
         self.typeName = typeName
-        self.table = try CodableTable(type, typeName: typeName, indexes: indexes)
+        let table = try CodableTable(type, typeName: typeName, indexes: indexes)
+        for (old, new) in renamed {
+            guard table.fields.contains(where: { $0.name == new }), !table.fields.contains(where: { $0.name == old }) else {
+                throw .schemaMismatch(type: typeName, property: new, reason: "renamed: [\"\(old)\": \"\(new)\"] needs a property named '\(new)' and none named '\(old)' in the type (its properties: \(table.fields.map(\.name).joined(separator: ", ")))")
+            }
+        }
+        self.table = table
+        self.renamed = renamed
     }
 
     /// A repository of `type`'s values in the database file at `fileURL`.
-    public init(_ type: T.Type = T.self, fileURL: URL, name: String? = nil, indexes: [String] = []) throws(RepositoryError) {
-        try self.init(type, in: Database.Configuration(fileURL: fileURL), name: name, indexes: indexes)
+    public init(_ type: T.Type = T.self, fileURL: URL, name: String? = nil, indexes: [String] = [],
+                renamed: [String: String] = [:]) throws(RepositoryError) {
+        try self.init(type, in: Database.Configuration(fileURL: fileURL), name: name, indexes: indexes, renamed: renamed)
     }
 
     // MARK: Writing
@@ -165,11 +182,13 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         return database
     }
 
-    /// Adds the type's table to the file, or checks the one it has against the type.
+    /// Adds the type's table to the file, or brings the one it has to the type (SchemaEvolution.swift).
     private func prepareTable(in database: Database) throws(RepositoryError) {
         let session = database.core.session
         if session.table(named: typeName) != nil {
-            try table.check(stored: session.store.schema)
+            if (try? table.check(stored: CodableTable.sessionSchema(session))) != nil { return }
+            guard !configuration.readOnly else { return try table.check(stored: CodableTable.sessionSchema(session)) }
+            try evolveTable(in: session)
             return
         }
         guard !configuration.readOnly else {
@@ -178,10 +197,30 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         do {
             try session.addTables(table.schemas)
         } catch {
-            if session.table(named: typeName) != nil { try table.check(stored: session.store.schema) }
-            throw .database(reason: "adding '\(typeName)' to the file failed: \(error)")
+            // The file has some of the types in another form (another process added them
+            // since this one opened the file, or embedded types outlived an earlier version).
+            try evolveTable(in: session)
+            return
         }
-        try table.check(stored: session.store.schema)
+        try table.check(stored: CodableTable.sessionSchema(session))
+    }
+
+    /// Changes the file's definition of the type (and its embedded types) to the type's, in one
+    /// write transaction, after checking nothing is lost.
+    private func evolveTable(in session: StoreSession) throws(RepositoryError) {
+        let table = table
+        let renamed = renamed
+        let defaults = table.defaultsForMissingKeys(T.self)
+        do {
+            _ = try session.evolveTables(table.schemas, renames: [typeName: renamed], defaults: [typeName: defaults]) { stored, objectCount in
+                try table.checkEvolution(from: stored, renames: renamed, objectCount: objectCount)
+            }
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            throw .database(reason: "changing the file's '\(typeName)' to the Swift type failed (the file is unchanged): \(error)")
+        }
+        try table.check(stored: CodableTable.sessionSchema(session))
     }
 
     private func write(_ database: Database, _ block: () throws(RepositoryError) -> Void) throws(RepositoryError) {

@@ -6,9 +6,12 @@ public enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertible
     case cannotDeriveSchema(type: String, property: String, reason: String)
     /// `type` has no property named `id`, or its `id` is not a String, Int, UUID or ObjectId.
     case unsupportedIdentifier(type: String, reason: String)
-    /// The file stores `type` with a `property` that the Swift type now maps differently (or
-    /// no longer has, or has newly without being optional). This slice of the repository does
-    /// not migrate stored values.
+    /// The file stores `type` (the repository's type, or the embedded type of one of its nested
+    /// structs) in a way the Swift type's `property` cannot follow without losing or inventing
+    /// values: its stored values are of another kind, it is new and required while stored items
+    /// have no value for it, or it was optional and is now required. The file is left as it is.
+    /// Changes that can be followed (new optional or defaulted properties, removed ones,
+    /// declared renames) are made on open; see "When the type changes" in <doc:Repositories>.
     case schemaMismatch(type: String, property: String, reason: String)
     /// A property named in `indexes:` is not a column that can be indexed.
     case cannotIndex(type: String, property: String, reason: String)

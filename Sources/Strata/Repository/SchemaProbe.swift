@@ -58,6 +58,17 @@ enum SchemaProbe {
         return try V(from: ProbeDecoder(recorder: ProbeRecorder(context: context), codingPath: codingPath))
     }
 
+    /// A value of `type` decoded from placeholders with the top-level key `key` missing, as an
+    /// item stored before the property existed would be: what `init(from:)` makes of a
+    /// missing key (`decodeIfPresent(_:forKey:) ?? default`), or nil when it rejects one.
+    static func valueMissing<V: Decodable>(key: String, of type: V.Type) -> V? {
+        let context = ProbeContext()
+        context.missingKey = key
+        let recorder = ProbeRecorder(context: context)
+        context.path.append(ObjectIdentifier(type))
+        return try? V(from: ProbeDecoder(recorder: recorder, codingPath: []))
+    }
+
     private static func failure(_ type: Any.Type, _ error: any Error) -> RepositoryError {
         if let error = error as? RepositoryError { return error }
         var path: [any CodingKey] = []
@@ -82,6 +93,8 @@ final class ProbeContext {
     /// Whether arrays and dictionaries are empty and optionals nil (see
     /// `SchemaProbe.emptyPlaceholder`).
     var isEmptying = false
+    /// A top-level key the probe answers as missing (see `SchemaProbe.valueMissing`).
+    var missingKey: String?
 }
 
 /// Thrown when a type turns up inside itself.
@@ -171,10 +184,18 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return Key(stringValue: "key").map { [$0] } ?? []
     }
 
-    func contains(_ key: Key) -> Bool { true }
-    func decodeNil(forKey key: Key) throws -> Bool { false }
+    /// Whether `key` is the top-level key the probe answers as missing.
+    private func isMissing(_ key: Key) -> Bool {
+        codingPath.isEmpty && recorder.context.missingKey == key.stringValue
+    }
+
+    func contains(_ key: Key) -> Bool { !isMissing(key) }
+    func decodeNil(forKey key: Key) throws -> Bool { isMissing(key) }
 
     func decodeValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        if isMissing(key) {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "the stored item has no value for this key"))
+        }
         do {
             let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key], context: recorder.context)
             recorder.record(key.stringValue, shape)
@@ -187,7 +208,7 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeValueIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if recorder.context.isEmptying { return nil }
+        if recorder.context.isEmptying || isMissing(key) { return nil }
         do {
             let (shape, value) = try SchemaProbe.shape(of: type, codingPath: codingPath + [key], context: recorder.context)
             recorder.record(key.stringValue, .optional(shape))

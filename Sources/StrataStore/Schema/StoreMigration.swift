@@ -16,13 +16,20 @@ public final class StoreMigration {
     package let session: StoreSession
     private var oldTables: [String: TableAccess] = [:]
     private var deletedTypes: Set<String> = []
+    /// The types the migration changes, when it changes only some (`StoreSession.evolveTables`):
+    /// `prepare` and `finish` leave the others, and their indexes, alone. Nil: every type.
+    private let scope: Set<String>?
 
-    init(session: StoreSession, oldSchema: Schema, newSchema: Schema, oldVersion: UInt64) {
+    init(session: StoreSession, oldSchema: Schema, newSchema: Schema, oldVersion: UInt64, scope: Set<String>? = nil) {
         self.session = session
         self.oldSchema = oldSchema
         self.newSchema = newSchema
         self.oldVersion = oldVersion
+        self.scope = scope
     }
+
+    /// Whether `prepare` and `finish` work on `type`.
+    private func isInScope(_ type: String) -> Bool { scope?.contains(type) ?? true }
 
     /// The table of `type` under the new schema (for reading and writing new values).
     package func newTable(_ type: String) -> TableAccess? { session.table(named: type) }
@@ -88,14 +95,14 @@ public final class StoreMigration {
         try embedConvertedTypes()
         try session.flushTables()
         let write = try session.writer()
-        for old in oldSchema.objectSchemas {
+        for old in oldSchema.objectSchemas where isInScope(old.name) {
             guard let new = newSchema[old.name] else { continue }
             let kept = Set(new.properties.map(\.columnID))
             for property in old.properties where !kept.contains(property.columnID) {
                 try Store.dropColumn(property, of: old, in: write)
             }
         }
-        for new in newSchema.objectSchemas {
+        for new in newSchema.objectSchemas where isInScope(new.name) {
             let old = oldSchema[new.name]
             for (index, property) in new.properties.enumerated() where property.isIndexed || property.isPrimaryKey {
                 let oldProperty = old?.properties.first { $0.columnID == property.columnID }
@@ -125,7 +132,7 @@ public final class StoreMigration {
     /// epoch (an added column reads as zero, which for a date is the reference date), so the
     /// block sees the values the properties will have unless it writes others.
     func prepare() throws {
-        for new in newSchema.objectSchemas {
+        for new in newSchema.objectSchemas where isInScope(new.name) {
             guard let old = oldSchema[new.name], let table = session.table(named: new.name) else { continue }
             for (index, property) in new.properties.enumerated() where !property.isOptional {
                 let previous = old.properties.first { $0.columnID == property.columnID }

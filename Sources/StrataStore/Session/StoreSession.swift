@@ -165,6 +165,14 @@ public final class StoreSession {
         syncTables(with: store.schema)
     }
 
+    /// Makes `tables` the session's tables (StoreSession+Evolution.swift chooses them).
+    func replaceTables(_ tables: [TableAccess]) {
+        self.tables = tables
+        tableIndex = Dictionary(uniqueKeysWithValues: tables.enumerated().map { ($1.schema.name, $0) })
+        forgetTreeHandles()
+        generation &+= 1
+    }
+
     /// Writes the tables' pending changes into the engine transaction and forgets them, so
     /// that what follows reads them from the transaction (migrations use this before they
     /// drop columns and rebuild indexes).
