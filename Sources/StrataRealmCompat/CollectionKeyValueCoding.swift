@@ -49,6 +49,21 @@ extension MutableSet where Element: Object {
     }
 }
 
+extension AnyObjectCollection {
+    /// The wrapped collection's `value(forKey:)`: an `NSSet` when it wraps a `MutableSet`, else
+    /// an array in the collection's order.
+    public func value(forKey key: String) -> Any? {
+        if let set = wrappedCollection as? MutableSet<Element> { return set.value(forKey: key) }
+        return map { KeyValueCodingPath.value(of: $0, at: key) } as [Any]
+    }
+
+    /// The wrapped collection's `value(forKeyPath:)` (an `NSSet` for a plain key of a wrapped
+    /// `MutableSet`).
+    public func value(forKeyPath keyPath: String) -> Any? {
+        KeyValueCodingPath.value(of: self, at: keyPath) { value(forKey: $0) }
+    }
+}
+
 /// The key-path walking behind the collections' key-value coding.
 enum KeyValueCodingPath {
     /// `object`'s value at a dotted key path; `self` is the object, nil is `NSNull`.

@@ -19,10 +19,10 @@ extension Object {
         sharedSchema()?.properties.filter { $0.isIndexed && !$0.isPrimaryKey }.map(\.name) ?? []
     }
 
-    /// The names of stored properties Strata does not persist: always empty, since only
-    /// `@Persisted` properties are persisted and every other stored property is ignored
-    /// without being listed.
-    public class func ignoredProperties() -> [String] { [] }
+    /// The names of the class's stored properties that are not persisted: every stored
+    /// property declared without `@Persisted` (``Object/unpersistedProperties()``). An answer,
+    /// not a hook: overriding it does not change what is persisted.
+    public class func ignoredProperties() -> [String] { unpersistedProperties() }
 
     /// NSObject's `hash`: equal for objects that are equal by `==` (the same managed object,
     /// or the same unmanaged instance).

@@ -158,6 +158,29 @@ private actor DocBackgroundActor {}
         token.invalidate()
     }
 
+    @Test func observeSectionedResultsOnBackgroundQueue() async throws {
+        let realm = try mainThreadRealm()
+        try realm.write { realm.create(MainThreadCompatObject.self, value: ["stringCol": "a", "intCol": 1]) }
+        let queue = DispatchQueue(label: "bg")
+        let reports = Reports()
+        let sections = realm.objects(MainThreadCompatObject.self).sectioned(by: \.stringCol)
+        let token = sections.observe(on: queue) { change in
+            switch change {
+            case .initial(let sections):
+                reports.append("initial \(sections.allKeys) \(isOnMainQueue())")
+            case .update(let sections, deletions: _, insertions: let insertions, modifications: _,
+                         sectionsToInsert: let sectionsToInsert, sectionsToDelete: _):
+                reports.append("update \(sections.allKeys) \(insertions) \(Array(sectionsToInsert))")
+            }
+        }
+        #expect(await reports.next() == "initial [\"a\"] false")
+        try realm.write { realm.create(MainThreadCompatObject.self, value: ["stringCol": "b", "intCol": 2]) }
+        // A section that appeared is reported as such; its objects are not listed one by one.
+        let update = await reports.next()
+        #expect(update == "update [\"a\", \"b\"] [] [1]", "\(update)")
+        token.invalidate()
+    }
+
     @Test func observeObjectOnActorDocumentationExample() async throws {
         // The documentation's example as written, but with this test's configuration rather
         // than the default one (other suites set that) and recording instead of printing.

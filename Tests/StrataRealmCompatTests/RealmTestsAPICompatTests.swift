@@ -91,6 +91,14 @@ final class RTALog: Sendable {
         #expect((owner.itemSet.value(forKeyPath: "@count") as! NSNumber?)?.intValue == 3)
     }
 
+    @Test func testValueForKeyOnAnyRealmCollectionOfASetGivesASet() throws {
+        let (_, owner) = try Self.populated()
+        let collection = AnyRealmCollection(owner.itemSet)
+        #expect(collection.value(forKey: "stringCol") as! Set<String>? == ["1", "2", "3"])
+        #expect(AnyRealmCollection(owner.items).value(forKey: "stringCol") as! [String]? == ["1", "2", "3"])
+        #expect((collection.value(forKeyPath: "@count") as! NSNumber?)?.intValue == 3)
+    }
+
     @Test func testValueForKeyPath() throws {
         let (realm, owner) = try Self.populated()
         let collection = realm.objects(RTAItem.self).sorted(byKeyPath: "intCol")
@@ -186,7 +194,11 @@ final class RTALog: Sendable {
     @Test func testIndexedAndIgnoredProperties() {
         #expect(RTAOwner.indexedProperties() == ["city", "age"])
         #expect(RTAItem.indexedProperties() == [])
-        #expect(RTAOwner.ignoredProperties() == [])
+        // Every stored property declared without @Persisted; computed ones are not stored.
+        #expect(RTAOwner.ignoredProperties() == ["transientNote"])
+        #expect(RTAItem.ignoredProperties() == [])
+        #expect(Object.ignoredProperties() == [])
+        #expect(RTAOwner.sharedSchema()?["transientNote"] == nil)
     }
 
     @Test func testSharedSchema() throws {

@@ -33,12 +33,12 @@ public struct AnyObjectCollection<Element: Object>: ObjectCollection, CustomStri
         AnyIterator(base.makeIterator())
     }
 
-    /// A listing of the first objects (up to 100), each with its properties; the rest are
-    /// counted.
-    public var description: String {
-        let name = "AnyObjectCollection<\(Element.className())>"
-        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
-    }
+    /// The wrapped collection's description (`Results<Dog> <0x…> (…)`, `List<Dog> …`), as
+    /// RealmSwift's `AnyRealmCollection` prints.
+    public var description: String { String(describing: base) }
+
+    /// The collection this wraps (a `Results`, `List`, `MutableSet` or `LinkingObjects`).
+    public var wrappedCollection: any ObjectCollection<Element> { base }
 
     public var isFrozen: Bool { base.isFrozen }
     public var isInvalidated: Bool { base.isInvalidated }

@@ -149,7 +149,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     /// are counted.
     public var description: String {
         let name = "LinkingObjects<\(Element.className())>"
-        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, identity: results?.identity ?? target, self)
     }
 
     // MARK: Queries

@@ -95,10 +95,13 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         }
     }
 
-    /// A listing of the first elements (up to 100); the rest are counted.
+    /// A listing of the first elements (up to 100) in RealmSwift's shape
+    /// (`List<Dog> <0x…> (\n\t[0] Dog {…}\n)`, `List<string>` for strings); the rest are
+    /// counted.
     public var description: String {
-        let name = "List<\(Element.self)>"
-        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+        let shape = Element._strataElementShape
+        let name = "List<\(ObjectDescription.typeName(kind: shape.kind, objectType: shape.objectType))>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, identity: self, self)
     }
 
     /// Whether the list's object has been deleted or its database instance invalidated

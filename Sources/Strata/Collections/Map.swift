@@ -202,9 +202,12 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         zip(keys, values).map { (key: $0, value: $1) }
     }
 
-    /// The map's type and entries, for debugging: `Map<String, Int>(a: 1, b: 2)`.
+    /// The map's types and entries in RealmSwift's shape:
+    /// `Map<string, int> <0x…> (\n\t[a]: 1,\n\t[b]: 2\n)`.
     public var description: String {
-        "Map<\(Key.self), \(Value.self)>(" + zip(keys, values).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
+        let shape = Value._strataMapValueShape
+        let name = "Map<string, \(ObjectDescription.typeName(kind: shape.kind, objectType: shape.objectType))>"
+        return CollectionListing.describeMap(name, identity: self, keys: keys.map(\._strataMapKey), values: values.map { $0 as Any })
     }
 
     // MARK: Writing

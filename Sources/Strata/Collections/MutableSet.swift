@@ -51,10 +51,12 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     /// ``List/makeIterator()``): removing members or deleting member objects inside the loop
     /// skips none.
     public func makeIterator() -> List<Element>.Iterator { list.makeIterator() }
-    /// A listing of the first members (up to 100); the rest are counted.
+    /// A listing of the first members (up to 100) in RealmSwift's shape
+    /// (`MutableSet<Dog> <0x…> (\n\t[0] Dog {…}\n)`); the rest are counted.
     public var description: String {
-        let name = "MutableSet<\(Element.self)>"
-        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+        let shape = Element._strataElementShape
+        let name = "MutableSet<\(ObjectDescription.typeName(kind: shape.kind, objectType: shape.objectType))>"
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, identity: self, self)
     }
 
     /// Whether the set's object has been deleted or its database instance invalidated

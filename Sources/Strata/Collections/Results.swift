@@ -223,12 +223,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
-    /// A listing of the first objects (up to 100), each with its properties; the rest are
-    /// counted.
+    /// A listing of the first objects (up to 100), each with its properties, in RealmSwift's
+    /// shape (`Results<Dog> <0x…> (\n\t[0] Dog {…}\n)`); the rest are counted.
     public var description: String {
         let name = "Results<\(Element.className())>"
-        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, self)
+        return isInvalidated ? CollectionListing.invalidated(name) : CollectionListing.describe(name, identity: identity, self)
     }
+
+    /// The object whose address a description shows: shared by copies of these results.
+    var identity: AnyObject { cache }
 
     /// Whether the results can no longer be read: their database instance was invalidated, or
     /// they were made from a list whose object has since been deleted.

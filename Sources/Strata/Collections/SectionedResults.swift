@@ -156,10 +156,29 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// Deletions index the old sections, insertions and modifications the new ones; the objects
     /// of a section that appeared or disappeared are not listed one by one. An object that
     /// moved (to another section, or within one) is a deletion and an insertion. `keyPaths` and
-    /// `queue` are as for ``Results/observe(keyPaths:on:_:)-(_,_,_)``.
+    /// `queue` are as for ``Results/observe(keyPaths:on:_:)-(_,_,_)``: with another serial
+    /// queue, `block` runs there with that queue's copy of the sections. Only sections made with
+    /// a key path (`sectioned(by: \.kind)`) can be observed on another queue: a key function is
+    /// not safe to call there.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (SectionedResultsChange<SectionedResults<Key, Element>>) -> Void) -> NotificationToken {
-        results.database.core.requireOwnDeliveryQueue(queue, "SectionedResults.observe(keyPaths:on:_:)")
+        if let queue, !results.database.core.deliversItself(on: queue) {
+            guard let keyPath else {
+                fatalError("Sections made with a key function cannot be observed on another queue: the function may not be called there. Make them with a key path (results.sectioned(by: \\.kind)), or observe them in their own context.")
+            }
+            // Touched only on `queue`, in its callbacks.
+            let tracker = SectionTracker<Key, Element>()
+            return results.observe(keyPaths: keyPaths, on: queue) { change in
+                switch change {
+                case .initial(let results):
+                    block(tracker.initial(SectionedResults(results: results, keyPath: keyPath)))
+                case .update(let results, _, _, let modifications):
+                    block(tracker.update(SectionedResults(results: results, keyPath: keyPath), modifications: modifications))
+                case .error:
+                    break  // never sent (see CollectionChange.error)
+                }
+            }
+        }
         let tracker = SectionTracker<Key, Element>()
         return results.observe(keyPaths: keyPaths, on: queue) { change in
             switch change {

@@ -31,6 +31,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     /// instance nobody references any more may be reused for another object of the class
     /// (`Results.Iterator`).
     let isRecyclable: Bool
+    /// The class's stored properties that are not persisted (not `@Persisted`), by their
+    /// names in the declaration, superclasses' first: RealmSwift's `ignoredProperties()`.
+    let unpersistedProperties: [String]
     /// Whether any property is written after `add` (see `isWrittenAfterAdd`).
     let hasPropertiesWrittenAfterAdd: Bool
     /// How `add` writes the other properties straight into the new row.
@@ -65,13 +68,14 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     }
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
-                 ownerOffsets: [Int], isRecyclable: Bool, linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
+                 ownerOffsets: [Int], isRecyclable: Bool, unpersistedProperties: [String] = [], linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
                  lineage: [String]) {
         self.type = type
         self.linkingProperties = linkingProperties
         self.linkingFields = linkingFields
         self.lineage = lineage
         self.isRecyclable = isRecyclable
+        self.unpersistedProperties = unpersistedProperties
         self.schema = schema
         self.fields = fields
         let columns = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnOffsets.count)
@@ -264,7 +268,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         }
         return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets + linkingColumnOffsets,
                          ownerOffsets: ownerOffsets + linkingOwnerOffsets,
-                         isRecyclable: unpersisted.isEmpty, linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
+                         isRecyclable: unpersisted.isEmpty,
+                         unpersistedProperties: unpersisted.map { $0.hasPrefix("$__lazy_storage_$_") ? String($0.dropFirst(18)) : $0 },
+                         linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
                          lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })
     }
 

@@ -99,6 +99,14 @@ open class Object: CustomStringConvertible {
         return try? ClassInfo.of(self).schema
     }
 
+    /// The names of the class's stored properties that are not persisted (declared without
+    /// `@Persisted`), superclasses' first; empty for `Object`, `EmbeddedObject` and a class
+    /// that cannot be persisted. RealmSwift calls it `ignoredProperties()`.
+    public final class func unpersistedProperties() -> [String] {
+        guard self != Object.self, self != EmbeddedObject.self else { return [] }
+        return (try? ClassInfo.of(self).unpersistedProperties) ?? []
+    }
+
     /// Whether both are the same object in the same database (for unmanaged objects: the same
     /// instance).
     public final func isSameObject(as object: Object?) -> Bool {
@@ -108,20 +116,22 @@ open class Object: CustomStringConvertible {
         return a.core === b.core && a.table === b.table && _slot.key == object._slot.key
     }
 
+    /// The class name and each persisted property's value, in RealmSwift's shape:
+    /// `Dog {\n\tname = Rex;\n\tage = 3;\n}`, with linked objects and collections listed
+    /// in full, indented, up to five levels down (see `ObjectDescription`); an invalidated
+    /// object prints `[invalid object]`.
     open var description: String {
-        guard let info = _info else { return "\(Self.className()) {}" }
+        guard ObjectDescription.remainingDepth > 0 else { return ObjectDescription.depthExceeded }
+        guard let info = _info else { return "\(Self.className()) {\n}" }
         if isInvalidated { return "[invalid object]" }
         var lines: [String] = []
-        for (index, property) in info.schema.properties.enumerated() {
-            lines.append("\t\(property.name) = \(describe(value(forPropertyAt: index, info: info)))")
+        ObjectDescription.oneLevelDown {
+            for (index, property) in info.schema.properties.enumerated() {
+                let text = ObjectDescription.value(value(forPropertyAt: index, info: info))
+                lines.append("\t\(property.name) = \(ObjectDescription.indented(text));")
+            }
         }
-        return "\(info.schema.name) {\n" + lines.joined(separator: ";\n") + ";\n}"
-    }
-
-    private func describe(_ value: Any) -> String {
-        if let object = unwrapAny(value) as? Object { return "\(type(of: object).className())" }
-        if let value = unwrapAny(value) { return value is String ? "\"\(value)\"" : "\(value)" }
-        return "nil"
+        return "\(info.schema.name) {\n" + lines.map { $0 + "\n" }.joined() + "}"
     }
 
     // MARK: Key-value access

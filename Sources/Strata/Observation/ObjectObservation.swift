@@ -42,6 +42,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
         self.callback = callback
         super.init(version: context.session.version)
         snapshot = readValues()
+        observed.rememberLinkers(of: key)
     }
 
     private var watchedIndices: [Int] {
@@ -75,9 +76,8 @@ final class ObjectObserver<T: Object>: ChangeObserver {
         }
         guard !changedIndices.isEmpty else { return nil }
         let newValues = readValues()
-        let schema = context.table.schema
         let propertyChanges = changedIndices.map { index in
-            PropertyChange(name: schema.properties[index].name, oldValue: snapshot[index].flatMap(unwrapAny),
+            PropertyChange(name: observed.propertyName(index), oldValue: snapshot[index].flatMap(unwrapAny),
                            newValue: newValues[index].flatMap(unwrapAny))
         }
         return Delivery(update: { [self] in snapshot = newValues },
@@ -97,7 +97,9 @@ extension Object {
     /// Without `keyPaths`, any change to the object's own properties counts (a link property
     /// counts when it is set to another object, not when the linked object changes). With
     /// `keyPaths`, only those properties count; a key path may go through links
-    /// (`["owner.name"]`) to watch linked objects. Setting a property to its current value
+    /// (`["owner.name"]`) to watch linked objects, or name a `LinkingObjects` property
+    /// (`["owners"]`: which objects link here; `["owners.name"]`: also their names), reported
+    /// under that property's name. Setting a property to its current value
     /// counts as a change. After `.deleted`, no further notifications follow.
     ///
     /// Keep the returned token for as long as you want notifications. Observing is not allowed

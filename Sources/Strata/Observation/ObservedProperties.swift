@@ -2,7 +2,9 @@
 // key paths name) and, for key paths through links (`"owner.name"`), properties of linked
 // objects, as a tree that follows the links. A collection observed without key paths watches
 // every property of its objects and of the objects they link to, four levels deep (`deep`), as
-// RealmSwift's collection notifications do.
+// RealmSwift's collection notifications do. A key path may also name a `LinkingObjects`
+// property (`"owners"`, `"owners.name"`): it changes when which objects link here changes, or
+// (with a path past it) when a watched property of a linking object changes.
 
 import StrataStore
 
@@ -16,8 +18,47 @@ final class ObservedProperties {
     /// For link (and list-of-link) properties that key paths go through: what to watch in the
     /// linked objects.
     private(set) var links: [Int: ObservedProperties] = [:]
+    /// The `LinkingObjects` properties key paths name; the `i`-th is reported as property
+    /// index `table.schema.properties.count + i` (see `propertyName(_:)`).
+    private var backlinks: [Backlink] = []
+
+    /// A `LinkingObjects` property being watched: the objects of `origin` whose property
+    /// `originProperty` links to the observed object.
+    private final class Backlink {
+        let name: String
+        let origin: TableAccess
+        let originProperty: Int
+        /// What to watch in the linking objects (a key path that goes on past the property).
+        var next: ObservedProperties?
+        /// The linking objects last seen, per observed object: a change of which objects link
+        /// is found by comparing with them.
+        var linkers: [ObjectKey: Set<ObjectKey>] = [:]
+
+        init(name: String, origin: TableAccess, originProperty: Int) {
+            self.name = name
+            self.origin = origin
+            self.originProperty = originProperty
+        }
+
+        func currentLinkers(of key: ObjectKey) -> Set<ObjectKey>? {
+            try? origin.objectsLinking(to: [key.rawValue], property: originProperty)
+        }
+    }
 
     private init(table: TableAccess) { self.table = table }
+
+    /// The name of a property index `changedProperties(of:in:)` reports (a stored property's,
+    /// or a watched `LinkingObjects` property's).
+    func propertyName(_ index: Int) -> String {
+        let count = table.schema.properties.count
+        return index < count ? table.schema.properties[index].name : backlinks[index - count].name
+    }
+
+    /// Remembers which objects link to `key` now, so that the next change set's comparison
+    /// finds exactly whether that changed. Observers of one object call it when they start.
+    func rememberLinkers(of key: ObjectKey) {
+        for backlink in backlinks { backlink.linkers[key] = backlink.currentLinkers(of: key) }
+    }
 
     /// Every own property of `table`'s objects (the default: no key paths).
     static func all(of table: TableAccess) -> ObservedProperties {
@@ -72,8 +113,9 @@ final class ObservedProperties {
     private func add(_ path: ArraySlice<String>, session: StoreSession, type: String, full: [String]) {
         guard let name = path.first else { return }
         guard let index = table.schema.propertyIndex(named: name) else {
-            if session.store.inverse(name, of: table.schema.name) != nil {
-                fatalError("Cannot observe key path '\(full.joined(separator: "."))': '\(table.schema.name).\(name)' is a LinkingObjects property, which observations cannot watch; observe the '\(name)' collection itself (its observe(_:)) or the origin objects' links.")
+            if let inverse = session.store.inverse(name, of: table.schema.name) {
+                addBacklink(name, inverse, rest: path.dropFirst(), session: session, full: full)
+                return
             }
             fatalError("Cannot observe key path '\(full.joined(separator: "."))': '\(table.schema.name)' has no property '\(name)'. Use the names of persisted properties.")
         }
@@ -92,6 +134,43 @@ final class ObservedProperties {
         next.add(rest, session: session, type: target, full: full)
     }
 
+    private func addBacklink(_ name: String, _ inverse: InverseProperty, rest: ArraySlice<String>, session: StoreSession, full: [String]) {
+        // An origin type with no table yet has no objects that could link here.
+        guard let origin = session.table(named: inverse.originType),
+              let originProperty = origin.schema.propertyIndex(named: inverse.originProperty) else { return }
+        let backlink = backlinks.first(where: { $0.name == name }) ?? {
+            let made = Backlink(name: name, origin: origin, originProperty: originProperty)
+            backlinks.append(made)
+            return made
+        }()
+        guard !rest.isEmpty else { return }
+        let next = backlink.next ?? ObservedProperties(table: origin)
+        backlink.next = next
+        next.add(rest, session: session, type: inverse.originType, full: full)
+    }
+
+    /// Whether the `LinkingObjects` property `backlink` of `key` changed in `changes`: which
+    /// objects link here differs from what was last seen (without a remembered set: an origin
+    /// object was created or deleted, or had its origin property set), or a watched property
+    /// of a linking object changed.
+    private func backlinkChanged(_ key: ObjectKey, _ backlink: Backlink, _ changes: ChangeSet, memo: LinkedChanges) -> Bool {
+        let originChanges = changes.tables[backlink.origin.tableID]
+        let nextTouched = backlink.next.map { memo.touches($0) } ?? false
+        guard originChanges?.isEmpty == false || nextTouched else { return false }
+        guard let current = backlink.currentLinkers(of: key) else { return false }
+        let previous = backlink.linkers[key]
+        backlink.linkers[key] = current
+        if let previous {
+            if previous != current { return true }
+        } else if let originChanges {
+            let bit = TableChanges.bit(backlink.originProperty)
+            if !originChanges.inserted.isEmpty || !originChanges.deleted.isEmpty
+                || originChanges.modified.values.contains(where: { $0 & bit != 0 }) { return true }
+        }
+        guard let next = backlink.next, nextTouched else { return false }
+        return current.contains { memo.isModified($0, watchedBy: next) }
+    }
+
     /// The watched own properties of `key` that changed (directly, or through watched links),
     /// per `changes`.
     func changedProperties(of key: ObjectKey, in changes: ChangeSet) -> [Int] {
@@ -105,19 +184,25 @@ final class ObservedProperties {
                 changed.append(index)
             }
         }
+        let count = table.schema.properties.count
+        for (position, backlink) in backlinks.enumerated() where backlinkChanged(key, backlink, changes, memo: memo) {
+            changed.append(count + position)
+        }
         return changed
     }
 
     /// Whether the tree watches no linked objects (so only objects the log names can change).
-    var linksNothing: Bool { links.isEmpty }
+    var linksNothing: Bool { links.isEmpty && backlinks.isEmpty }
 
     /// Whether any watched property of `key` changed. Pass one `memo` for the checks of one
     /// change set: objects that share linked objects then look at each of them once.
     func isModified(_ key: ObjectKey, in changes: ChangeSet, memo: LinkedChanges? = nil) -> Bool {
         let mask = changes.tables[table.tableID]?.modified[key] ?? 0
         if mask & ownMask != 0 { return true }
-        if links.isEmpty { return false }
+        if links.isEmpty && backlinks.isEmpty { return false }
         let memo = memo ?? LinkedChanges(changes)
+        if backlinks.contains(where: { backlinkChanged(key, $0, changes, memo: memo) }) { return true }
+        if links.isEmpty { return false }
         if memo.scans { return memo.changedThroughLinks(self).contains(key) }
         for (index, next) in links where linkedObjectsChanged(key, property: index, next: next, memo: memo) { return true }
         return false
@@ -152,6 +237,9 @@ final class ObservedProperties {
     /// commits cost nothing.
     func touches(_ changes: ChangeSet) -> Bool {
         if let own = changes.tables[table.tableID], !own.isEmpty { return true }
+        if backlinks.contains(where: { changes.tables[$0.origin.tableID]?.isEmpty == false || $0.next?.touches(changes) == true }) {
+            return true
+        }
         return linksTouch(changes)
     }
 

@@ -72,17 +72,6 @@ extension DatabaseCore {
         observers.deliver(self)
     }
 
-    /// Stops with a message when `queue` is not where this instance delivers, for observations
-    /// that cannot be handed over to another queue.
-    func requireOwnDeliveryQueue(_ queue: DispatchQueue?, _ operation: String) {
-        if deliversItself(on: queue) { return }
-        fatalError("""
-            \(operation) with a queue other than the one the database is confined to is not supported. \
-            Open a Database on that queue (Database(configuration:queue:)), look the results up there and observe \
-            them there, or observe the sections on an actor with observe(keyPaths:on: actor).
-            """)
-    }
-
     /// After a commit of this instance's `asyncWrite`: has every observation registered from
     /// this instance on another actor or queue (`observe(on:)`) delivered it before
     /// `asyncWrite` returns, as this instance's own observers already have. Each such instance
