@@ -65,6 +65,37 @@ struct ServerCheckpointTests {
         await server.server.shutdown()
     }
 
+    @Test func aSessionIsWokenForCommitsToClassesItSubscribesToLater() async throws {
+        let server = try await ServerUnderTest.start()
+        let app = "widen"
+        let token = try await server.anonymousToken(app: app)
+        let reader = server.connect(app: app)
+        _ = try await ServerWebSocketTests.join(reader, app: app, client: 70, token: token, classes: ["Note"])
+        let writer = server.connect(app: app)
+        _ = try await ServerWebSocketTests.join(writer, app: app, client: 71, token: token, classes: ["Todo"])
+        writer.send(.upload([F.changeset(1, [F.createTodo("a", title: "before", at: 1, client: 71)])]))
+        _ = try await writer.receive { $0 == .uploadAck(clientSequence: 1) }
+
+        reader.send(.subscribe(version: 2, subscriptions: [SubscriptionSpec(name: "n", className: "Note"), SubscriptionSpec(name: "t", className: "Todo")]))
+        let bootstrap = try await reader.receive { message in
+            if case .snapshot(let snapshot) = message { return snapshot.isLast }
+            return false
+        }
+        guard case .snapshot(let snapshot) = bootstrap.last else { return }
+        #expect(snapshot.objects.map(\.object) == [F.todo("a")])
+
+        // A Todo commit now reaches the reader without it asking.
+        writer.send(.upload([F.changeset(2, [F.setTitle("a", "after", at: 2, client: 71)])]))
+        let change = try await reader.receive { message in
+            if case .download(let changesets, _, _) = message { return !changesets.isEmpty }
+            return false
+        }
+        #expect(Self.downloads(change).last?.changesets.map(\.serverSequence) == [2])
+        await reader.close()
+        await writer.close()
+        await server.server.shutdown()
+    }
+
     @Test func compactionResetsOnlyAClientThatLostSomethingItWouldHaveBeenSent() async throws {
         let server = try await ServerUnderTest.start(apps: AppsConfiguration(historyLimit: 2))
         let app = "lazy-reset"

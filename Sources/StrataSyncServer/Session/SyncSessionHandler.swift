@@ -50,7 +50,9 @@ struct SyncSessionHandler {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let counters = QueueCounters()
-        let registration = notifier.register(app: app) { _ in
+        let interest = SessionInterest()
+        let registration = notifier.register(app: app) { notice in
+            guard interest.isConcerned(by: notice) else { return }
             // One catch-up waiting is enough: it reads up to the newest sequence.
             if !counters.commitPending.exchange(true, ordering: .acquiringAndReleasing) {
                 counters.queued.add(1, ordering: .relaxed)
@@ -67,13 +69,14 @@ struct SyncSessionHandler {
             // it queued a refusal, and the worker must still send that error before closing.
             // It ends when the queue is drained after the reader finished, or on a fatal error,
             // and then stops the reader.
-            var session = SessionState()
+            var session = SessionState(interest: interest)
             for await event in events {
                 counters.queued.subtract(1, ordering: .relaxed)
                 if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
                 if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
                 let keepGoing = await self.handle(event, session: &session, outbound: outbound)
                 if !keepGoing { break }
+                interest.update(from: session)
             }
             try? await outbound.close(.normalClosure, reason: nil)
             group.cancelAll()
@@ -139,9 +142,49 @@ struct SyncSessionHandler {
         let commitPending = Atomic<Bool>(false)
     }
 
+    /// What the commit callback knows of its session, so that it wakes the session only for
+    /// commits that may concern it: one whose origin is unknown, one from another client that
+    /// changed a class the session subscribes to, or any once the session's examined history
+    /// lags ``SyncSessionHandler/checkpointInterval`` behind (its checkpoint is then due).
+    /// Until the session is welcomed every commit wakes it. The worker updates it after each
+    /// event, and widens its classes before bootstrapping new ones, so it never holds fewer
+    /// classes than the session sends.
+    private final class SessionInterest: Sendable {
+        private struct State {
+            var welcomed = false
+            var clientID: UInt64 = 0
+            var classes: Set<String> = []
+            var scanned: UInt64 = 0
+        }
+        private let state = Mutex(State())
+
+        func isConcerned(by notice: CommitNotifier.Notice) -> Bool {
+            state.withLock { state in
+                guard state.welcomed, let origin = notice.origin else { return true }
+                if notice.sequence >= state.scanned + SyncSessionHandler.checkpointInterval { return true }
+                return origin.clientID != state.clientID && !state.classes.isDisjoint(with: origin.classes)
+            }
+        }
+
+        func update(from session: SessionState) {
+            state.withLock { state in
+                state.welcomed = session.welcomed
+                state.clientID = session.clientID
+                state.classes = session.subscribed
+                state.scanned = session.scanned
+            }
+        }
+
+        /// Adds `classes` before the session starts sending them.
+        func widen(to classes: Set<String>) {
+            state.withLock { $0.classes.formUnion(classes) }
+        }
+    }
+
     // MARK: The worker
 
     private struct SessionState {
+        let interest: SessionInterest
         var welcomed = false
         var clientID: UInt64 = 0
         /// The checkpoint of the last download or snapshot sent: what the client holds once it
@@ -304,7 +347,9 @@ struct SyncSessionHandler {
             history.noteCompacted(app: app, through: try await storage.compact(app: app, keepingLast: limit))
         }
         history.noteLatest(app: app, sequence: result.position.latestSequence)
-        notifier.notify(app: app, sequence: result.position.latestSequence)
+        let classes = Set(changesets.lazy.flatMap(\.operations).map(\.object.className))
+        notifier.notify(app: app, sequence: result.position.latestSequence,
+                        origin: CommitNotifier.Origin(clientID: session.clientID, classes: classes))
     }
 
     /// When a catch-up sends a download that carries only a checkpoint.
@@ -348,7 +393,9 @@ struct SyncSessionHandler {
             var frameSize = 0
             var frameEnd = session.scanned
             for changeset in page.changesets where changeset.serverSequence <= end {
-                if changeset.clientID != session.clientID {
+                // Most changesets a session examines have nothing for it: look before copying.
+                if changeset.clientID != session.clientID,
+                   changeset.operations.contains(where: { session.subscribed.contains($0.object.className) }) {
                     let operations = changeset.operations.filter { session.subscribed.contains($0.object.className) }
                     if !operations.isEmpty {
                         var kept = changeset
@@ -403,6 +450,8 @@ struct SyncSessionHandler {
     private func changeSubscriptions(_ session: inout SessionState, version: UInt64, classes: Set<String>,
                                      _ outbound: WebSocketOutboundWriter) async throws {
         let added = classes.subtracting(session.subscribed)
+        // Commits to the added classes after the snapshot must wake this session.
+        session.interest.widen(to: added)
         let snapshot = try await storage.snapshot(app: app, classes: added)
         // The history up to the snapshot must reach the session before it, also when this
         // instance has not been told of the newest commits yet.
