@@ -335,21 +335,26 @@ struct SyncSessionHandler {
             }
         }
         let result: UploadResult
+        let upload = notifier.beginUpload(app: app)
+        var announcement: (sequence: UInt64, origin: CommitNotifier.Origin)?
+        defer { notifier.endUpload(app: app, id: upload, announcing: announcement) }
         do {
             result = try await storage.upload(app: app, clientID: session.clientID, changesets: changesets)
         } catch let error as SyncServerError {
             if case .outOfOrderUpload = error { throw Fatal(code: .outOfOrderUpload, message: error.description) }
             throw error
         }
+        if result.appendedCount > 0 {
+            // Announced when this returns, whatever happens after: the commit is durable.
+            history.noteLatest(app: app, sequence: result.position.latestSequence)
+            let classes = Set(changesets.lazy.flatMap(\.operations).map(\.object.className))
+            announcement = (result.position.latestSequence, CommitNotifier.Origin(clientID: session.clientID, classes: classes))
+        }
         try await send(.uploadAck(clientSequence: result.lastAcknowledged), outbound)
         guard result.appendedCount > 0 else { return }
         if let limit = apps.historyLimit, result.position.latestSequence - result.position.compactedThrough > limit {
             history.noteCompacted(app: app, through: try await storage.compact(app: app, keepingLast: limit))
         }
-        history.noteLatest(app: app, sequence: result.position.latestSequence)
-        let classes = Set(changesets.lazy.flatMap(\.operations).map(\.object.className))
-        notifier.notify(app: app, sequence: result.position.latestSequence,
-                        origin: CommitNotifier.Origin(clientID: session.clientID, classes: classes))
     }
 
     /// When a catch-up sends a download that carries only a checkpoint.

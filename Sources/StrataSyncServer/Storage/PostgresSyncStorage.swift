@@ -325,13 +325,17 @@ public final class PostgresSyncStorage: SyncStorage {
             guard after >= position.compactedThrough, after < position.latestSequence, limit > 0 else {
                 return HistoryPage(changesets: [], position: position)
             }
+            // One row holding the page as an array: postgres-nio stops the process when a
+            // connection ends (PostgreSQL restarting) while a stream of many rows waits for its
+            // reader, and a page is many large rows read at the pace of their decoding.
             var changesets: [ServerChangeset] = []
             let rows = try await connection.query("""
-                SELECT changeset FROM history WHERE app = \(app) AND sequence > \(Int64(after))
-                AND sequence <= \(Int64(position.latestSequence)) ORDER BY sequence LIMIT \(limit)
+                SELECT array_agg(changeset ORDER BY sequence) FROM (SELECT sequence, changeset FROM history
+                WHERE app = \(app) AND sequence > \(Int64(after)) AND sequence <= \(Int64(position.latestSequence))
+                ORDER BY sequence LIMIT \(limit)) AS page
                 """, logger: self.logger)
-            for try await bytes in rows.decode(ByteBuffer.self) {
-                changesets.append(try ServerChangeset(decoding: bytes.readableBytesView))
+            for try await page in rows.decode([ByteBuffer]?.self) {
+                for bytes in page ?? [] { changesets.append(try ServerChangeset(decoding: bytes.readableBytesView)) }
             }
             return HistoryPage(changesets: changesets, position: position)
         }
@@ -360,10 +364,13 @@ public final class PostgresSyncStorage: SyncStorage {
             let target = position.latestSequence > keepingLast ? position.latestSequence - keepingLast : 0
             guard target > position.compactedThrough else { return position.compactedThrough }
             var dropped: [ServerChangeset] = []
-            let rows = try await connection.query(
-                "DELETE FROM history WHERE app = \(app) AND sequence <= \(Int64(target)) RETURNING changeset", logger: self.logger)
-            for try await bytes in rows.decode(ByteBuffer.self) {
-                dropped.append(try ServerChangeset(decoding: bytes.readableBytesView))
+            // One row, as in `history`.
+            let rows = try await connection.query("""
+                WITH dropped AS (DELETE FROM history WHERE app = \(app) AND sequence <= \(Int64(target)) RETURNING changeset)
+                SELECT array_agg(changeset) FROM dropped
+                """, logger: self.logger)
+            for try await page in rows.decode([ByteBuffer]?.self) {
+                for bytes in page ?? [] { dropped.append(try ServerChangeset(decoding: bytes.readableBytesView)) }
             }
             var summary: [String: ClassCompaction] = [:]
             for changeset in dropped.sorted(by: { $0.serverSequence < $1.serverSequence }) {
