@@ -161,7 +161,7 @@ struct SyncSessionHandler {
         func isConcerned(by notice: CommitNotifier.Notice) -> Bool {
             state.withLock { state in
                 guard state.welcomed, let origin = notice.origin else { return true }
-                if notice.sequence >= state.scanned + SyncSessionHandler.checkpointInterval { return true }
+                if notice.sequence > state.scanned, notice.sequence - state.scanned >= SyncSessionHandler.checkpointInterval { return true }
                 return origin.clientID != state.clientID && !state.classes.isDisjoint(with: origin.classes)
             }
         }
@@ -432,7 +432,7 @@ struct SyncSessionHandler {
             }
             session.scanned = frameEnd
         }
-        let behind = session.scanned - session.checkpoint
+        let behind = session.scanned > session.checkpoint ? session.scanned - session.checkpoint : 0
         let sendsCheckpoint = switch rule {
         case .whenFarBehind: behind >= Self.checkpointInterval || (sentChangesets && behind > 0)
         case .whenBehind: behind > 0
