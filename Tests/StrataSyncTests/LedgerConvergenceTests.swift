@@ -233,6 +233,35 @@ import Testing
         token.invalidate()
     }
 
+    @Test func severalCheckpointsAppliedInOneWriteEqualApplyingThemOneByOne() throws {
+        let (folder, a, b, server) = try pair()
+        let c = try LedgerClient(name: "c", folder: folder.url, wallStart: 1_000)
+        var frames: [(changesets: [ServerChangeset], checkpoint: Checkpoint)] = []
+        for title in ["one", "two", "three"] {
+            try a.db.write {
+                if let task = a.task("t1") { task.title = title } else { a.db.create(LedgerTask.self, value: ["id": "t1", "title": title]) }
+            }
+            let before = UInt64(server.history.count)
+            try server.upload(from: a)
+            frames.append((server.history.filter { $0.serverSequence > before }, Checkpoint(sequence: UInt64(server.history.count), checksum: 0)))
+        }
+        for frame in frames { try b.ledger.apply(changesets: frame.changesets, checkpoint: frame.checkpoint) }
+
+        let results = c.db.objects(LedgerTask.self)
+        var notifications: [String] = []
+        let token = results.observe { change in
+            if case .update(let collection, _, _, _) = change { notifications.append(collection.first?.title ?? "none") }
+        }
+        c.db.refresh()
+        try c.ledger.apply(changesets: frames.flatMap(\.changesets), checkpoint: frames[2].checkpoint)
+        c.db.refresh()
+        #expect(c.dump() == b.dump())
+        #expect(c.task("t1")?.title == "three")
+        #expect(try c.ledger.checkpoint() == 3)
+        #expect(notifications == ["three"], "observers see the three checkpoints as one change, never a partial one")
+        token.invalidate()
+    }
+
     @Test func applyingTheSameFrameTwiceChangesNothing() throws {
         let (_, a, b, server) = try pair()
         try a.db.write { a.db.create(LedgerTask.self, value: ["id": "t1", "steps": ["x"]]) }

@@ -43,6 +43,7 @@ private actor HistoryOnlyStorage: SyncStorage {
     func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult { throw Unsupported() }
     func snapshot(app: String, classes: Set<String>) async throws -> ObjectSnapshot { throw Unsupported() }
     func recordUser(app: String, userID: String, provider: String) async throws { throw Unsupported() }
+    func newestCompactedChange(app: String, classes: Set<String>, notFrom clientID: UInt64) async throws -> UInt64 { compactedThrough }
 }
 
 /// What a session does with the pages it gets: checks each continues its checkpoint without a

@@ -166,6 +166,34 @@ enum ServerStorageChecks {
         #expect(snapshot.objects.first?.value(of: "title") == .string("v10"))
     }
 
+    static func compactionRemembersWhoChangedWhichClass(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("compacted-classes")
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo", "Note"], notFrom: 1) == 0, "nothing compacted yet")
+        // Sequences 1–2: client 1 writes Todo; 3: client 2 writes Note; 4–5: client 1 writes Todo; 6: client 2 writes Todo.
+        _ = try await storage.upload(app: app, clientID: 1, changesets: [F.changeset(1, [F.createTodo("a", title: "1", at: 1, client: 1)]),
+                                                                        F.changeset(2, [F.setTitle("a", "2", at: 2, client: 1)])])
+        _ = try await storage.upload(app: app, clientID: 2, changesets: [F.changeset(1, [F.createNote(1, text: "3", at: 3, client: 2)])])
+        _ = try await storage.upload(app: app, clientID: 1, changesets: [F.changeset(3, [F.setTitle("a", "4", at: 4, client: 1)]),
+                                                                        F.changeset(4, [F.setTitle("a", "5", at: 5, client: 1)])])
+        _ = try await storage.upload(app: app, clientID: 2, changesets: [F.changeset(2, [F.setTitle("a", "6", at: 6, client: 2)])])
+        #expect(try await storage.compact(app: app, keepingLast: 3) == 3)
+        // Through 3: Todo only from client 1 (2), Note only from client 2 (3).
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 1) == 0)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 2) == 2)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Note"], notFrom: 2) == 0)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo", "Note"], notFrom: 1) == 3)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Other"], notFrom: 9) == 0)
+        // Through 5 (a second compaction merges with the first): Todo's newest is client 1's 5.
+        #expect(try await storage.compact(app: app, keepingLast: 1) == 5)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 1) == 0)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 3) == 5)
+        // Through 6: client 2's Todo change makes client 1's newest loss 6, and client 2's 5 (client 1's).
+        #expect(try await storage.compact(app: app, keepingLast: 0) == 6)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 1) == 6)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Todo"], notFrom: 2) == 5)
+        #expect(try await storage.newestCompactedChange(app: app, classes: ["Note"], notFrom: 1) == 3)
+    }
+
     static func schemasMergeAndMismatchesAreRefused(_ storage: any SyncStorage) async throws {
         let app = ServerTestEnvironment.uniqueAppID("schema")
         #expect(try await storage.schema(app: app) == nil)

@@ -16,6 +16,7 @@ struct ServerEmbeddedStorageTests {
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
     @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }
+    @Test func compactionRemembersWhoChangedWhichClass() async throws { try await check(ServerStorageChecks.compactionRemembersWhoChangedWhichClass) }
     @Test func schemasMergeAndMismatchesAreRefused() async throws { try await check(ServerStorageChecks.schemasMergeAndMismatchesAreRefused) }
     @Test func clientsAndSecretPersist() async throws { try await check(ServerStorageChecks.clientsAndSecretPersist) }
 }
@@ -38,6 +39,7 @@ struct ServerPostgresStorageTests {
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
     @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }
+    @Test func compactionRemembersWhoChangedWhichClass() async throws { try await check(ServerStorageChecks.compactionRemembersWhoChangedWhichClass) }
     @Test func schemasMergeAndMismatchesAreRefused() async throws { try await check(ServerStorageChecks.schemasMergeAndMismatchesAreRefused) }
     @Test func clientsAndSecretPersist() async throws { try await check(ServerStorageChecks.clientsAndSecretPersist) }
 }

@@ -118,8 +118,9 @@ struct SessionProtocolTests {
         connection.deliver(.download(changesets: [change], checkpoint: Checkpoint(sequence: 3, checksum: 0), remaining: 1))
         connection.deliver(.download(changesets: [], checkpoint: Checkpoint(sequence: 4, checksum: 0), remaining: 0))
         _ = await connection.barrier()
+        // Downloads that queue up while the session is busy are applied together.
         let downloads = harness.ledger.state.withLock { $0.downloads }
-        #expect(downloads == [[change], []])
+        #expect(downloads.flatMap { $0 } == [change])
         #expect(try harness.ledger.checkpoint() == 4)
     }
 

@@ -19,7 +19,8 @@ package final class SessionEngine: Sendable {
         case stop(SyncError)
         case connected(any SyncConnection, generation: UInt64)
         case connectFailed(any Error, generation: UInt64)
-        case received(SyncMessage, generation: UInt64)
+        /// The connection of `generation` queued messages in its ``InboundMessages``.
+        case received(generation: UInt64)
         case connectionEnded((any Error)?, generation: UInt64)
         case retry(generation: UInt64)
         /// The connection of `generation` was still opening or awaiting `welcome` after

@@ -22,6 +22,8 @@ struct SessionLoop {
     private let events: AsyncStream<SessionEngine.Event>.Continuation
     private var phase = Phase.idle
     private var generation: UInt64 = 0
+    /// What the current connection received and the session has not handled yet.
+    private var inbox = InboundMessages()
     private var backoff: ReconnectBackoff
     /// The highest client sequence sent on the current connection.
     private var lastSent: UInt64 = 0
@@ -73,9 +75,9 @@ struct SessionLoop {
             guard generation == self.generation, case .connecting = phase else { return }
             report(error as? SyncError ?? SyncError(connectionFailed: String(describing: error), url: settings.url))
             scheduleRetry()
-        case .received(let message, let generation):
+        case .received(let generation):
             guard generation == self.generation else { return }
-            await receive(message)
+            await receive(inbox.takeAll())
         case .connectionEnded(let error, let generation):
             guard generation == self.generation else { return }
             switch phase {
@@ -187,10 +189,13 @@ struct SessionLoop {
     }
 
     private mutating func sayHello(on connection: any SyncConnection) async {
-        let generation = generation, events = events
+        let generation = generation, events = events, inbox = InboundMessages()
+        self.inbox = inbox
         tasks.append(Task {
             do {
-                for try await message in connection.incoming { events.yield(.received(message, generation: generation)) }
+                for try await message in connection.incoming {
+                    if inbox.append(message) { events.yield(.received(generation: generation)) }
+                }
                 events.yield(.connectionEnded(nil, generation: generation))
             } catch {
                 events.yield(.connectionEnded(error, generation: generation))
@@ -272,6 +277,56 @@ struct SessionLoop {
 
     // MARK: Messages
 
+    /// Handles the messages in order until one ends the connection. A run of downloads is
+    /// applied in one write transaction: each is a whole checkpoint, so observers still never
+    /// see part of one, and a client that fell behind writes its file once per run instead of
+    /// once per frame.
+    private mutating func receive(_ messages: [SyncMessage]) async {
+        let generation = self.generation
+        var index = 0
+        while index < messages.count, generation == self.generation {
+            var end = index
+            while end < messages.count, case .download = messages[end] { end += 1 }
+            if end > index {
+                await receiveDownloads(messages[index..<end])
+                index = end
+            } else {
+                await receive(messages[index])
+                index += 1
+            }
+        }
+    }
+
+    /// Applies consecutive downloads as one: their changesets (the ledger skips any at or
+    /// before its checkpoint) up to the newest checkpoint among them.
+    private mutating func receiveDownloads(_ downloads: ArraySlice<SyncMessage>) async {
+        guard let first = downloads.first else { return }
+        guard case .connected = phase else { return await refuse(first) }
+        var changesets: [ServerChangeset] = []
+        var newest: Checkpoint?
+        var known: UInt64 = 0
+        for case .download(let frame, let checkpoint, let remaining) in downloads {
+            changesets += frame
+            if newest.map({ checkpoint.sequence > $0.sequence }) ?? true { newest = checkpoint }
+            let (latest, overflow) = checkpoint.sequence.addingReportingOverflow(remaining)
+            known = max(known, overflow ? UInt64.max : latest)
+        }
+        guard let newest else { return }
+        do {
+            try ledger.apply(changesets: changesets, checkpoint: newest)
+            let applied = try ledger.checkpoint()
+            status.update { status in
+                status.checkpoint = applied
+                status.knownLatest = max(status.knownLatest ?? 0, known)
+            }
+        } catch {
+            // Nothing was applied, so the checkpoint is unchanged and a new connection
+            // downloads these again.
+            report(error as? SyncError ?? SyncError(.localFileError, "the file could not apply what the server sent: \(error)"))
+            scheduleRetry()
+        }
+    }
+
     private mutating func receive(_ message: SyncMessage) async {
         do {
             switch message {
@@ -299,15 +354,8 @@ struct SessionLoop {
                 framesInFlight.removeAll { $0 <= clientSequence }
                 status.update { $0.lastAcknowledged = max($0.lastAcknowledged, clientSequence) }
                 await uploadPending()
-            case .download(let changesets, let checkpoint, let remaining):
-                guard case .connected = phase else { return await refuse(message) }
-                try ledger.apply(changesets: changesets, checkpoint: checkpoint)
-                let applied = try ledger.checkpoint()
-                status.update { status in
-                    status.checkpoint = applied
-                    let (latest, overflow) = checkpoint.sequence.addingReportingOverflow(remaining)
-                    status.knownLatest = max(status.knownLatest ?? 0, overflow ? UInt64.max : latest)
-                }
+            case .download:
+                await receiveDownloads([message])
             case .snapshot(let snapshot):
                 guard case .connected = phase else { return await refuse(message) }
                 try ledger.apply(snapshot: snapshot)

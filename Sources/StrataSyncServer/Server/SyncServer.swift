@@ -126,7 +126,7 @@ public final class SyncServer: Service {
         let storageTask = Task {
             try await storage.run { app, sequence in
                 history.noteLatest(app: app, sequence: sequence)
-                notifier.notify(app: app, sequence: sequence)
+                notifier.notifyFromStore(app: app, sequence: sequence)
             }
         }
         let tokens: TokenIssuer

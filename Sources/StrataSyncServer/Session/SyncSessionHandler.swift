@@ -22,6 +22,13 @@ struct SyncSessionHandler {
     /// frame aims to stay under.
     static let historyPageSize = 1_000
     static let frameBudget = 1 << 20
+    /// How far (in sequences) a client's checkpoint may lag behind the history its session
+    /// examined before a commit makes the session send a download carrying only the
+    /// checkpoint. Below that, a commit with nothing for the client sends it nothing; the
+    /// checkpoint travels with the next download that has changesets, before the answer to a
+    /// `latestSequenceRequest`, after a `welcome`, and at this interval (so the client's stored
+    /// checkpoint, its progress and its next reconnect's catch-up stay bounded).
+    static let checkpointInterval: UInt64 = 1_000
 
     let app: String
     let storage: any SyncStorage
@@ -43,7 +50,9 @@ struct SyncSessionHandler {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let counters = QueueCounters()
-        let registration = notifier.register(app: app) { _ in
+        let interest = SessionInterest()
+        let registration = notifier.register(app: app) { notice in
+            guard interest.isConcerned(by: notice) else { return }
             // One catch-up waiting is enough: it reads up to the newest sequence.
             if !counters.commitPending.exchange(true, ordering: .acquiringAndReleasing) {
                 counters.queued.add(1, ordering: .relaxed)
@@ -60,13 +69,14 @@ struct SyncSessionHandler {
             // it queued a refusal, and the worker must still send that error before closing.
             // It ends when the queue is drained after the reader finished, or on a fatal error,
             // and then stops the reader.
-            var session = SessionState()
+            var session = SessionState(interest: interest)
             for await event in events {
                 counters.queued.subtract(1, ordering: .relaxed)
                 if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
                 if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
                 let keepGoing = await self.handle(event, session: &session, outbound: outbound)
                 if !keepGoing { break }
+                interest.update(from: session)
             }
             try? await outbound.close(.normalClosure, reason: nil)
             group.cancelAll()
@@ -132,12 +142,58 @@ struct SyncSessionHandler {
         let commitPending = Atomic<Bool>(false)
     }
 
+    /// What the commit callback knows of its session, so that it wakes the session only for
+    /// commits that may concern it: one whose origin is unknown, one from another client that
+    /// changed a class the session subscribes to, or any once the session's examined history
+    /// lags ``SyncSessionHandler/checkpointInterval`` behind (its checkpoint is then due).
+    /// Until the session is welcomed every commit wakes it. The worker updates it after each
+    /// event, and widens its classes before bootstrapping new ones, so it never holds fewer
+    /// classes than the session sends.
+    private final class SessionInterest: Sendable {
+        private struct State {
+            var welcomed = false
+            var clientID: UInt64 = 0
+            var classes: Set<String> = []
+            var scanned: UInt64 = 0
+        }
+        private let state = Mutex(State())
+
+        func isConcerned(by notice: CommitNotifier.Notice) -> Bool {
+            state.withLock { state in
+                guard state.welcomed, let origin = notice.origin else { return true }
+                if notice.sequence > state.scanned, notice.sequence - state.scanned >= SyncSessionHandler.checkpointInterval { return true }
+                return origin.clientID != state.clientID && !state.classes.isDisjoint(with: origin.classes)
+            }
+        }
+
+        func update(from session: SessionState) {
+            state.withLock { state in
+                state.welcomed = session.welcomed
+                state.clientID = session.clientID
+                state.classes = session.subscribed
+                state.scanned = session.scanned
+            }
+        }
+
+        /// Adds `classes` before the session starts sending them.
+        func widen(to classes: Set<String>) {
+            state.withLock { $0.classes.formUnion(classes) }
+        }
+    }
+
     // MARK: The worker
 
     private struct SessionState {
+        let interest: SessionInterest
         var welcomed = false
         var clientID: UInt64 = 0
+        /// The checkpoint of the last download or snapshot sent: what the client holds once it
+        /// applied every frame sent.
         var checkpoint: UInt64 = 0
+        /// The history through here was examined for this client: nothing after `checkpoint`
+        /// and up to here is for it (changesets of other classes, or its own). Never below
+        /// `checkpoint`.
+        var scanned: UInt64 = 0
         var subscribed: Set<String> = []
         var subscriptionVersion: UInt64 = 0
         var schema = SyncSchema(classes: [])
@@ -157,7 +213,7 @@ struct SyncSessionHandler {
             case .refuse(let code, let message):
                 throw Fatal(code: code, message: message)
             case .commit:
-                if session.welcomed { try await catchUp(&session, through: nil, alwaysSend: false, outbound) }
+                if session.welcomed { try await catchUp(&session, through: nil, checkpoint: .whenFarBehind, outbound) }
             case .message(let message, _):
                 try await handle(message, session: &session, outbound: outbound)
             }
@@ -203,6 +259,9 @@ struct SyncSessionHandler {
         case .latestSequenceRequest(let request):
             let position = try await storage.position(app: app)
             history.noteLatest(app: app, sequence: position.latestSequence)
+            // The downloads through that sequence, and its checkpoint, leave before the answer:
+            // a client that applied every frame before it holds all the server had then.
+            try await catchUp(&session, through: position.latestSequence, checkpoint: .whenBehind, outbound)
             try await send(.latestSequence(request: request, sequence: position.latestSequence), outbound)
         case .pong:
             return
@@ -239,6 +298,7 @@ struct SyncSessionHandler {
         session.welcomed = true
         session.clientID = hello.clientID
         session.checkpoint = hello.checkpoint
+        session.scanned = hello.checkpoint
         let requested = Set(hello.subscriptions.map(\.className))
         // What the client's file holds comes from the client, never from what this server
         // sent it: a snapshot sent may not have been applied (the connection or the file
@@ -247,7 +307,10 @@ struct SyncSessionHandler {
         let holdsAll = hello.completedSubscriptionVersion == hello.subscriptionVersion
         session.subscribed = holdsAll ? requested : []
         session.subscriptionVersion = holdsAll ? hello.subscriptionVersion : 0
-        if hello.checkpoint < position.compactedThrough || hello.checkpoint > position.latestSequence {
+        // A client that holds its subscribed classes and is behind the compacted history is
+        // reset only if it lost something to compaction (the catch-up decides); one that does
+        // not hold them is sent every class again, as a reset when its history is gone.
+        if (hello.checkpoint < position.compactedThrough && !holdsAll) || hello.checkpoint > position.latestSequence {
             session.subscribed = requested
             session.subscriptionVersion = hello.subscriptionVersion
             try await reset(&session, outbound)
@@ -255,7 +318,7 @@ struct SyncSessionHandler {
             return
         }
         if holdsAll {
-            try await catchUp(&session, through: nil, alwaysSend: true, outbound)
+            try await catchUp(&session, through: nil, checkpoint: .always, outbound)
         } else {
             try await changeSubscriptions(&session, version: hello.subscriptionVersion, classes: requested, outbound)
         }
@@ -272,54 +335,82 @@ struct SyncSessionHandler {
             }
         }
         let result: UploadResult
+        let upload = notifier.beginUpload(app: app)
+        var announcement: (sequence: UInt64, origin: CommitNotifier.Origin)?
+        defer { notifier.endUpload(app: app, id: upload, announcing: announcement) }
         do {
             result = try await storage.upload(app: app, clientID: session.clientID, changesets: changesets)
         } catch let error as SyncServerError {
             if case .outOfOrderUpload = error { throw Fatal(code: .outOfOrderUpload, message: error.description) }
             throw error
         }
+        if result.appendedCount > 0 {
+            // Announced when this returns, whatever happens after: the commit is durable.
+            history.noteLatest(app: app, sequence: result.position.latestSequence)
+            let classes = Set(changesets.lazy.flatMap(\.operations).map(\.object.className))
+            announcement = (result.position.latestSequence, CommitNotifier.Origin(clientID: session.clientID, classes: classes))
+        }
         try await send(.uploadAck(clientSequence: result.lastAcknowledged), outbound)
         guard result.appendedCount > 0 else { return }
         if let limit = apps.historyLimit, result.position.latestSequence - result.position.compactedThrough > limit {
             history.noteCompacted(app: app, through: try await storage.compact(app: app, keepingLast: limit))
         }
-        history.noteLatest(app: app, sequence: result.position.latestSequence)
-        notifier.notify(app: app, sequence: result.position.latestSequence)
     }
 
-    /// Sends the changesets after the session's checkpoint up to `target` (nil: the newest), in
-    /// frames within the budget, each ending at a checkpoint; with `alwaysSend`, one frame even
-    /// when nothing is new. A checkpoint behind the compacted history turns into a reset.
-    private func catchUp(_ session: inout SessionState, through target: UInt64?, alwaysSend: Bool,
+    /// When a catch-up sends a download that carries only a checkpoint.
+    private enum CheckpointRule {
+        /// When the client's checkpoint lags ``SyncSessionHandler/checkpointInterval`` behind
+        /// what was examined, or when this catch-up sent changesets but not its last checkpoint
+        /// (so the client's download progress completes).
+        case whenFarBehind
+        /// Whenever the client's checkpoint is behind what was examined.
+        case whenBehind
+        /// As `whenBehind`, and one frame even when nothing is new (after `welcome`).
+        case always
+    }
+
+    /// Examines the history after what the session examined up to `target` (nil: the
+    /// newest) and sends the client's changesets in frames within the budget, each ending at
+    /// a checkpoint that also covers the examined changesets that were not for it; then a
+    /// download carrying only the checkpoint as `rule` says.
+    ///
+    /// History compacted before the session examined it resets the client only when some of
+    /// it was for the client (a changeset from another client to a subscribed class, after
+    /// what was examined); otherwise it is skipped. So a client whose checkpoint lags only
+    /// because nothing was for it is never reset by compaction.
+    private func catchUp(_ session: inout SessionState, through target: UInt64?, checkpoint rule: CheckpointRule,
                          _ outbound: WebSocketOutboundWriter) async throws {
-        var sentAny = false
+        var sentChangesets = false
+        var latest = session.scanned
         while true {
-            let page = try await history.history(app: app, after: session.checkpoint, limit: Self.historyPageSize, storage: storage)
+            let page = try await history.history(app: app, after: session.scanned, limit: Self.historyPageSize, storage: storage)
             let position = page.position
-            if session.checkpoint < position.compactedThrough {
-                return try await reset(&session, outbound)
+            latest = max(latest, position.latestSequence)
+            if session.scanned < position.compactedThrough {
+                let lost = try await storage.newestCompactedChange(app: app, classes: session.subscribed, notFrom: session.clientID)
+                if lost > session.scanned { return try await reset(&session, outbound) }
+                session.scanned = position.compactedThrough
+                continue
             }
             let end = min(target ?? position.latestSequence, position.latestSequence)
-            guard session.checkpoint < end, !page.changesets.isEmpty else {
-                if alwaysSend && !sentAny {
-                    try await sendDownload([], through: session.checkpoint, latest: position.latestSequence, outbound)
-                }
-                return
-            }
+            guard session.scanned < end, !page.changesets.isEmpty else { break }
             var frame: [ServerChangeset] = []
             var frameSize = 0
-            var frameEnd = session.checkpoint
+            var frameEnd = session.scanned
             for changeset in page.changesets where changeset.serverSequence <= end {
-                if changeset.clientID != session.clientID {
+                // Most changesets a session examines have nothing for it: look before copying.
+                if changeset.clientID != session.clientID,
+                   changeset.operations.contains(where: { session.subscribed.contains($0.object.className) }) {
                     let operations = changeset.operations.filter { session.subscribed.contains($0.object.className) }
                     if !operations.isEmpty {
                         var kept = changeset
                         kept.operations = operations
                         let size = kept.encoded().count
                         if !frame.isEmpty && frameSize + size > Self.frameBudget {
-                            try await sendDownload(frame, through: frameEnd, latest: position.latestSequence, outbound)
+                            try await sendDownload(frame, through: frameEnd, latest: latest, outbound)
                             session.checkpoint = frameEnd
-                            sentAny = true
+                            session.scanned = frameEnd
+                            sentChangesets = true
                             frame = []
                             frameSize = 0
                         }
@@ -329,15 +420,27 @@ struct SyncSessionHandler {
                 }
                 frameEnd = changeset.serverSequence
             }
-            guard frameEnd > session.checkpoint else {
-                // The store returned history that does not continue the checkpoint: reading on
-                // would repeat this page forever.
-                throw SyncServerError.corruptStorage("app \(app)'s history after \(session.checkpoint) skips to \(page.changesets[0].serverSequence)")
+            guard frameEnd > session.scanned else {
+                // The store returned history that does not continue what was examined: reading
+                // on would repeat this page forever.
+                throw SyncServerError.corruptStorage("app \(app)'s history after \(session.scanned) skips to \(page.changesets[0].serverSequence)")
             }
-            try await sendDownload(frame, through: frameEnd, latest: position.latestSequence, outbound)
-            session.checkpoint = frameEnd
-            sentAny = true
+            if !frame.isEmpty {
+                try await sendDownload(frame, through: frameEnd, latest: latest, outbound)
+                session.checkpoint = frameEnd
+                sentChangesets = true
+            }
+            session.scanned = frameEnd
         }
+        let behind = session.scanned > session.checkpoint ? session.scanned - session.checkpoint : 0
+        let sendsCheckpoint = switch rule {
+        case .whenFarBehind: behind >= Self.checkpointInterval || (sentChangesets && behind > 0)
+        case .whenBehind: behind > 0
+        case .always: behind > 0 || !sentChangesets
+        }
+        guard sendsCheckpoint else { return }
+        try await sendDownload([], through: session.scanned, latest: latest, outbound)
+        session.checkpoint = session.scanned
     }
 
     private func sendDownload(_ changesets: [ServerChangeset], through sequence: UInt64, latest: UInt64,
@@ -352,18 +455,21 @@ struct SyncSessionHandler {
     private func changeSubscriptions(_ session: inout SessionState, version: UInt64, classes: Set<String>,
                                      _ outbound: WebSocketOutboundWriter) async throws {
         let added = classes.subtracting(session.subscribed)
+        // Commits to the added classes after the snapshot must wake this session.
+        session.interest.widen(to: added)
         let snapshot = try await storage.snapshot(app: app, classes: added)
         // The history up to the snapshot must reach the session before it, also when this
         // instance has not been told of the newest commits yet.
         history.noteLatest(app: app, sequence: snapshot.sequence)
-        try await catchUp(&session, through: snapshot.sequence, alwaysSend: false, outbound)
-        if session.checkpoint < snapshot.sequence, try await storage.position(app: app).compactedThrough > session.checkpoint {
+        try await catchUp(&session, through: snapshot.sequence, checkpoint: .whenFarBehind, outbound)
+        if session.scanned < snapshot.sequence, try await storage.position(app: app).compactedThrough > session.scanned {
             session.subscribed = classes
             session.subscriptionVersion = version
             try await reset(&session, outbound)
         } else {
             try await sendSnapshot(snapshot, version: version, isReset: false, outbound)
             session.checkpoint = max(session.checkpoint, snapshot.sequence)
+            session.scanned = max(session.scanned, session.checkpoint)
             session.subscribed = classes
             session.subscriptionVersion = version
         }
@@ -376,6 +482,7 @@ struct SyncSessionHandler {
         history.noteLatest(app: app, sequence: snapshot.sequence)
         try await sendSnapshot(snapshot, version: session.subscriptionVersion, isReset: true, outbound)
         session.checkpoint = snapshot.sequence
+        session.scanned = snapshot.sequence
     }
 
     private func sendSnapshot(_ snapshot: ObjectSnapshot, version: UInt64, isReset: Bool, _ outbound: WebSocketOutboundWriter) async throws {

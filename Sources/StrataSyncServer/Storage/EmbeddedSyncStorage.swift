@@ -13,6 +13,9 @@ public import StrataSyncProtocol
 ///   key) → ``SyncObjectState`` encoding.
 /// - `clients`: app, client id → last acknowledged, subscription version, class list.
 /// - `users`: app, user id → provider. `meta`: `secret` → the token secret.
+/// - `compactions`: app → the compacted-through sequence from which compaction kept the record
+///   below (u64 big-endian; history compacted before it counts as changing every class); app,
+///   class → that class's ``ClassCompaction`` (24 bytes).
 ///
 /// Each method is one engine transaction; uploads commit with full durability before they return.
 /// One process owns the file: the engine's write lock serialises writers, so sequences are gapless.
@@ -33,8 +36,8 @@ public final class EmbeddedSyncStorage: SyncStorage {
 
     private enum Trees {
         static let apps = "apps", schemas = "schemas", history = "history", objects = "objects"
-        static let clients = "clients", users = "users", meta = "meta"
-        static let all = [apps, schemas, history, objects, clients, users, meta]
+        static let clients = "clients", users = "users", meta = "meta", compactions = "compactions"
+        static let all = [apps, schemas, history, objects, clients, users, meta, compactions]
     }
 
     public func prepare() async throws {
@@ -176,12 +179,52 @@ public final class EmbeddedSyncStorage: SyncStorage {
             let target = position.latestSequence > keepingLast ? position.latestSequence - keepingLast : 0
             guard target > position.compactedThrough else { return position.compactedThrough }
             let history = try transaction.createTree(named: Trees.history)
+            let compactions = try transaction.createTree(named: Trees.compactions)
+            if try transaction.value(forKey: Self.appKey(app), in: compactions) == nil {
+                try transaction.put(Self.bigEndian(position.compactedThrough), forKey: Self.appKey(app), in: compactions)
+            }
+            var summary: [String: ClassCompaction] = [:]
             for sequence in (position.compactedThrough + 1)...target {
-                _ = try transaction.delete(forKey: Self.historyKey(app, sequence), in: history)
+                let key = Self.historyKey(app, sequence)
+                guard let bytes = try transaction.value(forKey: key, in: history) else { continue }
+                ClassCompaction.record(try ServerChangeset(decoding: bytes), into: &summary)
+                _ = try transaction.delete(forKey: key, in: history)
+            }
+            for (className, dropped) in summary {
+                let key = Self.appKey(app) + Array(className.utf8)
+                var merged = ClassCompaction()
+                if let bytes = try transaction.value(forKey: key, in: compactions) {
+                    guard let stored = ClassCompaction(decoding: bytes) else {
+                        throw SyncServerError.corruptStorage("the compaction record of class \(className) of app \(app) is \(bytes.count) bytes")
+                    }
+                    merged = stored
+                }
+                merged.append(dropped)
+                try transaction.put(merged.encoded, forKey: key, in: compactions)
             }
             position.compactedThrough = target
             try Self.put(position, app: app, in: transaction)
             return target
+        }
+    }
+
+    public func newestCompactedChange(app: String, classes: Set<String>, notFrom clientID: UInt64) async throws -> UInt64 {
+        try engine.read { transaction in
+            let position = try Self.position(app: app, in: transaction)
+            guard position.compactedThrough > 0 else { return 0 }
+            guard let compactions = try transaction.tree(named: Trees.compactions),
+                  let from = try transaction.value(forKey: Self.appKey(app), in: compactions), from.count == 8 else {
+                return position.compactedThrough
+            }
+            var newest = Self.readBigEndian(from[...])
+            for className in classes {
+                guard let bytes = try transaction.value(forKey: Self.appKey(app) + Array(className.utf8), in: compactions) else { continue }
+                guard let record = ClassCompaction(decoding: bytes) else {
+                    throw SyncServerError.corruptStorage("the compaction record of class \(className) of app \(app) is \(bytes.count) bytes")
+                }
+                newest = max(newest, record.newest(notFrom: clientID))
+            }
+            return newest
         }
     }
 

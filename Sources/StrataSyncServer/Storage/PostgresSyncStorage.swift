@@ -12,14 +12,16 @@ public import StrataSyncProtocol
 /// Tables (created and migrated by ``prepare()``; `schema_migrations` records the version):
 /// `server_secret`, `apps` (newest sequence, compacted-through, schema; its row is locked (by
 /// an upsert) while an upload assigns sequences, so they are gapless and commit in order), `history` (primary key (app, sequence), UNIQUE (app, client, client_seq)), `objects`
-/// (app, class, primary key bytes → state), `clients` (last acknowledged, subscriptions), `users`.
+/// (app, class, primary key bytes → state), `clients` (last acknowledged, subscriptions), `users`,
+/// `compacted_classes` (per app and class, the ``ClassCompaction`` of its compacted history; the
+/// app's `compaction_summary_from` is the compacted-through sequence from which it was kept).
 /// Client ids and sequences are stored as `bigint` (the u64's bit pattern).
 public final class PostgresSyncStorage: SyncStorage {
     /// The pool; run by ``run(onCommit:)``.
     public let client: PostgresClient
     private let logger: Logger
     private static let channel = "strata_sync"
-    private static let schemaVersion = 1
+    private static let schemaVersion = 2
 
     /// A store on the database at `url` (`postgres://user[:password]@host[:port]/database`).
     public init(url: String, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
@@ -100,13 +102,27 @@ public final class PostgresSyncStorage: SyncStorage {
                 .decode(Int?.self) {
                 current = version ?? 0
             }
-            guard current < Self.schemaVersion else { return }
-            for statement in Self.migrationOne {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+            let migrations = [Self.migrationOne, Self.migrationTwo]
+            for (index, migration) in migrations.enumerated() where index + 1 > current {
+                for statement in migration {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(index + 1))", logger: self.logger)
             }
-            try await connection.query("INSERT INTO schema_migrations (version) VALUES (\(Self.schemaVersion))", logger: self.logger)
         }
     }
+
+    /// Per-class summaries of compacted history (``ClassCompaction``). History an app had
+    /// compacted before this migration has none: its `compaction_summary_from` starts at its
+    /// compacted-through sequence, so it counts as changing every class.
+    private static let migrationTwo = [
+        "ALTER TABLE apps ADD COLUMN compaction_summary_from bigint NOT NULL DEFAULT 0",
+        "UPDATE apps SET compaction_summary_from = compacted_through",
+        """
+        CREATE TABLE compacted_classes (app text NOT NULL, class text NOT NULL, newest bigint NOT NULL,
+            newest_client bigint NOT NULL, newest_from_others bigint NOT NULL, PRIMARY KEY (app, class))
+        """,
+    ]
 
     private static let migrationOne = [
         "CREATE TABLE server_secret (id integer PRIMARY KEY, secret bytea NOT NULL)",
@@ -309,13 +325,17 @@ public final class PostgresSyncStorage: SyncStorage {
             guard after >= position.compactedThrough, after < position.latestSequence, limit > 0 else {
                 return HistoryPage(changesets: [], position: position)
             }
+            // One row holding the page as an array: postgres-nio stops the process when a
+            // connection ends (PostgreSQL restarting) while a stream of many rows waits for its
+            // reader, and a page is many large rows read at the pace of their decoding.
             var changesets: [ServerChangeset] = []
             let rows = try await connection.query("""
-                SELECT changeset FROM history WHERE app = \(app) AND sequence > \(Int64(after))
-                AND sequence <= \(Int64(position.latestSequence)) ORDER BY sequence LIMIT \(limit)
+                SELECT array_agg(changeset ORDER BY sequence) FROM (SELECT sequence, changeset FROM history
+                WHERE app = \(app) AND sequence > \(Int64(after)) AND sequence <= \(Int64(position.latestSequence))
+                ORDER BY sequence LIMIT \(limit)) AS page
                 """, logger: self.logger)
-            for try await bytes in rows.decode(ByteBuffer.self) {
-                changesets.append(try ServerChangeset(decoding: bytes.readableBytesView))
+            for try await page in rows.decode([ByteBuffer]?.self) {
+                for bytes in page ?? [] { changesets.append(try ServerChangeset(decoding: bytes.readableBytesView)) }
             }
             return HistoryPage(changesets: changesets, position: position)
         }
@@ -343,10 +363,59 @@ public final class PostgresSyncStorage: SyncStorage {
             let position = try await self.lockApp(app, on: connection)
             let target = position.latestSequence > keepingLast ? position.latestSequence - keepingLast : 0
             guard target > position.compactedThrough else { return position.compactedThrough }
-            try await connection.query("DELETE FROM history WHERE app = \(app) AND sequence <= \(Int64(target))", logger: self.logger)
+            var dropped: [ServerChangeset] = []
+            // One row, as in `history`.
+            let rows = try await connection.query("""
+                WITH dropped AS (DELETE FROM history WHERE app = \(app) AND sequence <= \(Int64(target)) RETURNING changeset)
+                SELECT array_agg(changeset) FROM dropped
+                """, logger: self.logger)
+            for try await page in rows.decode([ByteBuffer]?.self) {
+                for bytes in page ?? [] { dropped.append(try ServerChangeset(decoding: bytes.readableBytesView)) }
+            }
+            var summary: [String: ClassCompaction] = [:]
+            for changeset in dropped.sorted(by: { $0.serverSequence < $1.serverSequence }) {
+                ClassCompaction.record(changeset, into: &summary)
+            }
+            let stored = try await self.classCompactions(app: app, on: connection)
+            for (className, later) in summary {
+                var merged = stored[className] ?? ClassCompaction()
+                merged.append(later)
+                try await connection.query("""
+                    INSERT INTO compacted_classes (app, class, newest, newest_client, newest_from_others)
+                    VALUES (\(app), \(className), \(Int64(bitPattern: merged.newest)), \(Int64(bitPattern: merged.newestClient)),
+                        \(Int64(bitPattern: merged.newestFromOthers)))
+                    ON CONFLICT (app, class) DO UPDATE SET newest = EXCLUDED.newest, newest_client = EXCLUDED.newest_client,
+                        newest_from_others = EXCLUDED.newest_from_others
+                    """, logger: self.logger)
+            }
             try await connection.query("UPDATE apps SET compacted_through = \(Int64(target)) WHERE app = \(app)", logger: self.logger)
             return target
         }
+    }
+
+    public func newestCompactedChange(app: String, classes: Set<String>, notFrom clientID: UInt64) async throws -> UInt64 {
+        try await transaction { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
+            var newest: UInt64 = 0
+            let rows = try await connection.query("SELECT compaction_summary_from FROM apps WHERE app = \(app)", logger: self.logger)
+            for try await from in rows.decode(Int64.self) { newest = UInt64(bitPattern: from) }
+            for (className, record) in try await self.classCompactions(app: app, on: connection) where classes.contains(className) {
+                newest = max(newest, record.newest(notFrom: clientID))
+            }
+            return newest
+        }
+    }
+
+    /// The app's stored ``ClassCompaction``s by class.
+    private func classCompactions(app: String, on connection: PostgresConnection) async throws -> [String: ClassCompaction] {
+        var records: [String: ClassCompaction] = [:]
+        let rows = try await connection.query(
+            "SELECT class, newest, newest_client, newest_from_others FROM compacted_classes WHERE app = \(app)", logger: logger)
+        for try await (className, newest, client, others) in rows.decode((String, Int64, Int64, Int64).self) {
+            records[className] = ClassCompaction(newest: UInt64(bitPattern: newest), newestClient: UInt64(bitPattern: client),
+                                                 newestFromOthers: UInt64(bitPattern: others))
+        }
+        return records
     }
 
     public func recordUser(app: String, userID: String, provider: String) async throws {

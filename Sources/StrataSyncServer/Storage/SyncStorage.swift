@@ -55,6 +55,13 @@ public protocol SyncStorage: Sendable {
     @discardableResult
     func compact(app: String, keepingLast: UInt64) async throws -> UInt64
 
+    /// The newest compacted sequence whose changeset came from a client other than `clientID`
+    /// and changed an object of one of `classes` (0: none). A client holding `classes` as of a
+    /// checkpoint at or after it lost nothing to compaction that it would have been sent, so
+    /// it is caught up from the compacted-through sequence instead of reset. History
+    /// compacted before the store kept this record counts as changing every class.
+    func newestCompactedChange(app: String, classes: Set<String>, notFrom clientID: UInt64) async throws -> UInt64
+
     /// Records that `userID` logged in to `app` through `provider`.
     func recordUser(app: String, userID: String, provider: String) async throws
 }
