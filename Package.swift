@@ -43,9 +43,10 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         // A read-only reader of Realm's file format (format 24), for bringing existing Realm
-        // files over. It links no Realm code; Strata only for the schema it maps to.
+        // files over, and an importer into Strata files. It links no Realm code; Strata for the
+        // schema it maps to, the object store to write imported objects with that schema.
         .target(name: "StrataRealmFile",
-                dependencies: ["Strata",
+                dependencies: ["Strata", "StrataStore", "StrataStorage",
                                .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "CryptoExtras", package: "swift-crypto")],
                 swiftSettings: strictSettings),
@@ -101,7 +102,7 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile"],
+        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile", "Strata", "StrataStore"],
                     exclude: ["Fixtures"], swiftSettings: strictSettings),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataCommitChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
