@@ -74,7 +74,7 @@ let package = Package(
                           path: "Sources/StrataSyncServerCLI", swiftSettings: strictSettings),
         .target(name: "StrataRealmCompat", dependencies: ["Strata", "StrataSync"], swiftSettings: strictSettings),
         .executableTarget(name: "strata",
-                          dependencies: ["StrataStorage", "StrataStore", "Strata", "StrataSync", "StrataSyncServer",
+                          dependencies: ["StrataStorage", "StrataStore", "Strata", "StrataSync", "StrataSyncServer", "StrataRealmFile",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/StrataCLI",
                           swiftSettings: strictSettings),
