@@ -72,7 +72,7 @@ let package = Package(
                           dependencies: ["StrataSyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Logging", package: "swift-log")],
                           path: "Sources/StrataSyncServerCLI", swiftSettings: strictSettings),
-        .target(name: "StrataRealmCompat", dependencies: ["Strata", "StrataSync"], swiftSettings: strictSettings),
+        .target(name: "StrataRealmCompat", dependencies: ["Strata", "StrataSync", "StrataRealmFile"], swiftSettings: strictSettings),
         .executableTarget(name: "strata",
                           dependencies: ["StrataStorage", "StrataStore", "Strata", "StrataSync", "StrataSyncServer", "StrataRealmFile",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -113,7 +113,7 @@ let package = Package(
         // "Strata" as well: the tests see it through StrataRealmCompat's @_exported import,
         // and without a direct dependency an incremental build does not recompile them when
         // Strata's types change layout (they then crashed on stale layouts).
-        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat", "Strata"],
+        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat", "Strata", "StrataRealmFile"],
                     swiftSettings: strictSettings + [.swiftLanguageMode(.v5)]),
     ],
     swiftLanguageModes: [.v6]
