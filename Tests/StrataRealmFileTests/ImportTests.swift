@@ -18,8 +18,6 @@ struct ImportTests {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     }
 
-    static func sha(_ url: URL) throws -> Data { try Data(contentsOf: url) }
-
     /// Imports fixture `name` and compares every class; returns the report.
     @discardableResult
     static func importAndCompare(_ name: String, key: Data? = nil, skipNested: Bool = true) throws -> RealmImportReport {
