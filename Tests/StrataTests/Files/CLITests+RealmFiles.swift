@@ -73,4 +73,31 @@ extension CLITests {
         #expect(result.output.contains("  Item: 5 objects"), "\(result.output)")
         #expect(result.output.contains("      id: int (primary key)"), "\(result.output)")
     }
+
+    @Test func importRealmKilledPartWayLeavesNoDestinationAndTheNextImportSucceeds() throws {
+        let folder = TemporaryFolder()
+        let destination = folder.url.appendingPathComponent("people.strata")
+        let temporary = folder.url.appendingPathComponent(".people.strata.importing")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.executable, "the strata executable was not found beside the tests"))
+        process.arguments = ["import-realm", Self.realmFixture("people-50k.realm"), destination.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait (on the file, not the clock) until the import has started writing, then kill it.
+        while process.isRunning && !FileManager.default.fileExists(atPath: temporary.path) { usleep(1_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The temporary file appears as the import starts, and copying 44,961 objects takes far
+        // longer than the millisecond the loop above may lag: the kill lands part way.
+        #expect(process.terminationReason == .uncaughtSignal, "the import was killed before it finished")
+        #expect(!FileManager.default.fileExists(atPath: destination.path), "a killed import leaves no destination")
+        let again = try runStrata("import-realm", Self.realmFixture("people-50k.realm"), destination.path)
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.contains("44961 objects"), "\(again.output)")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+        let inspect = try runStrata("inspect", destination.path)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("Person: 44961 objects"), "\(inspect.output)")
+    }
 }
