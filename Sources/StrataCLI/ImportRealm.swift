@@ -59,8 +59,9 @@ struct ImportRealm: ParsableCommand {
     }
 }
 
-/// Shows import progress on stderr: one bar redrawn in place on a terminal, else one line per
-/// class when it is done (and every 100,000 objects within a large class).
+/// Shows import progress on stderr: one bar redrawn in place on a terminal (copying, then
+/// linking), else one line per class when its objects are copied (and every 100,000 objects
+/// within a large class).
 final class ProgressReporter {
     let isTerminal: Bool
     private var drawn = false
@@ -68,7 +69,7 @@ final class ProgressReporter {
     init(isTerminal: Bool) { self.isTerminal = isTerminal }
 
     func show(_ progress: RealmImportProgress) {
-        let counts = "\(progress.className) \(progress.objectsCopied)/\(progress.objectCount)"
+        let counts = (progress.phase == .linking ? "linking " : "") + "\(progress.className) \(progress.objectsCopied)/\(progress.objectCount)"
         let prefix = "[\(progress.classNumber)/\(progress.classCount)] "
         if isTerminal {
             let width = 30
@@ -76,7 +77,8 @@ final class ProgressReporter {
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             write("\r\u{1B}[K" + prefix + "[\(bar)] " + counts)
             drawn = true
-        } else if progress.objectsCopied == progress.objectCount || (progress.objectsCopied > 0 && progress.objectsCopied % 100_000 == 0) {
+        } else if progress.phase == .copying
+                    && (progress.objectsCopied == progress.objectCount || (progress.objectsCopied > 0 && progress.objectsCopied % 100_000 == 0)) {
             write(prefix + counts + "\n")
         }
     }

@@ -54,6 +54,8 @@ struct ImportTests {
                 }
             }
         }
+        let linksObjects = try realm.schema.classes.contains { try !$0.isEmbedded && $0.properties.contains { $0.type == .object || $0.type == .mixed } && realm.objectCount(ofClass: $0.name) > 0 }
+        #expect(reports.contains { $0.phase == .linking } == linksObjects, "the linking phase is reported when there is one")
         return report
     }
 

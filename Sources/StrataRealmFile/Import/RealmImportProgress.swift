@@ -1,9 +1,20 @@
 /// How far an import has got in one class: reported while the import copies the class's
-/// objects, and once more when it has copied them all.
+/// objects, and once more when it has copied them all; then, for the classes whose objects
+/// point at objects, again while it sets those links (``Phase/linking``).
 public struct RealmImportProgress: Sendable, Equatable {
+    /// The two passes of an import.
+    public enum Phase: Sendable, Equatable {
+        /// Copying each object with its values.
+        case copying
+        /// Setting links, embedded objects and mixed values, once every object exists.
+        case linking
+    }
+
+    /// Which pass this report is from.
+    public let phase: Phase
     /// The class being copied.
     public let className: String
-    /// How many of its objects have been copied so far.
+    /// How many of its objects have been copied (or linked, in the linking phase) so far.
     public let objectsCopied: Int
     /// How many objects the class holds in the Realm file.
     public let objectCount: Int
@@ -14,7 +25,9 @@ public struct RealmImportProgress: Sendable, Equatable {
     public let classCount: Int
 
     /// A progress report.
-    public init(className: String, objectsCopied: Int, objectCount: Int, classNumber: Int, classCount: Int) {
+    public init(className: String, objectsCopied: Int, objectCount: Int, classNumber: Int, classCount: Int,
+                phase: Phase = .copying) {
+        self.phase = phase
         self.className = className
         self.objectsCopied = objectsCopied
         self.objectCount = objectCount

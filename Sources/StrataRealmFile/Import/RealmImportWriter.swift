@@ -79,14 +79,20 @@ struct RealmImportWriter {
             }
         }
         for embedded in file.schema.classes where embedded.isEmbedded { report.objectCounts[embedded.name] = 0 }
-        for realmClass in topLevel {
+        for (position, realmClass) in topLevel.enumerated() {
             let (table, plans) = try plan(for: realmClass)
             let deferred = plans.filter(\.isDeferred)
             guard !deferred.isEmpty, let classKeys = keys[realmClass.name] else { continue }
+            var linked = 0
             try file.forEachObject(ofClass: realmClass.name) { object in
                 guard let key = classKeys[object.key] else { return }
                 try setDeferred(deferred, of: object, key: key, in: table, className: realmClass.name)
                 try endOfObject()
+                linked += 1
+                if linked % 1000 == 0 || linked == classKeys.count {
+                    try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: linked, objectCount: classKeys.count,
+                                                      classNumber: position + 1, classCount: topLevel.count, phase: .linking))
+                }
             }
         }
         _ = try session.commit()
