@@ -43,9 +43,10 @@ let package = Package(
         .target(name: "StrataStore", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStore"], swiftSettings: strictSettings),
         // A read-only reader of Realm's file format (format 24), for bringing existing Realm
-        // files over. It links no Realm code; Strata only for the schema it maps to.
+        // files over, and an importer into Strata files. It links no Realm code; Strata for the
+        // schema it maps to, the object store to write imported objects with that schema.
         .target(name: "StrataRealmFile",
-                dependencies: ["Strata",
+                dependencies: ["Strata", "StrataStore", "StrataStorage",
                                .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "CryptoExtras", package: "swift-crypto")],
                 swiftSettings: strictSettings),
@@ -71,9 +72,9 @@ let package = Package(
                           dependencies: ["StrataSyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Logging", package: "swift-log")],
                           path: "Sources/StrataSyncServerCLI", swiftSettings: strictSettings),
-        .target(name: "StrataRealmCompat", dependencies: ["Strata", "StrataSync"], swiftSettings: strictSettings),
+        .target(name: "StrataRealmCompat", dependencies: ["Strata", "StrataSync", "StrataRealmFile"], swiftSettings: strictSettings),
         .executableTarget(name: "strata",
-                          dependencies: ["StrataStorage", "StrataStore", "Strata", "StrataSync", "StrataSyncServer",
+                          dependencies: ["StrataStorage", "StrataStore", "Strata", "StrataSync", "StrataSyncServer", "StrataRealmFile",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/StrataCLI",
                           swiftSettings: strictSettings),
@@ -101,7 +102,7 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSystem", "StrataTestChild", "StrataTestWorkloads"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile"],
+        .testTarget(name: "StrataRealmFileTests", dependencies: ["StrataRealmFile", "Strata", "StrataStore"],
                     exclude: ["Fixtures"], swiftSettings: strictSettings),
         .testTarget(name: "StrataStoreTests", dependencies: ["StrataStore", "StrataStorage", "StrataTestWorkloads"], swiftSettings: strictSettings),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStore", "StrataMisuseChild", "StrataCommitChild", "StrataTestWorkloads"], swiftSettings: strictSettings),
@@ -112,7 +113,7 @@ let package = Package(
         // "Strata" as well: the tests see it through StrataRealmCompat's @_exported import,
         // and without a direct dependency an incremental build does not recompile them when
         // Strata's types change layout (they then crashed on stale layouts).
-        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat", "Strata"],
+        .testTarget(name: "StrataRealmCompatTests", dependencies: ["StrataRealmCompat", "Strata", "StrataRealmFile"],
                     swiftSettings: strictSettings + [.swiftLanguageMode(.v5)]),
     ],
     swiftLanguageModes: [.v6]

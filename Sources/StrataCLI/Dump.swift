@@ -12,7 +12,8 @@ struct Dump: ParsableCommand {
         abstract: "Print every object (or those of one type), readably or as one JSON document.",
         discussion: """
             Reads the file without its model classes: every property of every object, a link as \
-            Type#key. The JSON document has one member per object type, an array with one object \
+            Type#key. A Realm file (format 24) is dumped the same way, from a temporary Strata \
+            copy (keys are the copy's). The JSON document has one member per object type, an array with one object \
             per line, each with its key under "_key"; values JSON has no type for (links, dates, \
             bytes, NaN and infinities, among others) are written as strings.
             """
@@ -27,8 +28,19 @@ struct Dump: ParsableCommand {
     @Flag(help: "Write one JSON document instead of readable text.")
     var json = false
 
+    @Option(help: ArgumentHelp("For an encrypted Realm file: its 64-byte key, as 128 hex digits.", valueName: "HEX128"))
+    var key: String?
+
     func run() throws {
-        let path = file
+        // A Realm file (known by its header, or by a key given for an encrypted one) is
+        // dumped from a temporary Strata copy, so its output has the same shape.
+        guard key != nil || hasRealmHeader(file) else { return try dumpFile(path: file) }
+        let copy = try RealmCopy(of: file, key: try key.map { text throws(CommandFailure) in try realmKey(fromHex: text) })
+        defer { copy.remove() }
+        try dumpFile(path: copy.path)
+    }
+
+    private func dumpFile(path: String) throws {
         let opened = try OpenedFile(path)
         defer { opened.close() }
         guard let session = try opened.makeSession() else {

@@ -16,10 +16,17 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Argument(help: "The database file to inspect.")
+    @Argument(help: "The database file (Strata, or Realm format 24) to inspect.")
     var file: String
 
+    @Option(help: ArgumentHelp("For an encrypted Realm file: its 64-byte key, as 128 hex digits.", valueName: "HEX128"))
+    var key: String?
+
     func run() throws {
+        if key != nil || hasRealmHeader(file) {
+            try inspectRealm(path: file, key: try key.map { text throws(CommandFailure) in try realmKey(fromHex: text) })
+            return
+        }
         if !(try inspect(path: file)) { throw ExitCode(2) }
     }
 }
@@ -79,6 +86,36 @@ func inspect(path: String) throws(CommandFailure) -> Bool {
         return report.isHealthy
     } catch let failure as CommandFailure {
         throw failure
+    } catch {
+        throw CommandFailure(path: path, error)
+    }
+}
+
+/// Prints what a Realm file holds: its format, schema version, and classes with their
+/// counts and properties.
+func inspectRealm(path: String, key: Data?) throws(CommandFailure) {
+    let file = try openRealmFile(path, key: key)
+    do {
+        print("\(path): Realm file, file format \(file.fileFormatVersion)\(file.isStreamingForm ? " (streaming form)" : "")\(key == nil ? "" : ", encrypted")")
+        let classes = file.schema.classes
+        print("schema version \(file.schemaVersion.map(String.init) ?? "none"), \(classes.count) class\(classes.count == 1 ? "" : "es")")
+        for objectClass in classes {
+            let count = try file.objectCount(ofClass: objectClass.name)
+            print("  \(objectClass.name): \(count) object\(plural(count))\(objectClass.isEmbedded ? " (embedded)" : "")")
+            for property in objectClass.properties {
+                var type = property.type == .object ? (property.linkTarget ?? "object") : property.type.rawValue
+                if property.isNullable { type += "?" }
+                switch property.collection {
+                case .none: break
+                case .list: type = "list<\(type)>"
+                case .set: type = "set<\(type)>"
+                case .dictionary: type = "map<string, \(type)>"
+                }
+                var notes: [String] = []
+                if property.isPrimaryKey { notes.append("primary key") } else if property.isIndexed { notes.append("indexed") }
+                print("      \(property.name): \(type)\(notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")")
+            }
+        }
     } catch {
         throw CommandFailure(path: path, error)
     }

@@ -16,7 +16,7 @@ struct StrataCommand: AsyncParsableCommand {
             2 when verify or inspect finds the file damaged, or salvage loses objects; 64 for a \
             command line that makes no sense.
             """,
-        subcommands: [Demo.self, Inspect.self, Dump.self, Verify.self, Compact.self, Recover.self, Salvage.self, SyncStatus.self]
+        subcommands: [Demo.self, Inspect.self, Dump.self, ImportRealm.self, Verify.self, Compact.self, Recover.self, Salvage.self, SyncStatus.self]
     )
 
     /// Parses the command line and runs the command it names. A `CommandFailure` is printed as

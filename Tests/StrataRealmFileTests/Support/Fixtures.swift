@@ -23,6 +23,19 @@ enum Fixtures {
         return object
     }
 
+    /// The encrypted fixture's 64-byte key, from its manifest.
+    static func encryptionKey() throws -> Data {
+        let hex = try #require(try manifest("encrypted")["encryption_key_hex"] as? String)
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(try #require(UInt8(hex[index..<next], radix: 16)))
+            index = next
+        }
+        return Data(bytes)
+    }
+
     /// A copy of fixture `name` in a fresh temporary file, changed by `change`.
     static func damagedCopy(of name: String, _ change: (inout [UInt8]) -> Void) throws -> URL {
         var bytes = [UInt8](try Data(contentsOf: url(name + ".realm")))

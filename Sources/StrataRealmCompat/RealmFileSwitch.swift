@@ -1,0 +1,124 @@
+// The invisible switch: an app that moved from RealmSwift to StrataRealmCompat opens its
+// users' existing Realm files as before, and gets them imported into Strata files on the
+// first open.
+public import Foundation
+import Synchronization
+import StrataRealmFile
+
+/// How a configuration whose `fileURL` names a Realm file opens a Strata file instead.
+///
+/// When `Realm()` or `Realm(configuration:)` opens a `fileURL` that holds a Realm file (its
+/// header has Realm's `T-DB` mark, or the configuration has an ``Database/Configuration/encryptionKey``
+/// and the file ends in `.realm`), and the Strata file beside it (``strataFileURL(for:)``:
+/// `default.realm` → `default.strata`) does not exist yet, the Realm file is imported into
+/// that Strata file first (``RealmImport``: atomic, the Realm file never written), and the
+/// Strata file is opened. Every later open of the same configuration opens the Strata file,
+/// whether or not the Realm file is still there. The app's `schemaVersion` and migration block
+/// then apply to the Strata file as usual: its schema version is the Realm file's.
+///
+/// Once the app is sure its data arrived, ``removeImportedRealmFile(for:)`` deletes the Realm
+/// file and its companions.
+public enum RealmFileSwitch {
+    /// The Strata file a Realm file at `realmURL` is imported into: the same name with the
+    /// extension `strata` (`default.realm` → `default.strata`; a name without `.realm` gets
+    /// `.strata` appended).
+    public static func strataFileURL(for realmURL: URL) -> URL {
+        if realmURL.pathExtension == "realm" { return realmURL.deletingPathExtension().appendingPathExtension("strata") }
+        return realmURL.appendingPathExtension("strata")
+    }
+
+    /// The configuration to open: `configuration` itself, or, when its file is (or was) a Realm
+    /// file, the same configuration naming the Strata file, after importing the Realm file if
+    /// that has not happened yet.
+    ///
+    /// - Throws: ``RealmImportError`` and ``RealmFileError`` when the Realm file cannot be
+    ///   imported (nothing is left behind; the next open tries again).
+    public static func resolve(_ configuration: Database.Configuration) throws -> Database.Configuration {
+        guard let url = configuration.fileURL, configuration.inMemoryIdentifier == nil else { return configuration }
+        let strataURL = strataFileURL(for: url)
+        let manager = FileManager.default
+        let sourceExists = manager.fileExists(atPath: url.path)
+        let isRealm = sourceExists && isRealmFile(url, encryptionKey: configuration.encryptionKey)
+        if manager.fileExists(atPath: strataURL.path) {
+            // Imported before: open the Strata file, whether or not the Realm file is still there.
+            guard !sourceExists || isRealm else { return configuration }
+        } else {
+            guard isRealm else { return configuration }
+            try importFile(url, to: strataURL, encryptionKey: configuration.encryptionKey)
+        }
+        var resolved = configuration
+        resolved.fileURL = strataURL
+        return resolved
+    }
+
+    /// Deletes the Realm file that `configuration` names and the files Realm keeps beside it
+    /// (`.lock`, `.note`, `.management`), once it has been imported (the Strata file exists).
+    /// Returns whether there was a Realm file to delete. Call it once the app is sure its data
+    /// arrived (after its first successful write to the Strata file, say): until then, the Realm
+    /// file is the way back.
+    @discardableResult
+    public static func removeImportedRealmFile(for configuration: Database.Configuration) throws -> Bool {
+        guard let url = configuration.fileURL else { return false }
+        guard FileManager.default.fileExists(atPath: strataFileURL(for: url).path),
+              FileManager.default.fileExists(atPath: url.path),
+              isRealmFile(url, encryptionKey: configuration.encryptionKey) else { return false }
+        try FileManager.default.removeItem(at: url)
+        for suffix in [".lock", ".note", ".management"] {
+            let companion = URL(fileURLWithPath: url.path + suffix)
+            if FileManager.default.fileExists(atPath: companion.path) { try FileManager.default.removeItem(at: companion) }
+        }
+        return true
+    }
+
+    /// Whether the file at `url` is a Realm file: Realm's header mark, or (encrypted files show
+    /// none) a key given for a file named `.realm`.
+    static func isRealmFile(_ url: URL, encryptionKey: Data?) -> Bool {
+        if encryptionKey != nil && url.pathExtension == "realm" { return true }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 24), header.count == 24 else { return false }
+        return Array(header[16..<20]) == Array("T-DB".utf8)
+    }
+
+    /// One import at a time in this process, so two opens of a configuration do not race.
+    private static let importing = Mutex(())
+
+    private static func importFile(_ source: URL, to destination: URL, encryptionKey: Data?) throws {
+        try importing.withLock { _ in
+            guard !FileManager.default.fileExists(atPath: destination.path) else { return }
+            try RealmImport.importFile(at: source, to: destination, options: .init(encryptionKey: encryptionKey))
+        }
+    }
+}
+
+extension Database.Configuration {
+    /// RealmSwift's `encryptionKey`: used here only to read an encrypted Realm file that the
+    /// first open imports (``RealmFileSwitch``); the Strata file it is imported into is not
+    /// encrypted. Kept per file path, process-wide, for as long as the process runs.
+    public var encryptionKey: Data? {
+        get { fileURL.flatMap { url in RealmFileKeys.keys.withLock { $0[url.path] } } }
+        set {
+            guard let path = fileURL?.path else { return }
+            RealmFileKeys.keys.withLock { $0[path] = newValue }
+        }
+    }
+}
+
+/// The encryption keys configurations were given, by file path.
+private enum RealmFileKeys {
+    static let keys = Mutex<[String: Data]>([:])
+}
+
+extension Database {
+    /// Opens `configuration`, importing the Realm file it names first when there is one
+    /// (``RealmFileSwitch``): RealmSwift's `Realm(configuration:)`.
+    public init(configuration: Configuration) throws {
+        try self.init(configuration: RealmFileSwitch.resolve(configuration), queue: nil)
+    }
+
+    /// Opens the default configuration, importing its Realm file first when there is one
+    /// (``RealmFileSwitch``): RealmSwift's `Realm()`.
+    public init() throws {
+        try self.init(configuration: RealmFileSwitch.resolve(.defaultConfiguration), queue: nil)
+    }
+}
