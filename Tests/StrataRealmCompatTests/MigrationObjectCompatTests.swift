@@ -12,6 +12,11 @@ class MOCBool: Object {
     @Persisted var boolCol = false
 }
 
+class MOCNode: Object {
+    @Persisted var name = ""
+    @Persisted var next: MOCNode?
+}
+
 class MOCObject: Object {
     @Persisted var boolCol = false
     @Persisted var intCol = 0
@@ -168,6 +173,31 @@ struct MigrationObjectCompatTests {
                 failures.check(newObject.map { seen.contains($0) } == true, "a second enumeration's new object equals the first's")
             }
         }, objectTypes: [MOCBool.self])
+        _ = try Realm(configuration: configuration)
+        #expect(failures.messages.withLock { $0 } == [])
+    }
+
+    @Test func testDescriptionOfMigrationObjectsInALinkCycleIsBounded() throws {
+        let failures = MOCFailures()
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-moc-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fileURL = folder.appendingPathComponent("migration.strata")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [MOCNode.self]))
+            try realm.write {
+                let a = realm.create(MOCNode.self, value: ["name": "a"])
+                let b = realm.create(MOCNode.self, value: ["name": "b", "next": a])
+                a.next = b
+            }
+        }
+        let configuration = Realm.Configuration(fileURL: fileURL, schemaVersion: 1, migrationBlock: { migration, _ in
+            migration.enumerateObjects(ofType: "MOCNode") { oldObject, _ in
+                guard let oldObject else { return }
+                let text = oldObject.description
+                failures.check(text.hasPrefix("MOCNode {\n\tname = "), "description starts with the type and first property: \(text)")
+                failures.check(text.contains("<Maximum depth exceeded>"), "the cycle ends at the depth bound")
+            }
+        }, objectTypes: [MOCNode.self])
         _ = try Realm(configuration: configuration)
         #expect(failures.messages.withLock { $0 } == [])
     }

@@ -140,10 +140,13 @@ public final class MigrationObject: DynamicObject {
     public override var typeName: String { table.schema.name }
 
     /// The type name and each property's value, as `Object.description` prints a managed
-    /// object's.
+    /// object's (linked objects down to the same depth, so link cycles end).
     public override var description: String {
-        let lines = table.schema.properties.map { property in
-            "\t\(property.name) = \(ObjectDescription.indented(ObjectDescription.value(self.migrationValue(forKey: property.name) as Any)));\n"
+        guard ObjectDescription.remainingDepth > 0 else { return ObjectDescription.depthExceeded }
+        let lines = ObjectDescription.oneLevelDown {
+            table.schema.properties.map { property in
+                "\t\(property.name) = \(ObjectDescription.indented(ObjectDescription.value(self.migrationValue(forKey: property.name) as Any)));\n"
+            }
         }
         return "\(table.schema.name) {\n" + lines.joined() + "}"
     }
