@@ -28,13 +28,3 @@ extension Object {
     /// or the same unmanaged instance).
     public var hash: Int { hashValue }
 }
-
-extension MigrationObject {
-    /// RealmSwift's `DynamicObject.value(forKey:)` on a migration's object: the same as
-    /// `object[key]`.
-    public func value(forKey key: String) -> Any? { self[key] }
-
-    /// RealmSwift's `DynamicObject.setValue(_:forKey:)` on a migration's object: the same as
-    /// `object[key] = value`.
-    public func setValue(_ value: Any?, forKey key: String) { self[key] = value }
-}

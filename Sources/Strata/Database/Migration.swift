@@ -18,6 +18,8 @@ import Foundation
 /// ```
 public final class Migration {
     let context: StoreMigration
+    /// The model classes' declared integer types, for the migration's objects.
+    let declaredTypes = MigrationDeclaredTypes()
 
     init(context: StoreMigration) {
         self.context = context
@@ -36,8 +38,8 @@ public final class Migration {
             let oldTable = context.oldTable(typeName)
             let newTable = context.newTable(typeName)
             for key in try context.oldKeys(typeName) {
-                let old = oldTable.map { MigrationObject(table: $0, key: key, writable: false) }
-                let new = try newTable.flatMap { try $0.contains(key) ? MigrationObject(table: $0, key: key, writable: true) : nil }
+                let old = oldTable.map { MigrationObject(table: $0, key: key, writable: false, declaredTypes: declaredTypes) }
+                let new = try newTable.flatMap { try $0.contains(key) ? MigrationObject(table: $0, key: key, writable: true, declaredTypes: declaredTypes) : nil }
                 block(old, new)
             }
         } catch {
@@ -70,7 +72,7 @@ public final class Migration {
         }
         do {
             let key = try table.insert(values)
-            return MigrationObject(table: table, key: key, writable: true)
+            return MigrationObject(table: table, key: key, writable: true, declaredTypes: declaredTypes)
         } catch {
             fatalError("Migration create of '\(typeName)' failed: \(error)")
         }
@@ -103,66 +105,147 @@ public final class Migration {
 }
 
 /// An object seen through the schema during a migration: read and write its properties by
-/// name, `object["name"]` or `object.name`.
-@dynamicMemberLookup
-public final class MigrationObject {
+/// name, `object["name"]`, `object.name` or `value(forKey:)`/`setValue(_:forKey:)`.
+///
+/// It is a ``DynamicObject`` (RealmSwift's `MigrationObject` is its `DynamicObject`), so code
+/// written for either takes it; but it reads and writes the migration's old or new version of
+/// the object, not a database instance's, so the managed-object API (`realm`, `observe`,
+/// `freeze`, `isInvalidated`, …) sees an unmanaged object. Migrations make them
+/// (``Migration/enumerateObjects(ofType:_:)``, ``Migration/create(_:value:)``); two are equal
+/// (`==`, `isSameObject(as:)`) when they view the same object through the same side of the
+/// migration.
+public final class MigrationObject: DynamicObject {
     let table: TableAccess
     let key: ObjectKey
     let writable: Bool
+    /// The model classes' declared integer types, shared by a migration's objects (and so
+    /// also what identifies the migration).
+    let declaredTypes: MigrationDeclaredTypes
 
-    init(table: TableAccess, key: ObjectKey, writable: Bool) {
+    init(table: TableAccess, key: ObjectKey, writable: Bool, declaredTypes: MigrationDeclaredTypes) {
         self.table = table
         self.key = key
         self.writable = writable
+        self.declaredTypes = declaredTypes
+        super.init()
+    }
+
+    /// Not available: a migration makes its objects.
+    @available(*, unavailable, message: "A migration makes its objects: use enumerateObjects(ofType:_:) or create(_:value:).")
+    public required init() {
+        fatalError("A migration makes its objects: use Migration.enumerateObjects(ofType:_:) or Migration.create(_:value:).")
     }
 
     /// The object's type name.
-    public var typeName: String { table.schema.name }
+    public override var typeName: String { table.schema.name }
 
-    /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil); lists and sets as
-    /// arrays (a set written from an array keeps the first of repeated members); maps as
-    /// `[String: Any?]` dictionaries; links as the linked object's `MigrationObject`.
-    public subscript(key name: String) -> Any? {
-        get {
-            guard let index = table.schema.propertyIndex(named: name) else {
-                fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
-            }
-            let property = table.schema.properties[index]
-            do {
-                if property.isMap {
-                    let (keys, values) = try table.mapEntries(key, property: index)
-                    return Dictionary(zip(keys, values.map { migrationValue($0, property) }), uniquingKeysWith: { first, _ in first })
-                }
-                if property.isList {
-                    return try table.list(key, property: index).map { migrationValue($0, property) }
-                }
-                return migrationValue(try table.value(key, property: index), property)
-            } catch {
-                fatalError("\(error)")
+    /// The type name and each property's value, as `Object.description` prints a managed
+    /// object's (linked objects down to the same depth, so link cycles end).
+    public override var description: String {
+        guard ObjectDescription.remainingDepth > 0 else { return ObjectDescription.depthExceeded }
+        let lines = ObjectDescription.oneLevelDown {
+            table.schema.properties.map { property in
+                "\t\(property.name) = \(ObjectDescription.indented(ObjectDescription.value(self.migrationValue(forKey: property.name) as Any)));\n"
             }
         }
-        set {
-            require(writable, "The old object of a migration is read-only; write to the new one.")
-            guard let index = table.schema.propertyIndex(named: name) else {
-                fatalError("'\(table.schema.name)' has no property '\(name)' in the new schema")
+        return "\(table.schema.name) {\n" + lines.joined() + "}"
+    }
+
+    /// Whether `object` views the same stored object through the same side (old or new) of
+    /// the same migration.
+    func isSameMigrationObject(as object: Object) -> Bool {
+        guard let other = object as? MigrationObject else { return false }
+        return other.declaredTypes === declaredTypes && other.table.schema.name == table.schema.name
+            && other.key == key && other.writable == writable
+    }
+
+    /// Hashes what `isSameMigrationObject(as:)` compares.
+    func hashMigrationIdentity(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(declaredTypes))
+        hasher.combine(table.schema.name)
+        hasher.combine(key)
+        hasher.combine(writable)
+    }
+
+    /// A property's value (`String`, `Int`, `Double`, `Date`, … or nil; an integer as its
+    /// model class declares it, `Int8`, `Int32`, …, when the process has the class); a list
+    /// or set of objects as an unmanaged `List<DynamicObject>` or `MutableSet<DynamicObject>`
+    /// of the linked `MigrationObject`s (a snapshot: write it back to change the property),
+    /// other lists and sets as arrays (a set written from an array keeps the first of
+    /// repeated members); maps as `[String: Any?]` dictionaries; links as the linked object's
+    /// `MigrationObject`.
+    public subscript(key name: String) -> Any? {
+        get { migrationValue(forKey: name) }
+        set { setMigrationValue(newValue, forKey: name) }
+    }
+
+    /// The value `value(forKey:)` and the subscripts read.
+    func migrationValue(forKey name: String) -> Any? {
+        guard let index = table.schema.propertyIndex(named: name) else {
+            fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
+        }
+        let property = table.schema.properties[index]
+        do {
+            if property.isMap {
+                let (keys, values) = try table.mapEntries(key, property: index)
+                return Dictionary(zip(keys, values.map { migrationValue($0, property) }), uniquingKeysWith: { first, _ in first })
             }
-            let property = table.schema.properties[index]
-            do {
-                if property.isMap {
-                    try setMap(newValue, property: property, index: index)
-                } else if property.isList {
-                    let items = (newValue as? [Any]) ?? []
-                    let values = items.map { StoreValue.from(any: $0, kind: property.kind) ?? .null }
-                    try table.setList(property.isSet ? values.distinctMembers() : values, for: key, property: index)
-                } else {
-                    guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
-                        fatalError("Invalid value '\(newValue!)' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
-                    }
-                    try table.set(value, for: key, property: index)
+            if property.isList {
+                let items = try table.list(key, property: index).map { migrationValue($0, property) }
+                guard property.kind == .link else { return items }
+                let objects = items.compactMap { $0 as? DynamicObject }
+                if property.isSet {
+                    let set = MutableSet<DynamicObject>()
+                    set.insert(objectsIn: objects)
+                    return set
                 }
-            } catch {
-                fatalError("\(error)")
+                let list = List<DynamicObject>()
+                list.append(objectsIn: objects)
+                return list
             }
+            let value = try table.value(key, property: index)
+            if property.kind == .int, case .int(let number) = value,
+               let declared = declaredTypes.integer(number, type: table.schema.name, property: name) {
+                return declared
+            }
+            return migrationValue(value, property)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// What `setValue(_:forKey:)` and the subscripts write: a value that fits the property
+    /// (a collection of values or objects, or nil or `NSNull` to empty it, for a list or set;
+    /// a dictionary for a map).
+    func setMigrationValue(_ newValue: Any?, forKey name: String) {
+        require(writable, "The old object of a migration is read-only; write to the new one.")
+        guard let index = table.schema.propertyIndex(named: name) else {
+            fatalError("'\(table.schema.name)' has no property '\(name)' in the new schema")
+        }
+        let property = table.schema.properties[index]
+        do {
+            if property.isMap {
+                try setMap(newValue, property: property, index: index)
+            } else if property.isList {
+                let input = newValue.flatMap(unwrapAny)
+                guard let items = input.map({ $0 is NSNull ? [] : looseCollectionMembers($0) }) ?? [] else {
+                    fatalError("Invalid value '\(input.map { "\($0)" } ?? "nil")' for '\(table.schema.name).\(name)', which is \(property.typeDescription): give it a collection")
+                }
+                let values = items.map { item in
+                    guard let value = StoreValue.from(any: item, kind: property.kind) else {
+                        fatalError("Invalid value '\(item)' in '\(table.schema.name).\(name)', which is \(property.typeDescription)")
+                    }
+                    return value
+                }
+                try table.setList(property.isSet ? values.distinctMembers() : values, for: key, property: index)
+            } else {
+                guard let value = newValue.flatMap({ StoreValue.from(any: $0, kind: property.kind) }) ?? (newValue == nil ? .null : nil) else {
+                    fatalError("Invalid value '\(newValue.map { "\($0)" } ?? "nil")' for '\(table.schema.name).\(name)', which is \(property.typeDescription)")
+                }
+                try table.set(value, for: key, property: index)
+            }
+        } catch {
+            fatalError("\(error)")
         }
     }
 
@@ -172,10 +255,10 @@ public final class MigrationObject {
         switch value {
         case .link(let target):
             guard let name = property.objectType, let targetTable = table.sessionTable(named: name) else { return nil }
-            return MigrationObject(table: targetTable, key: target, writable: writable)
+            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes)
         case .typedLink(let tableID, let target):
             guard let targetTable = table.sessionTable(id: tableID) else { return nil }
-            return MigrationObject(table: targetTable, key: target, writable: writable)
+            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes)
         default:
             return value.anyValue
         }
@@ -200,17 +283,35 @@ public final class MigrationObject {
         entries.sort { MapKeyOrder.precedes($0.0, $1.0) }
         try table.setMap(keys: entries.map(\.0), values: entries.map(\.1), for: key, property: index)
     }
+}
 
-    /// A property's value by name (as `self[key:]`).
-    public subscript(_ name: String) -> Any? {
-        get { self[key: name] }
-        set { self[key: name] = newValue }
-    }
+/// The integer types the process's model classes declare, by type and property name, so that
+/// a migration's objects read `Int8`, `Int32`, … as declared (the file stores every integer in
+/// 64 bits). One per migration; it keeps one fresh instance of each model class it was asked
+/// about, whose unmanaged values carry the declared types.
+final class MigrationDeclaredTypes {
+    private var samples: [String: Object?] = [:]
 
-    /// A property's value as a member: `object.name`.
-    public subscript(dynamicMember name: String) -> Any? {
-        get { self[key: name] }
-        set { self[key: name] = newValue }
+    /// `number` as the declared integer type of `type.property` when the process has a model
+    /// class for `type` declaring it as a fixed-width integer (optional or not) that holds
+    /// `number`; nil otherwise (enums, unknown classes, values out of range read as `Int`).
+    func integer(_ number: Int64, type typeName: String, property name: String) -> Any? {
+        let sample: Object?
+        if let cached = samples[typeName] {
+            sample = cached
+        } else {
+            sample = ClassInfo.type(named: typeName).map { $0.init() }
+            samples[typeName] = sample
+        }
+        guard let sample, let info = try? ClassInfo.of(Swift.type(of: sample)),
+              let index = info.schema.propertyIndex(named: name),
+              info.schema.properties[index].kind == .int, !info.schema.properties[index].isList,
+              !info.schema.properties[index].isMap else { return nil }
+        let declared = Swift.type(of: info.fields[index].unmanagedAny(sample))
+        guard let persistable = declared as? any _Persistable.Type,
+              let converted = persistable._strataFrom(any: Int(number), nil),
+              let integer = unwrapAny(converted), integer is any FixedWidthInteger else { return nil }
+        return integer
     }
 }
 

@@ -36,8 +36,10 @@ import StrataStore
 /// Embedded objects read like linked ones, but are changed through their typed class: a
 /// dynamic write cannot give an embedded object a parent. A property whose name is also a
 /// member of `Object` (`value`, `description`) reads through the subscript, `object["value"]`.
+///
+/// A migration's objects are `DynamicObject`s too (``MigrationObject``).
 @dynamicMemberLookup
-public final class DynamicObject: Object {
+public class DynamicObject: Object {
     /// A property's value as a member: `dog.name`, `dog.owner`.
     public subscript(dynamicMember name: String) -> Any? {
         get { value(forKey: name) }

@@ -112,7 +112,9 @@ open class Object: CustomStringConvertible {
     public final func isSameObject(as object: Object?) -> Bool {
         guard let object else { return false }
         if self === object { return true }
-        guard let a = _slot.table, let b = object._slot.table else { return false }
+        guard let a = _slot.table, let b = object._slot.table else {
+            return (self as? MigrationObject)?.isSameMigrationObject(as: object) ?? false
+        }
         return a.core === b.core && a.table === b.table && _slot.key == object._slot.key
     }
 
@@ -141,6 +143,7 @@ open class Object: CustomStringConvertible {
     /// reads as its `LinkingObjects` value. Stops with a message for a name the class does not
     /// have.
     public final func value(forKey key: String) -> Any? {
+        if let migrationObject = self as? MigrationObject { return migrationObject.migrationValue(forKey: key) }
         guard let info = _info else { return nil }
         if info.schema.propertyIndex(named: key) == nil, let linking = info.linkingProperties.first(where: { $0.name == key }) {
             // (Unmanaged: empty, as the property reads.)
@@ -157,6 +160,7 @@ open class Object: CustomStringConvertible {
 
     /// Sets the property with this name. The value must fit the property's type.
     public final func setValue(_ value: Any?, forKey key: String) {
+        if let migrationObject = self as? MigrationObject { return migrationObject.setMigrationValue(value, forKey: key) }
         let info: ClassInfo
         if let table = _slot.table {
             info = table.info
@@ -238,13 +242,16 @@ open class Object: CustomStringConvertible {
 
 extension Object: Equatable, Hashable {
     /// Managed objects are equal when they are the same object of the same database
-    /// instance; unmanaged ones when they are the same instance.
+    /// instance; a migration's objects when they view the same object through the same side
+    /// of the migration; other unmanaged ones when they are the same instance.
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
 
     public func hash(into hasher: inout Hasher) {
         if let table = _slot.table {
             hasher.combine(ObjectIdentifier(table.table))
             hasher.combine(_slot.key)
+        } else if let migrationObject = self as? MigrationObject {
+            migrationObject.hashMigrationIdentity(into: &hasher)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }

@@ -51,7 +51,9 @@ extension TableQuery {
                 let valueColumns = try paths.map { path throws in try distinctValues(path, keys: keys) }
                 var kept: [ObjectKey] = []
                 for position in keys.indices {
-                    let tuple = valueColumns.map { $0[position] }
+                    // An object with a nil link on the way to any of the values is left out.
+                    let tuple = valueColumns.compactMap { $0[position] }
+                    guard tuple.count == valueColumns.count else { continue }
                     if seen.insert(tuple).inserted { kept.append(keys[position]) }
                 }
                 keys = kept
@@ -101,13 +103,26 @@ extension TableQuery {
         return .general(try pathValues(path, keys: keys))
     }
 
-    private func distinctValues(_ names: [String], keys: [ObjectKey]) throws -> [StoreValue] {
+    /// One value per key for a distinct key path; nil where a link on the way to the value is
+    /// nil. Distinct results leave such objects out (as Realm does): a nil link is not a value
+    /// of the path, unlike a nil value at its end, which is one more distinct value.
+    private func distinctValues(_ names: [String], keys: [ObjectKey]) throws -> [StoreValue?] {
         let path = try valuePath(names, purpose: "find distinct values")
         // Strings are distinct by their bytes, as they compare.
-        return try pathValues(path, keys: keys).map { value in
+        var values: [StoreValue?] = try pathValues(path, keys: keys).map { value in
             if case .string(let s) = value { return .data(Data(s.utf8)) }
             return value
         }
+        if names.count > 1 {
+            // The path's last link: nil when it, or any link before it, is nil.
+            var compiler = QueryCompiler(root: table)
+            if case .path(let linkPath) = try compiler.resolvePath(Array(names.dropLast())) {
+                for (position, link) in try pathValues(linkPath, keys: keys).enumerated() where link.isNull {
+                    values[position] = nil
+                }
+            }
+        }
+        return values
     }
 
     /// When one number, date or bool property of the object decides the order: the matching
