@@ -71,7 +71,9 @@ public final class LiveResults<Element: Object> {
             if isEmpty != current.isEmpty { isEmpty = current.isEmpty }
         case .update(let current, let deletions, let insertions, let modifications):
             guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
-            results = current
+            // Invalidated even though the value is the same live `Results`, which shows the
+            // new version now (assigning an equal value would tell no observer).
+            withMutation(keyPath: \.results) { _results = current }
             if count != current.count { count = current.count }
             if isEmpty != current.isEmpty { isEmpty = current.isEmpty }
         case .error:
