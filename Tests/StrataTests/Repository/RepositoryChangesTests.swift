@@ -114,6 +114,24 @@ struct RepositoryChangesTests {
         #expect(change.insertions == [0, 1] && change.deletions.isEmpty)
     }
 
+    @Test("a combined element reports items edited in between as modified, and nothing for a row that came and went")
+    func combinedElementReportsModifications() async throws {
+        let folder = TemporaryFolder()
+        let repository = try Repository(Question.self, in: folder.configuration())
+        try await repository.save(contentsOf: [question("a", owner: "Ann", created: 1), question("b", owner: "Ann", created: 2)])
+        var changes = repository.changes(sortedBy: "created").makeAsyncIterator()
+        _ = try await changes.next()
+        try await repository.save(question("b", owner: "Ann", done: true, created: 2))
+        try await repository.save(question("c", owner: "Ann", created: 3))
+        try await repository.save(question("t", owner: "Ann", created: 0))
+        try await repository.delete("t")
+        try await repository.delete("a")
+        let change = try #require(try await changes.next())
+        #expect(change.items.map(\.id) == ["b", "c"])
+        #expect(change.deletions == [0] && change.insertions == [1] && change.modifications == [0])
+        #expect(change.items.first?.done == true)
+    }
+
     @Test("cancelling the iterating task ends the observation and releases its observer")
     func cancellationReleasesTheObserver() async throws {
         let folder = TemporaryFolder()
