@@ -14,10 +14,11 @@ public import Observation
 /// // In a view: ForEach(model.open.items) { … }, or model.open.count
 /// ```
 ///
-/// The query starts at once and runs until the live query is released. ``items`` holds the
-/// initial state as soon as it is read (``isLoaded`` turns true), then follows every commit
-/// that changes the query's items, from any repository or database instance of the file, in
-/// this process or another (it iterates ``Repository/changes(where:_:sortedBy:ascending:)``).
+/// The query starts at once and runs until the live query is released. Its initial items
+/// arrive shortly after (``isLoaded`` turns true; until then ``items`` is empty); then it
+/// follows every commit that changes the query's items, from any repository or database
+/// instance of the file, in this process or another (it iterates
+/// ``Repository/changes(where:_:sortedBy:ascending:)``).
 ///
 /// Observers are told only what changed: a commit that leaves the query's items as they were
 /// tells no one; ``items`` is set once per delivered change; ``count`` and ``isEmpty`` are set

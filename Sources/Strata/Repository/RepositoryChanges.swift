@@ -9,16 +9,17 @@ import Synchronization
 /// on its own (auto-refresh), and its collection notifications decide whether the query's
 /// items changed. A commit that leaves them as they were produces no element.
 ///
-/// Nothing is registered until the first `next()`. The sequence pulls: after a commit it is
-/// only signalled, and the change is computed when the consumer asks for it, from the items it
-/// last received to the newest version. A consumer that falls behind therefore gets one element
-/// covering several commits, never a backlog. Only the inserted and modified items are decoded.
+/// Nothing is registered until the first `next()`. The repository applies each change to its
+/// copy of the items as its instance delivers it (decoding only inserted and modified rows) and
+/// signals the consumer, which takes what changed since its last element when it asks for the
+/// next one. A consumer that falls behind therefore gets one element covering several commits,
+/// never a backlog.
 ///
 /// Errors (the file cannot be opened, the predicate is malformed, a stored row cannot be
 /// decoded as `T`) are thrown by `next()` as ``RepositoryError``, and end the sequence.
 /// Cancelling the iterating task, or dropping the iterator, ends the observation and releases
-/// its registration. Iterate each sequence value once; several iterations are independent
-/// observations.
+/// its registration. Each iteration of the sequence is an observation of its own, starting
+/// from the state at its first `next()`.
 public struct RepositoryChanges<T: Codable & Identifiable & Sendable>: AsyncSequence, Sendable where T.ID: RepositoryIdentifier {
     /// The items after each change.
     public typealias Element = RepositoryChange<T>
