@@ -21,7 +21,8 @@ public import Observation
 /// ``Repository/changes(where:_:sortedBy:ascending:)``).
 ///
 /// Observers are told only what changed: a commit that leaves the query's items as they were
-/// tells no one; ``items`` is set once per delivered change; ``count`` and ``isEmpty`` are set
+/// tells no one (for an `Equatable` `T`, saving an item again with the same values included);
+/// ``items`` is set once per delivered change; ``count`` and ``isEmpty`` are set
 /// only when their value changes, so a view that shows only the count is not re-rendered when
 /// an item is edited. Several commits that arrive while the main actor is busy are applied as
 /// one change. An error (the file cannot be opened, the predicate is malformed, a row does not
@@ -85,14 +86,35 @@ public final class LiveQuery<T: Codable & Identifiable & Sendable> where T.ID: R
         let changesItems = change.isInitial
             ? !(change.items.isEmpty && items.isEmpty)
             : !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty)
+              && !Self.onlyRewritesEqualValues(change, over: items)
         if changesItems { items = change.items }
         if count != change.items.count { count = change.items.count }
         if isEmpty != change.items.isEmpty { isEmpty = change.items.isEmpty }
         if !isLoaded { isLoaded = true }
     }
 
+    /// Whether `change` only reports items saved again with the values they had, which the
+    /// database counts as modifications: decided when `T` is `Equatable`, from the modified
+    /// items alone.
+    private static func onlyRewritesEqualValues(_ change: RepositoryChange<T>, over old: [T]) -> Bool {
+        guard change.deletions.isEmpty, change.insertions.isEmpty, old.count == change.items.count,
+              change.modifications.allSatisfy({ $0 >= 0 && $0 < old.count }) else { return false }
+        return change.modifications.allSatisfy { equalIfEquatable(old[$0], change.items[$0]) }
+    }
+
     private func fail(_ error: RepositoryError) {
         self.error = error
         if !isLoaded { isLoaded = true }
     }
+}
+
+/// Whether two values are equal, for a type that is `Equatable`; false for any other type.
+private func equalIfEquatable<V>(_ first: V, _ second: V) -> Bool {
+    guard let first = first as? any Equatable else { return false }
+    return isEqual(first, second)
+}
+
+private func isEqual<E: Equatable>(_ first: E, _ second: Any) -> Bool {
+    guard let second = second as? E else { return false }
+    return first == second
 }

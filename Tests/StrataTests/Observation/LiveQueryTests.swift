@@ -74,6 +74,24 @@ struct LiveQueryTests {
         #expect(everything.count == 2, "items and count, once each")
     }
 
+    @Test("saving an item again with the same values invalidates nothing (an Equatable type)")
+    func equalRewriteInvalidatesNothing() async throws {
+        let repository = try Repository(Question.self, in: folder.configuration())
+        let a = question("a", owner: "Ann", created: 1)
+        try await repository.save(a)
+        let query = LiveQuery(repository)
+        await loaded(query)
+        let everything = Invalidations { _ = (query.items, query.count, query.isEmpty) }
+
+        try await repository.save(a)
+        var edited = a
+        edited.title = "Edited"
+        try await repository.save(edited)
+        await everything.wait(for: 1)
+        #expect(query.items == [edited], "the first invalidation came before the edit")
+        #expect(everything.count == 1)
+    }
+
     @Test("applying changes sets only the properties whose values change")
     func applySetsOnlyWhatChanged() async throws {
         let repository = try Repository(Question.self, in: folder.configuration())
@@ -85,14 +103,19 @@ struct LiveQueryTests {
         let isEmpty = Invalidations { _ = query.isEmpty }
         let isLoaded = Invalidations { _ = query.isLoaded }
         let a = question("a", owner: "Ann", created: 1)
+        var edited = a
+        edited.title = "Edited"
+        let b = question("b", owner: "Ann", created: 2)
 
         query.apply(RepositoryChange(items: [], isInitial: true))
         #expect((items.count, count.count, isEmpty.count, isLoaded.count) == (0, 0, 0, 0))
         query.apply(RepositoryChange(items: [a], insertions: [0]))
         #expect((items.count, count.count, isEmpty.count) == (1, 1, 1))
-        query.apply(RepositoryChange(items: [a], modifications: [0]))
+        query.apply(RepositoryChange(items: [edited], modifications: [0]))
         #expect((items.count, count.count, isEmpty.count) == (2, 1, 1))
-        query.apply(RepositoryChange(items: [a, a], insertions: [1]))
+        query.apply(RepositoryChange(items: [edited], modifications: [0]))
+        #expect((items.count, count.count, isEmpty.count) == (2, 1, 1), "the same values again")
+        query.apply(RepositoryChange(items: [edited, b], insertions: [1]))
         #expect((items.count, count.count, isEmpty.count) == (3, 2, 1))
         query.apply(RepositoryChange(items: [], deletions: [0, 1]))
         #expect((items.count, count.count, isEmpty.count) == (4, 3, 2))
