@@ -40,7 +40,8 @@ public final class LiveResults<Element: Object> {
     /// properties of the matching objects do not count as changes.
     ///
     /// `results` must belong to a main-actor instance (a precondition, as observing outside
-    /// an instance's context is); observing is also not allowed inside a write transaction.
+    /// an instance's context is); as for `Results.observe`, not inside a write transaction
+    /// and not on a read-only instance.
     public init(_ results: Results<Element>, keyPaths: [String]? = nil) {
         guard case .mainActor = results.database.core.confinement else {
             preconditionFailure("LiveResults follows results of a main-actor database instance: open the database on the main actor (try await Database(configuration:) in @MainActor code) and make the results from it.")

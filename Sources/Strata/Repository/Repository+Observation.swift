@@ -49,6 +49,9 @@ extension Repository {
     /// Registers an observation of `query`: its id, the signal that its items changed, and the
     /// initial state.
     func startObservation(_ query: RepositoryQuery) async throws(RepositoryError) -> (id: Int, ticks: AsyncStream<Void>, initial: RepositoryChange<T>) {
+        guard !configuration.readOnly else {
+            throw .database(reason: "a read-only file never changes, so '\(typeName)' items cannot be observed: open it with readOnly = false to observe it")
+        }
         let database = try await openForReading()
         let results = try self.query(database, query.predicate, query.arguments, sortedBy: query.sortKey, ascending: query.ascending)
         let items = try decodeAll(results)

@@ -198,6 +198,27 @@ struct RepositoryChangesTests {
         #expect(await repository.runningObservationCount == 0)
     }
 
+    @Test("observing a read-only file is a typed error, not a trap")
+    func readOnlyFileCannotBeObserved() async throws {
+        let folder = TemporaryFolder()
+        var configuration = folder.configuration()
+        try await Repository(Question.self, in: configuration).save(question("a", owner: "Ann", created: 1))
+        configuration.readOnly = true
+        let reader = try Repository(Question.self, in: configuration)
+        #expect(try await reader.loadAll().map(\.id) == ["a"])
+        var changes = reader.changes.makeAsyncIterator()
+        do {
+            _ = try await changes.next()
+            Issue.record("observing a read-only file did not throw")
+        } catch {
+            guard case .database(let reason) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(reason.contains("read-only"))
+        }
+    }
+
     @Test("random saves and deletes: every element's items equal the query's, and its indices turn the previous items into them")
     func randomizedAgainstTheQuery() async throws {
         let folder = TemporaryFolder()
