@@ -29,10 +29,12 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     public nonisolated let configuration: Database.Configuration
     /// The name of the object type that holds the items.
     public nonisolated let typeName: String
-    private let table: CodableTable
+    let table: CodableTable
     /// Old property name → new, applied when the file still has the old one.
     private let renamed: [String: String]
     private var database: Database?
+    /// The running `changes` observations (Repository+Observation.swift).
+    var observations = RepositoryObservations<T>()
 
     /// A repository of `type`'s values in the database `configuration` names.
     ///
@@ -176,7 +178,7 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     }
 
     /// The instance, moved to the newest version so that other instances' commits are seen.
-    private func openForReading() async throws(RepositoryError) -> Database {
+    func openForReading() async throws(RepositoryError) -> Database {
         let database = try await open()
         database.refresh()
         return database
@@ -233,7 +235,7 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         }
     }
 
-    private func query(_ database: Database, _ predicate: String?, _ arguments: [any Sendable], sortedBy sortKey: String?,
+    func query(_ database: Database, _ predicate: String?, _ arguments: [any Sendable], sortedBy sortKey: String?,
                        ascending: Bool) throws(RepositoryError) -> Results<DynamicObject> {
         var results = database.dynamicObjects(typeName)
         if let predicate {

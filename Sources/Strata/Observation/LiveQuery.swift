@@ -1,0 +1,120 @@
+public import Observation
+
+/// The items of a repository query, kept current on the main actor: an `@Observable` model
+/// for views and view models, with no `load()`.
+///
+/// ```swift
+/// @Observable @MainActor
+/// final class QuestionListViewModel {
+///     let open: LiveQuery<Question>
+///     init(repository: Repository<Question>) {
+///         open = LiveQuery(repository, where: "done == false", sortedBy: "created")
+///     }
+/// }
+/// // In a view: ForEach(model.open.items) { … }, or model.open.count
+/// ```
+///
+/// The query starts at once and runs until the live query is released. Its initial items
+/// arrive shortly after (``isLoaded`` turns true; until then ``items`` is empty); then it
+/// follows every commit that changes the query's items, from any repository or database
+/// instance of the file, in this process or another (it iterates
+/// ``Repository/changes(where:_:sortedBy:ascending:)``).
+///
+/// Observers are told only what changed: a commit that leaves the query's items as they were
+/// tells no one (for an `Equatable` `T`, saving an item again with the same values included);
+/// ``items`` is set once per delivered change; ``count`` and ``isEmpty`` are set
+/// only when their value changes, so a view that shows only the count is not re-rendered when
+/// an item is edited. Several commits that arrive while the main actor is busy are applied as
+/// one change. An error (the file cannot be opened, the predicate is malformed, a row does not
+/// decode) ends the query and is kept in ``error``; the items keep their last value.
+@Observable @MainActor
+public final class LiveQuery<T: Codable & Identifiable & Sendable> where T.ID: RepositoryIdentifier {
+    /// The items the query matches, in its order.
+    public private(set) var items: [T] = []
+    /// How many items the query matches.
+    public private(set) var count = 0
+    /// Whether the query matches no items.
+    public private(set) var isEmpty = true
+    /// Whether the initial items have arrived (before that, ``items`` is empty).
+    public private(set) var isLoaded = false
+    /// The error that ended the query, if one did.
+    public private(set) var error: RepositoryError?
+
+    /// The iteration of the query's changes; cancelled when the live query is released.
+    @ObservationIgnored private var task: Task<Void, Never>?
+
+    /// Every item of `repository`, in the order they were first saved.
+    public convenience init(_ repository: Repository<T>) {
+        self.init(changes: repository.changes)
+    }
+
+    /// The items of `repository` matching a string predicate (see
+    /// ``Repository/items(where:_:sortedBy:ascending:)``), optionally sorted by one property.
+    public convenience init(_ repository: Repository<T>, where predicate: String, _ arguments: any Sendable...,
+                            sortedBy sortKey: String? = nil, ascending: Bool = true) {
+        self.init(changes: RepositoryChanges(repository: repository, query: RepositoryQuery(
+            predicate: predicate, arguments: arguments, sortKey: sortKey, ascending: ascending)))
+    }
+
+    /// Every item of `repository`, sorted by one property.
+    public convenience init(_ repository: Repository<T>, sortedBy sortKey: String, ascending: Bool = true) {
+        self.init(changes: repository.changes(sortedBy: sortKey, ascending: ascending))
+    }
+
+    /// A live query that follows `changes`.
+    public init(changes: RepositoryChanges<T>) {
+        task = Task { @MainActor [weak self] in
+            var iterator = changes.makeAsyncIterator()
+            do throws(RepositoryError) {
+                while let change = try await iterator.next(isolation: MainActor.shared) {
+                    guard let self else { return }
+                    self.apply(change)
+                }
+            } catch {
+                self?.fail(error)
+            }
+        }
+    }
+
+    deinit {
+        task?.cancel()
+    }
+
+    /// Takes one change, setting each property only when its value changes (``items`` on
+    /// every non-empty change and on a non-empty initial state).
+    func apply(_ change: RepositoryChange<T>) {
+        let changesItems = change.isInitial
+            ? !(change.items.isEmpty && items.isEmpty)
+            : !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty)
+              && !Self.onlyRewritesEqualValues(change, over: items)
+        if changesItems { items = change.items }
+        if count != change.items.count { count = change.items.count }
+        if isEmpty != change.items.isEmpty { isEmpty = change.items.isEmpty }
+        if !isLoaded { isLoaded = true }
+    }
+
+    /// Whether `change` only reports items saved again with the values they had, which the
+    /// database counts as modifications: decided when `T` is `Equatable`, from the modified
+    /// items alone.
+    private static func onlyRewritesEqualValues(_ change: RepositoryChange<T>, over old: [T]) -> Bool {
+        guard change.deletions.isEmpty, change.insertions.isEmpty, old.count == change.items.count,
+              change.modifications.allSatisfy({ $0 >= 0 && $0 < old.count }) else { return false }
+        return change.modifications.allSatisfy { equalIfEquatable(old[$0], change.items[$0]) }
+    }
+
+    private func fail(_ error: RepositoryError) {
+        self.error = error
+        if !isLoaded { isLoaded = true }
+    }
+}
+
+/// Whether two values are equal, for a type that is `Equatable`; false for any other type.
+private func equalIfEquatable<V>(_ first: V, _ second: V) -> Bool {
+    guard let first = first as? any Equatable else { return false }
+    return isEqual(first, second)
+}
+
+private func isEqual<E: Equatable>(_ first: E, _ second: Any) -> Bool {
+    guard let second = second as? E else { return false }
+    return first == second
+}
