@@ -250,7 +250,7 @@ struct CodableTable: Sendable {
     /// `columns` is `columns(of:)` of an object of the same table, when decoding many.
     func item<T: Decodable>(_ type: T.Type, from object: DynamicObject, columns: ColumnMap? = nil) throws(RepositoryError) -> T {
         do {
-            return try T(from: ColumnDecoder(object: object, table: self, columns: columns ?? self.columns(of: object)))
+            return try T(from: ColumnDecoder(object: object, columns: columns ?? self.columns(of: object)))
         } catch {
             var property = "(value)"
             if let error = error as? DecodingError {

@@ -3,18 +3,25 @@ import StrataStore
 
 /// Where each field of a ``CodableTable`` is in the file's table, and which fields can be read
 /// as a plain scalar: resolved once for a pass over many objects of one table (the file's
-/// column order need not be the type's).
-struct ColumnMap {
+/// column order need not be the type's). A class, shared by every item's decoder in a pass.
+final class ColumnMap {
+    /// The type's description.
+    let table: CodableTable
     /// For each field (in `CodableTable.fields` order): its column in the file's table, when it
     /// is an Int, String, Double or Bool column the decoder reads directly; nil for the others.
     let scalarColumns: [Int?]
+
+    init(table: CodableTable, scalarColumns: [Int?]) {
+        self.table = table
+        self.scalarColumns = scalarColumns
+    }
 }
 
 extension CodableTable {
     /// The column map of `object`'s table.
     func columns(of object: DynamicObject) -> ColumnMap {
         let schema = object._slot.table?.table.schema
-        return ColumnMap(scalarColumns: fields.map { field in
+        return ColumnMap(table: self, scalarColumns: fields.map { field in
             guard case .column(let kind, isURL: false) = field.storage, !jsonKeys.contains(field.name) else { return nil }
             switch kind {
             case .int, .string, .double, .bool: break
@@ -30,11 +37,19 @@ extension CodableTable {
 /// Decodes a top-level item straight from its object's columns: `Int`, `String`, `Double` and
 /// `Bool` properties are read from their columns as they are, with no intermediate value;
 /// every other property (and any other way of decoding) goes through the value-tree decoder
-/// with that property's loose value, so both paths decode, and fail, alike.
-struct ColumnDecoder: Decoder {
+/// with that property's loose value, so both paths decode, and fail, alike. A class holding two
+/// references, so that the containers and the standard library's boxes share it instead of
+/// copying the table's description for every key.
+final class ColumnDecoder: Decoder {
     let object: DynamicObject
-    let table: CodableTable
     let columns: ColumnMap
+    var table: CodableTable { columns.table }
+
+    init(object: DynamicObject, columns: ColumnMap) {
+        self.object = object
+        self.columns = columns
+    }
+
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -61,12 +76,12 @@ struct ColumnKeyedDecodingContainer<Key: CodingKey>: ForwardingKeyedDecodingCont
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
-        decoder.table.fields.compactMap { field in
+        decoder.columns.table.fields.compactMap { field in
             CodableTable.looseValue(of: decoder.object, field) == nil ? nil : Key(stringValue: field.name)
         }
     }
 
-    private func position(_ key: Key) -> Int? { decoder.table.fieldPositions[key.stringValue] }
+    private func position(_ key: Key) -> Int? { decoder.columns.table.fieldPositions[key.stringValue] }
 
     /// The stored scalar of `key`, when its column is read directly.
     private func scalar(_ key: Key) -> StoreValue? {
@@ -77,10 +92,10 @@ struct ColumnKeyedDecodingContainer<Key: CodingKey>: ForwardingKeyedDecodingCont
     /// The value-tree container holding only `key`'s loose value (or nothing).
     private func tree(_ key: Key) -> TreeKeyedDecodingContainer<Key> {
         var entries: [String: Any] = [:]
-        if let position = position(key), let value = CodableTable.looseValue(of: decoder.object, decoder.table.fields[position]) {
+        if let position = position(key), let value = CodableTable.looseValue(of: decoder.object, decoder.columns.table.fields[position]) {
             entries[key.stringValue] = value
         }
-        return TreeKeyedDecodingContainer(entries: entries, codingPath: [], jsonKeys: decoder.table.jsonKeys)
+        return TreeKeyedDecodingContainer(entries: entries, codingPath: [], jsonKeys: decoder.columns.table.jsonKeys)
     }
 
     func contains(_ key: Key) -> Bool {
@@ -123,8 +138,8 @@ struct ColumnKeyedDecodingContainer<Key: CodingKey>: ForwardingKeyedDecodingCont
     }
 
     func superDecoder() throws -> any Decoder {
-        try TreeKeyedDecodingContainer<Key>(entries: CodableTable.tree(of: decoder.object, fields: decoder.table.fields), codingPath: [],
-                                        jsonKeys: decoder.table.jsonKeys).superDecoder()
+        try TreeKeyedDecodingContainer<Key>(entries: CodableTable.tree(of: decoder.object, fields: decoder.columns.table.fields), codingPath: [],
+                                        jsonKeys: decoder.columns.table.jsonKeys).superDecoder()
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
