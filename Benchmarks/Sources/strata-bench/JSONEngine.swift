@@ -64,7 +64,7 @@ actor PersonRepository {
 
 /// Replaces the file at `path` with `data` so that after a crash it holds either the old or the
 /// new content, and once this returns, the new content survives a power loss.
-private func writeDurably(_ data: Data, to path: String) throws {
+func writeDurably(_ data: Data, to path: String) throws {
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     let directory = (path as NSString).deletingLastPathComponent
     let fd = open(directory, O_RDONLY | O_DIRECTORY)

@@ -189,12 +189,15 @@ final class ObjectBench {
     let queries: QueryBench
     /// Seconds spent building the large stores and the query stores so far, which the runner
     /// leaves out of a workload's time budget.
-    var buildSeconds: Double { largeBuildSeconds + queries.buildSeconds }
+    var buildSeconds: Double { largeBuildSeconds + queries.buildSeconds + repositories.buildSeconds }
+    /// The items and stores of the repository workloads (`RepoWorkloads.swift`).
+    let repositories: RepoBench
 
     init(sizes: Sizes, base: String) {
         self.sizes = sizes
         self.base = base
         queries = QueryBench(count: sizes.largeN, base: base)
+        repositories = RepoBench(sizes: sizes, base: base)
     }
 
     /// N objects for the workloads that build their own store each run.
@@ -234,6 +237,7 @@ final class ObjectBench {
         for directory in builtStores.values { removeDirectory(directory) }
         builtStores = [:]
         queries.removeStores()
+        repositories.removeStores()
     }
 }
 

@@ -88,6 +88,10 @@ func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects:
         guard let type = QueryEngineCatalog.engine(named: engine) else { return nil }
         return try await measureQueries(type, workload, bench: objects.queries)
     }
+    if workload.isRepoWorkload {
+        guard let type = RepoEngineCatalog.engine(named: engine) else { return nil }
+        return try await measureRepository(type, workload, bench: objects.repositories, directory: directory)
+    }
     if workload == .objectScan, engine == "floor" { return try measureScanFloor(objects.data) }
     if workload.isObjectWorkload {
         guard let type = ObjectEngineCatalog.engine(named: engine) else { return nil }
@@ -156,7 +160,7 @@ func runBenchmarks(_ arguments: [String]) async throws {
 
     let machine = machineDescription()
     let date = ISO8601DateFormatter().string(from: Date())
-    let hasKV = options.workloads.contains { !$0.isObjectWorkload && !$0.isSyncWorkload }
+    let hasKV = options.workloads.contains { !$0.isObjectWorkload && !$0.isSyncWorkload && !$0.isRepoWorkload }
     let hasObjects = options.workloads.contains { $0.isObjectWorkload }
     print("strata-bench on \(machine), \(date)")
     print("data in \(base) (\(fsName)); median of \(options.runs) runs; every engine commits with full durability")
@@ -179,6 +183,12 @@ func runBenchmarks(_ arguments: [String]) async throws {
         if ObjectEngineCatalog.strata == nil, options.engines.contains(StrataEngineName) {
             print("  strata: no object engine yet; it runs the kv workloads only")
         }
+    }
+    if options.workloads.contains(where: \.isRepoWorkload) {
+        print("repositories: a Codable struct like Person (no hand-written coding), N = \(sizes.n) items, L = \(sizes.largeN) for repo-open "
+            + "and repo-rss, stores built once per engine; strata: Repository<T>; json: the seed's actor with a dictionary, "
+            + "whole file rewritten per save; grdb: Codable FetchableRecord & PersistableRecord in a DatabasePool")
+        print("  load average at start: \(loadAverage())")
     }
     if fsName == "tmpfs" || fsName == "ramfs" {
         print("WARNING: \(base) is in memory (\(fsName)); durable-commit numbers do not measure a disk. Use --dir.")

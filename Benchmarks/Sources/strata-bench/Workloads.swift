@@ -151,6 +151,12 @@ enum Workload: String, CaseIterable {
     case syncLatencyP99 = "sync-latency-p99"
     case syncBootstrap = "sync-bootstrap"
     case syncServer = "sync-server"
+    // Codable repositories (RepoWorkloads.swift).
+    case repoSave = "repo-save"
+    case repoFind = "repo-find"
+    case repoOpen = "repo-open"
+    case repoLoadAll = "repo-load-all"
+    case repoMemory = "repo-rss"
 
     var isObjectWorkload: Bool {
         switch self {
@@ -159,6 +165,15 @@ enum Workload: String, CaseIterable {
              .objectDurableCommit, .objectDurableVersusFloor, .groupedAsync: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         case .syncUpload, .syncLatency, .syncLatencyP99, .syncBootstrap, .syncServer: return false
+        case .repoSave, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return false
+        }
+    }
+
+    /// The Codable repository workloads (RepoWorkloads.swift).
+    var isRepoWorkload: Bool {
+        switch self {
+        case .repoSave, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return true
+        default: return false
         }
     }
 
@@ -192,6 +207,8 @@ enum Workload: String, CaseIterable {
         case .open, .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return "ms"
         case .syncLatency, .syncLatencyP99, .syncBootstrap: return "ms"
         case .peakMemory, .spaceGrowth: return "bytes"
+        case .repoOpen, .repoLoadAll: return "ms"
+        case .repoMemory: return "bytes"
         case .durableVersusFloor, .objectDurableVersusFloor: return "x floor"
         default: return "ops/s"
         }
@@ -223,6 +240,11 @@ enum Workload: String, CaseIterable {
         case .syncLatency: return "a one-object write on device A until device B's Results callback sees it, 100 idle clients connected, median of 300 samples, ms"
         case .syncLatencyP99: return "sync-latency's 99th percentile, ms"
         case .syncBootstrap: return "a fresh client's first open with downloadBeforeOpen: .always of a 100,000-object subscription (login not timed), ms"
+        case .repoSave: return "one save (insert or replace, durable) into a repository of N Codable items, one call each, saves/s"
+        case .repoFind: return "N lookups by id in a repository of N items, one call (an actor or queue hop) each, lookups/s"
+        case .repoOpen: return "open a repository of L items and find one by id, ms"
+        case .repoLoadAll: return "every item of an N-item repository decoded (json: JSONDecoder on its file), ms"
+        case .repoMemory: return "anonymous memory held after opening a repository of L items and serving N lookups, bytes"
         case .syncServer: return "100 clients writing 1,000 objects each in transactions of 100 at once, until all acknowledged (strata: the sync server on PostgreSQL; postgres: postgres-nio's multi-row INSERTs of the same rows from 100 writers), objects/s"
         }
     }

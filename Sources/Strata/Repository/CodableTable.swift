@@ -10,6 +10,8 @@ struct CodableTable: Sendable {
     let fields: [CodableField]
     /// Top-level keys stored as JSON text.
     let jsonKeys: Set<String>
+    /// Each field's position in `fields`, by name.
+    let fieldPositions: [String: Int]
     /// The object type the fields make.
     let schema: ObjectSchema
     /// That type and the embedded types of its nested structs.
@@ -35,6 +37,7 @@ struct CodableTable: Sendable {
         }
         self.typeName = typeName
         self.fields = fields
+        self.fieldPositions = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.jsonKeys = Set(fields.filter { $0.storage == .json }.map(\.name))
         self.schema = ObjectSchema(name: typeName, properties: fields.enumerated().map { index, field in
             field.propertySchema(isPrimaryKey: index == 0, isIndexed: indexes.contains(field.name))
@@ -243,11 +246,11 @@ struct CodableTable: Sendable {
         return stored
     }
 
-    /// The item an object's columns hold.
-    func item<T: Decodable>(_ type: T.Type, from object: DynamicObject) throws(RepositoryError) -> T {
-        let entries = Self.tree(of: object, fields: fields)
+    /// The item an object's columns hold, decoded straight from the columns (ColumnDecoder.swift).
+    /// `columns` is `columns(of:)` of an object of the same table, when decoding many.
+    func item<T: Decodable>(_ type: T.Type, from object: DynamicObject, columns: ColumnMap? = nil) throws(RepositoryError) -> T {
         do {
-            return try T(from: ValueTreeDecoder(value: entries, codingPath: [], jsonKeys: jsonKeys))
+            return try T(from: ColumnDecoder(object: object, columns: columns ?? self.columns(of: object)))
         } catch {
             var property = "(value)"
             if let error = error as? DecodingError {
@@ -263,34 +266,34 @@ struct CodableTable: Sendable {
     }
 
     /// The loose-value tree of an object's fields.
-    private static func tree(of object: DynamicObject, fields: [CodableField]) -> [String: Any] {
+    static func tree(of object: DynamicObject, fields: [CodableField]) -> [String: Any] {
         var entries: [String: Any] = [:]
         for field in fields {
-            guard let value = object.value(forKey: field.name) else { continue }
-            switch field.storage {
-            case .column, .json:
-                entries[field.name] = value
-            case .list:
-                if let elements = value as? [Any?] {
-                    entries[field.name] = elements.map { $0 ?? NSNull() }
-                } else {
-                    entries[field.name] = value
-                }
-            case .map:
-                if let map = value as? [String: Any?] {
-                    entries[field.name] = map.mapValues { $0 ?? NSNull() }
-                } else {
-                    entries[field.name] = value
-                }
-            case .embedded(let layout):
-                if let child = value as? DynamicObject { entries[field.name] = tree(of: child, fields: layout.fields) }
-            case .embeddedList(let layout):
-                if let children = value as? List<DynamicObject> {
-                    entries[field.name] = children.map { tree(of: $0, fields: layout.fields) }
-                }
-            }
+            if let value = looseValue(of: object, field) { entries[field.name] = value }
         }
         return entries
+    }
+
+    /// One field's loose value (nil when the object stores none): what the value-tree decoder
+    /// reads for it.
+    static func looseValue(of object: DynamicObject, _ field: CodableField) -> Any? {
+        guard let value = object.value(forKey: field.name) else { return nil }
+        switch field.storage {
+        case .column, .json:
+            return value
+        case .list:
+            if let elements = value as? [Any?] { return elements.map { $0 ?? NSNull() } }
+            return value
+        case .map:
+            if let map = value as? [String: Any?] { return map.mapValues { $0 ?? NSNull() } }
+            return value
+        case .embedded(let layout):
+            if let child = value as? DynamicObject { return tree(of: child, fields: layout.fields) }
+            return nil
+        case .embeddedList(let layout):
+            if let children = value as? List<DynamicObject> { return children.map { tree(of: $0, fields: layout.fields) } }
+            return nil
+        }
     }
 }
 

@@ -257,7 +257,12 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     private func decode(_ results: Results<DynamicObject>) throws(RepositoryError) -> [T] {
         var items: [T] = []
         items.reserveCapacity(results.count)
-        for object in results { items.append(try table.item(T.self, from: object)) }
+        var columns: ColumnMap?
+        for object in results {
+            let map = columns ?? table.columns(of: object)
+            columns = map
+            items.append(try table.item(T.self, from: object, columns: map))
+        }
         return items
     }
 }
