@@ -69,6 +69,22 @@ import StrataSyncProtocol
         #expect(try Self.roundTrip(message) == message)
     }
 
+    @Test func snapshotFromEncodedStatesIsTheSnapshotFrame() throws {
+        guard case .snapshot(let snapshot) = Self.everyMessage.first(where: { if case .snapshot = $0 { true } else { false } }) else {
+            Issue.record("everyMessage has no snapshot")
+            return
+        }
+        let encoded = snapshot.objects.map { $0.encoded() }
+        let frame = SyncFrameCodec.encodeSnapshot(encodedStates: encoded, totalSize: encoded.reduce(0) { $0 + $1.count },
+                                                  checkpoint: snapshot.checkpoint, subscriptionVersion: snapshot.subscriptionVersion,
+                                                  isReset: snapshot.isReset, isLast: snapshot.isLast)
+        #expect(frame == SyncFrameCodec.encode(.snapshot(snapshot)))
+        let empty = SyncFrameCodec.encodeSnapshot(encodedStates: [[UInt8]](), totalSize: 0, checkpoint: Checkpoint(sequence: 3, checksum: 1),
+                                                  subscriptionVersion: 4, isReset: false, isLast: true)
+        #expect(try SyncFrameCodec.decode(empty) == .snapshot(SyncMessage.Snapshot(objects: [], checkpoint: Checkpoint(sequence: 3, checksum: 1),
+                                                                                   subscriptionVersion: 4, isReset: false, isLast: true)))
+    }
+
     @Test func framesStartWithMagicVersionAndTag() {
         let frame = SyncFrameCodec.encode(.ping(5))
         #expect(frame == [0x53, 0x59, UInt8(SyncProtocol.version), 0, 4, 5])

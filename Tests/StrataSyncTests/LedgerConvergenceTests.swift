@@ -298,6 +298,33 @@ import Testing
         #expect(try b.ledger.subscriptions().completedVersion == 1)
     }
 
+    @Test func aBootstrapSnapshotMovesTheClockPastItsStatesSoLaterLocalWritesWin() throws {
+        let (_, _, b, server) = try pair()
+        let ref = ObjectRef(className: "LedgerTask", primaryKey: .string("t1"))
+        let future = HybridTimestamp(wallMilliseconds: 4_000_000_000_000, counter: 7, clientID: 99)
+        var state = SyncObjectState(object: ref)
+        state.apply(SyncOperation(timestamp: future, object: ref, change: .create([:])))
+        state.apply(SyncOperation(timestamp: future, object: ref, change: .set(property: "title", value: .string("future"))))
+        try b.ledger.apply(snapshot: SyncMessage.Snapshot(objects: [state], checkpoint: Checkpoint(sequence: 0, checksum: 0),
+                                                           subscriptionVersion: 1, isReset: false, isLast: true))
+        #expect(b.task("t1")?.title == "future")
+        try b.db.write { b.task("t1")?.title = "after" }
+        try server.upload(from: b)
+        let written = try #require(server.history.flatMap(\.operations).last?.timestamp)
+        #expect(written > future)
+    }
+
+    @Test func aSnapshotOfAClassTheClientDoesNotSyncIsRefused() throws {
+        let (_, _, b, _) = try pair()
+        let state = SyncObjectState(object: ObjectRef(className: "Elsewhere", primaryKey: .int(1)))
+        let before = try b.ledger.checkpoint()
+        #expect(throws: SyncLedgerError.self) {
+            try b.ledger.apply(snapshot: SyncMessage.Snapshot(objects: [state], checkpoint: Checkpoint(sequence: 1, checksum: 0),
+                                                               subscriptionVersion: 1, isReset: false, isLast: true))
+        }
+        #expect(try b.ledger.checkpoint() == before)
+    }
+
     @Test func aSnapshotWhoseListsLinkToObjectsLaterInItMaterialisesEveryLink() throws {
         let (_, a, b, server) = try pair()
         try a.db.write {

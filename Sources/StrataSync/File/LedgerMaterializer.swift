@@ -36,15 +36,26 @@ struct LedgerMaterializer {
         let trees = self.trees
         let missing: (ObjectRef) throws -> Void = { target in try trees.addPendingLink(to: target, from: ref) }
         let key: ObjectKey
+        // A new object is inserted with its plain values already in the row, so they need no
+        // read and write each afterwards. Links, mixed values (which may be links), lists and
+        // maps are set below, where a missing link target is remembered.
+        var inserted = Set<Int>()
         if let existing {
             key = existing
         } else {
             var row: [StoreValue] = properties.map { $0.isList || $0.isOptional ? .null : StoreValue.initialValue(of: $0.kind) }
             row[pkIndex] = pk
+            for (index, property) in properties.enumerated()
+            where !property.isPrimaryKey && !property.isMap && !property.isList && property.kind != .link && property.kind != .mixed {
+                var stored = try values.storeValue(state.value(of: property.persistedName) ?? .null, for: property, in: table, missingTarget: noTarget)
+                if stored.isNull && !property.isOptional { stored = StoreValue.initialValue(of: property.kind) }
+                row[index] = stored
+                inserted.insert(index)
+            }
             key = try table.insert(row)
             try trees.putRef(ref, table: table.tableID, key: key)
         }
-        for (index, property) in properties.enumerated() where !property.isPrimaryKey {
+        for (index, property) in properties.enumerated() where !property.isPrimaryKey && !inserted.contains(index) {
             if property.isMap {
                 let entries = state.mapEntries(of: property.persistedName).sorted { $0.key < $1.key }
                 let target = property.objectType.flatMap { session.table(named: $0) }

@@ -96,7 +96,8 @@ struct LedgerValues {
     /// embedded object.
     func storeValue(_ value: SyncValue, for property: PropertySchema, in table: TableAccess,
                     missingTarget: (ObjectRef) throws -> Void) throws -> StoreValue {
-        let place = "\(table.schema.name).\(property.name)"
+        // Built only for an error message: most values never need it.
+        var place: String { "\(table.schema.name).\(property.name)" }
         switch value {
         case .null: return .null
         case .bool(let v): return .bool(v)

@@ -272,6 +272,17 @@ package final class SyncLedger: Sendable {
                 }
             }
             for incoming in snapshot.objects {
+                if !snapshot.isReset && states[incoming.object] == nil {
+                    // Nothing local to merge with: the state is the server's as it stands
+                    // (merging it into an empty state would give it back).
+                    guard ledgerSchema.synced[incoming.object.className] != nil else {
+                        throw SyncLedgerError.invalidOperation("an object of '\(incoming.object.className)', which this client does not sync")
+                    }
+                    clock.observe(incoming.latestTimestamp)
+                    states[incoming.object] = incoming
+                    order.append(incoming.object)
+                    continue
+                }
                 let operations = SyncStateOperations.operations(rebuilding: incoming)
                 for operation in operations { clock.observe(operation.timestamp) }
                 try merge(operations)

@@ -95,6 +95,25 @@ public enum SyncFrameCodec {
         return writer.bytes
     }
 
+    /// The frame of ``SyncMessage/snapshot(_:)`` from states already encoded with
+    /// ``SyncObjectState/encoded()``: the same bytes as ``encode(_:)`` gives for a snapshot of
+    /// those states, without decoding them or encoding them again (a server sends states it
+    /// stores encoded, and measures a frame by their sizes).
+    public static func encodeSnapshot(encodedStates: some Collection<[UInt8]>, totalSize: Int, checkpoint: Checkpoint,
+                                      subscriptionVersion: UInt64, isReset: Bool, isLast: Bool) -> [UInt8] {
+        var writer = BinaryWriter(capacity: totalSize + 64)
+        writer.writeRawBytes(magic)
+        writer.writeUInt16(SyncProtocol.version)
+        writer.writeByte(Tag.snapshot.rawValue)
+        writer.writeCount(encodedStates.count)
+        for state in encodedStates { writer.writeRawBytes(state) }
+        writer.write(checkpoint)
+        writer.writeVarint(subscriptionVersion)
+        writer.writeBool(isReset)
+        writer.writeBool(isLast)
+        return writer.bytes
+    }
+
     /// The message of one frame. Throws ``SyncErrorCode/frameTooLarge`` for a frame over
     /// ``SyncProtocol/maximumFrameSize``, ``SyncErrorCode/unsupportedProtocolVersion`` for
     /// another version, and ``SyncErrorCode/malformedFrame`` for anything else that is not

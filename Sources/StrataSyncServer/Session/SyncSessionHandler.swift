@@ -487,26 +487,28 @@ struct SyncSessionHandler {
 
     private func sendSnapshot(_ snapshot: ObjectSnapshot, version: UInt64, isReset: Bool, _ outbound: WebSocketOutboundWriter) async throws {
         let checkpoint = Checkpoint(sequence: snapshot.sequence, checksum: Checkpoint.checksum(of: []))
-        var frame: [SyncObjectState] = []
+        // Each state is encoded once: its bytes both size the frame and go into it.
+        var frame: [[UInt8]] = []
         var frameSize = 0
         // Only a reset's first frame says so: the client replaces its synced data with that
         // frame (plus its unacknowledged changes) and merges the later frames into it, so a
         // reset split over several frames keeps every frame's objects.
         var resetsNext = isReset
-        for state in snapshot.objects {
-            let size = state.encoded().count
-            if !frame.isEmpty && frameSize + size > Self.frameBudget {
-                try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
-                                               isReset: resetsNext, isLast: false)), outbound)
-                resetsNext = false
-                frame = []
-                frameSize = 0
-            }
-            frame.append(state)
-            frameSize += size
+        func flush(isLast: Bool) async throws {
+            let bytes = SyncFrameCodec.encodeSnapshot(encodedStates: frame, totalSize: frameSize, checkpoint: checkpoint,
+                                                      subscriptionVersion: version, isReset: resetsNext, isLast: isLast)
+            try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+            resetsNext = false
+            frame.removeAll(keepingCapacity: true)
+            frameSize = 0
         }
-        try await send(.snapshot(.init(objects: frame, checkpoint: checkpoint, subscriptionVersion: version,
-                                       isReset: resetsNext, isLast: true)), outbound)
+        for state in snapshot.objects {
+            let encoded = state.encoded()
+            if !frame.isEmpty && frameSize + encoded.count > Self.frameBudget { try await flush(isLast: false) }
+            frame.append(encoded)
+            frameSize += encoded.count
+        }
+        try await flush(isLast: true)
     }
 
     private func send(_ message: SyncMessage, _ outbound: WebSocketOutboundWriter) async throws {
