@@ -160,7 +160,7 @@ private actor CompatWriter {
         defer { try? FileManager.default.removeItem(at: folder) }
         let realm = try Realm(configuration: compatConfiguration(folder))
         let object = try realm.write { realm.create(CompatInstanceObject.self, value: ["anyCol": AnyRealmValue.int(1)]) }
-        #expect(object.value(forKey: "anyCol") as? AnyRealmValue == .int(1))
+        #expect(object.value(forKey: "anyCol") as? Int == 1)
         try realm.write { object.setValue(nil, forKey: "anyCol") }
         #expect(object.anyCol == .none)
         #expect(object.value(forKey: "anyCol") == nil)

@@ -101,7 +101,13 @@ extension Database {
 
     /// Whether a stored value read back equals what is about to be written (for `.modified`).
     private func valuesEqual(_ current: Any?, _ new: Any?) -> Bool {
-        switch (current.flatMap(unwrapAny), new.flatMap(unwrapAny)) {
+        // A mixed property reads as the value it holds; the input may give it either way.
+        func plain(_ value: Any?) -> Any? {
+            let value = value.flatMap(unwrapAny)
+            if let mixed = value as? MixedValue { return mixed.heldValue }
+            return value
+        }
+        switch (plain(current), plain(new)) {
         case (nil, nil): return true
         case (let a as Object, let b as Object): return a.isSameObject(as: b)
         case (let a as any Hashable, let b as any Hashable): return AnyHashable(a) == AnyHashable(b)

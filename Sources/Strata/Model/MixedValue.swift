@@ -95,6 +95,25 @@ public enum MixedValue: Hashable {
     /// `dynamicObject`; Strata gives the object as its own class.)
     public var dynamicObject: Object? { if case .object(let v) = self { v } else { nil } }
 
+    /// The value held, without the wrapper: an `Int`, a `String`, an object, …; nil for
+    /// `.none`. (What key-value coding reads; `MixedValue(any:)` takes it back.)
+    var heldValue: Any? {
+        switch self {
+        case .none: nil
+        case .int(let v): v
+        case .bool(let v): v
+        case .float(let v): v
+        case .double(let v): v
+        case .string(let v): v
+        case .data(let v): v
+        case .date(let v): v
+        case .object(let v): v
+        case .objectId(let v): v
+        case .decimal128(let v): v
+        case .uuid(let v): v
+        }
+    }
+
     /// The object as `objectType`, or nil when the value is not an object of that class.
     public func object<T: Object>(_ objectType: T.Type) -> T? { dynamicObject as? T }
 

@@ -138,10 +138,11 @@ open class Object: CustomStringConvertible {
 
     // MARK: Key-value access
 
-    /// The value of the property with this name (nil for nil, and for an empty `MixedValue`,
-    /// which `setValue(nil, forKey:)` stores); a `LinkingObjects` property
-    /// reads as its `LinkingObjects` value. Stops with a message for a name the class does not
-    /// have.
+    /// The value of the property with this name (nil for nil). A `MixedValue` property reads
+    /// as the value it holds, as RealmSwift's key-value coding has it: a `String`, an `Int`, an
+    /// object, … and nil when it is empty (which `setValue(nil, forKey:)` stores). A
+    /// `LinkingObjects` property reads as its `LinkingObjects` value. Stops with a message for a
+    /// name the class does not have.
     public final func value(forKey key: String) -> Any? {
         if let migrationObject = self as? MigrationObject { return migrationObject.migrationValue(forKey: key) }
         guard let info = _info else { return nil }
@@ -153,8 +154,7 @@ open class Object: CustomStringConvertible {
             fatalError("'\(info.schema.name)' has no property named '\(key)'")
         }
         let found = unwrapAny(value(forPropertyAt: index, info: info))
-        // An empty mixed value reads as nil, as RealmSwift's key-value coding has it.
-        if let mixed = found as? MixedValue, mixed == .none { return nil }
+        if let mixed = found as? MixedValue { return mixed.heldValue }
         return found
     }
 

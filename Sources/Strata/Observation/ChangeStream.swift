@@ -6,6 +6,12 @@
 // one change covering several commits, and the live collection or object in a change always
 // shows the version the indices were computed for (no buffered, stale index sets).
 //
+// The store keeps change-log entries only back to the oldest pinned version, and the consumer's
+// last version is not pinned, so by the time a lagging consumer asks, the entries it needs may
+// be gone. The signalling observer therefore folds each commit's changes (delivered to it while
+// the log still has them) into a running change set since the consumer's version, and a pull
+// uses that; without it every remaining element would count as modified.
+//
 // Design note for a Sendable-snapshot flavour: once instances can be frozen, a variant maps
 // each computed change to frozen values in `next()` before returning it, so the elements are
 // Sendable and can be handed to other actors; the pulling design does not change.
@@ -31,6 +37,8 @@ public struct ChangeStream<Change>: AsyncSequence {
         let observer: ChangeObserver
         let ticks: AsyncStream<Void>
         let token: NotificationToken
+        /// Collects the changes since the consumer's version, commit by commit.
+        let signal: SignalObserver
         var initial: Change?
         var produced: Change?
         var finished = false
@@ -45,6 +53,7 @@ public struct ChangeStream<Change>: AsyncSequence {
             self.ticks = ticks
             let signal = SignalObserver(version: core.session.version) { continuation.yield() }
             core.observers.add(signal)
+            self.signal = signal
             let token = NotificationToken(signal, core: core)
             continuation.onTermination = { [weak token] _ in token?.invalidate() }
             self.token = token
@@ -58,9 +67,10 @@ public struct ChangeStream<Change>: AsyncSequence {
             core.verify("iterating a ChangeStream")
             let pass = NotificationPass(core: core)
             guard observer.version != pass.version, !core.session.isInWriteTransaction else { return nil }
-            let changes = observer.version < pass.version ? pass.changes(since: observer.version) : nil
+            let changes = observer.version < pass.version ? signal.changes(since: observer.version, in: pass) : nil
             let delivery = observer.prepare(changes, in: pass)
             observer.version = pass.version
+            signal.restart(at: pass.version)
             produced = nil
             delivery?.update()
             delivery?.notify()
@@ -104,15 +114,48 @@ public struct ChangeStream<Change>: AsyncSequence {
     }
 }
 
-/// Signals that the instance moved to a newer version.
+/// Signals that the instance moved to a newer version, and keeps the merged changes from the
+/// version the stream's consumer last received (`start`) to its own `version`.
 final class SignalObserver: ChangeObserver {
     let signal: () -> Void
+    /// The version `collected` starts from.
+    private(set) var start: UInt64
+    /// The merged changes from `start` to `version`; nil once a pass found the log gone.
+    private var collected: ChangeSet?
+
     init(version: UInt64, signal: @escaping () -> Void) {
         self.signal = signal
+        start = version
+        collected = ChangeSet(version: version)
         super.init(version: version)
     }
+
     override func prepare(_ changes: ChangeSet?, in pass: NotificationPass) -> Delivery? {
-        Delivery(update: {}, notify: signal)
+        // Folded in by `update`, which runs only when the pass moves this observer to the
+        // pass's version (a pass that is redone after a callback committed does not run it),
+        // so no commit is merged twice.
+        Delivery(update: { [unowned self] in
+            if let changes, self.collected != nil { self.collected?.merge(changes) } else { self.collected = nil }
+        }, notify: signal)
+    }
+
+    /// The merged changes from `version` to the pass's version: what was collected, plus the
+    /// log's entries after this observer's version (when the instance moved on before a pass
+    /// reached this observer). Nil when they cannot be known from `version`.
+    func changes(since version: UInt64, in pass: NotificationPass) -> ChangeSet? {
+        guard version == start, var merged = collected else { return pass.changes(since: version) }
+        if self.version < pass.version {
+            guard let rest = pass.changes(since: self.version) else { return nil }
+            merged.merge(rest)
+        }
+        return merged
+    }
+
+    /// Starts collecting afresh from `version`, which the consumer has now received.
+    func restart(at version: UInt64) {
+        start = version
+        self.version = version
+        collected = ChangeSet(version: version)
     }
 }
 

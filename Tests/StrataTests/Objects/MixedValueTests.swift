@@ -244,7 +244,7 @@ private var everyKind: [MixedValue] { [
             #expect(setting.value == .none)
             setting["value"] = MixedValue.bool(true)
             #expect(setting.value == .bool(true))
-            #expect(setting.value(forKey: "value") as? MixedValue == .bool(true))
+            #expect(setting.value(forKey: "value") as? Bool == true)
             #expect(Array(setting.history) == [.int(1), .string("two"), .double(3.5), .none])
             #expect(setting.extras["d"] == .date(Date(timeIntervalSinceReferenceDate: 1)))
         }
