@@ -83,28 +83,29 @@ public final class LiveQuery<T: Codable & Identifiable & Sendable> where T.ID: R
     /// Takes one change, setting each property only when its value changes (``items`` on
     /// every non-empty change and on a non-empty initial state).
     func apply(_ change: RepositoryChange<T>) {
-        let changesItems = change.isInitial
-            ? !(change.items.isEmpty && items.isEmpty)
-            : !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty)
-              && !Self.onlyRewritesEqualValues(change, over: items)
-        if changesItems { items = change.items }
+        if change.altersItems(over: items) { items = change.items }
         if count != change.items.count { count = change.items.count }
         if isEmpty != change.items.isEmpty { isEmpty = change.items.isEmpty }
         if !isLoaded { isLoaded = true }
     }
 
-    /// Whether `change` only reports items saved again with the values they had, which the
-    /// database counts as modifications: decided when `T` is `Equatable`, from the modified
-    /// items alone.
-    private static func onlyRewritesEqualValues(_ change: RepositoryChange<T>, over old: [T]) -> Bool {
-        guard change.deletions.isEmpty, change.insertions.isEmpty, old.count == change.items.count,
-              change.modifications.allSatisfy({ $0 >= 0 && $0 < old.count }) else { return false }
-        return change.modifications.allSatisfy { equalIfEquatable(old[$0], change.items[$0]) }
-    }
-
     private func fail(_ error: RepositoryError) {
         self.error = error
         if !isLoaded { isLoaded = true }
+    }
+}
+
+extension RepositoryChange {
+    /// Whether a live query holding `old` must set its items to this change's: an initial
+    /// state unless both are empty; a later change unless it is empty or only reports items
+    /// saved again with the values they had (which the database counts as modifications;
+    /// decided when `T` is `Equatable`, from the modified items alone).
+    func altersItems(over old: [T]) -> Bool {
+        if isInitial { return !(items.isEmpty && old.isEmpty) }
+        if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return false }
+        guard deletions.isEmpty, insertions.isEmpty, old.count == items.count,
+              modifications.allSatisfy({ $0 >= 0 && $0 < old.count }) else { return true }
+        return !modifications.allSatisfy { equalIfEquatable(old[$0], items[$0]) }
     }
 }
 
