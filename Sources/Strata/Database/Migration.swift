@@ -210,7 +210,7 @@ public final class MigrationObject: DynamicObject {
             }
             return migrationValue(value, property)
         } catch {
-            fatalError("\(error)")
+            fatalError("The migration could not read '\(table.schema.name).\(name)': \(error)")
         }
     }
 
@@ -245,7 +245,7 @@ public final class MigrationObject: DynamicObject {
                 try table.set(value, for: key, property: index)
             }
         } catch {
-            fatalError("\(error)")
+            fatalError("The migration could not write '\(table.schema.name).\(name)': \(error)")
         }
     }
 
