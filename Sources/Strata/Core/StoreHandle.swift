@@ -146,7 +146,10 @@ final class StoreHandle: @unchecked Sendable {  // guarded by `registry`
         let migration: ((StoreMigration) throws -> Void)? = configuration.migrationBlock.map { block in
             { context in
                 DatabaseLogger.report(.info, "Migrating \(path) from schema version \(context.oldVersion) to \(configuration.schemaVersion)")
-                block(Migration(context: context), context.oldVersion)
+                let migration = Migration(context: context, databasePath: configuration.inMemoryIdentifier == nil ? path : nil)
+                block(migration, context.oldVersion)
+                // A store error the block met: the open fails and the migration rolls back.
+                if let error = migration.failure.error { throw error }
             }
         }
         do {

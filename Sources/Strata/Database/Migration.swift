@@ -5,6 +5,11 @@ import Foundation
 /// configuration's. The block runs inside the write transaction that changes the schema, so
 /// the new schema and everything the block does commit together, or not at all.
 ///
+/// The block cannot throw (as in RealmSwift). When one of its reads or writes fails in the
+/// store (a damaged page, a refused rename), the rest of the block's store operations do
+/// nothing (reads give nil), and the open throws that error once the block returns, with the
+/// file left as it was; damage is recorded so the next open throws too rather than stop.
+///
 /// ```swift
 /// config.schemaVersion = 2
 /// config.migrationBlock = { migration, oldVersion in
@@ -20,9 +25,12 @@ public final class Migration {
     let context: StoreMigration
     /// The model classes' declared integer types, for the migration's objects.
     let declaredTypes = MigrationDeclaredTypes()
+    /// The first store error the block ran into; the open throws it after the block.
+    let failure: MigrationFailure
 
-    init(context: StoreMigration) {
+    init(context: StoreMigration, databasePath: String?) {
         self.context = context
+        self.failure = MigrationFailure(databasePath: databasePath)
     }
 
     /// The schema the file had.
@@ -34,24 +42,27 @@ public final class Migration {
     /// read-only view of its old values and a writable view under the new schema (nil when
     /// the type was removed, or the object deleted in this migration).
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
+        guard !failure.hasFailed else { return }
         do {
             let oldTable = context.oldTable(typeName)
             let newTable = context.newTable(typeName)
             for key in try context.oldKeys(typeName) {
-                let old = oldTable.map { MigrationObject(table: $0, key: key, writable: false, declaredTypes: declaredTypes) }
-                let new = try newTable.flatMap { try $0.contains(key) ? MigrationObject(table: $0, key: key, writable: true, declaredTypes: declaredTypes) : nil }
+                let old = oldTable.map { MigrationObject(table: $0, key: key, writable: false, declaredTypes: declaredTypes, failure: failure) }
+                let new = try newTable.flatMap { try $0.contains(key) ? MigrationObject(table: $0, key: key, writable: true, declaredTypes: declaredTypes, failure: failure) : nil }
                 block(old, new)
+                if failure.hasFailed { return }
             }
         } catch {
-            fatalError("Migration of '\(typeName)' failed: \(error)")
+            failure.record(error, while: "enumerating the objects of '\(typeName)'")
         }
     }
 
     /// Moves a property's values to its new name. Call it when a property was renamed; without
     /// it the old values are dropped and the new property starts at its default.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
+        guard !failure.hasFailed else { return }
         do { try context.renameProperty(onType: typeName, from: oldName, to: newName) } catch {
-            fatalError("\(error)")
+            failure.record(error, while: "renaming '\(typeName).\(oldName)' to '\(newName)'")
         }
     }
 
@@ -70,11 +81,17 @@ public final class Migration {
             }
             values[index] = converted
         }
+        // After a failure the object is never read or written (its operations are skipped), so
+        // the key it carries then is only a placeholder.
+        guard !failure.hasFailed else {
+            return MigrationObject(table: table, key: ObjectKey(-1), writable: true, declaredTypes: declaredTypes, failure: failure)
+        }
         do {
             let key = try table.insert(values)
-            return MigrationObject(table: table, key: key, writable: true, declaredTypes: declaredTypes)
+            return MigrationObject(table: table, key: key, writable: true, declaredTypes: declaredTypes, failure: failure)
         } catch {
-            fatalError("Migration create of '\(typeName)' failed: \(error)")
+            failure.record(error, while: "creating an object of '\(typeName)'")
+            return MigrationObject(table: table, key: ObjectKey(-1), writable: true, declaredTypes: declaredTypes, failure: failure)
         }
     }
 
@@ -94,13 +111,20 @@ public final class Migration {
 
     /// Deletes an object (given as the `newObject` of `enumerateObjects`).
     public func delete(_ object: MigrationObject) {
-        do { try context.session.delete([object.key], from: object.table) } catch { fatalError("\(error)") }
+        guard !failure.hasFailed else { return }
+        do { try context.session.delete([object.key], from: object.table) } catch {
+            failure.record(error, while: "deleting an object of '\(object.table.schema.name)'")
+        }
     }
 
     /// Deletes every object of `typeName`; returns whether the type existed.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
-        do { return try context.deleteData(forType: typeName) } catch { fatalError("\(error)") }
+        guard !failure.hasFailed else { return false }
+        do { return try context.deleteData(forType: typeName) } catch {
+            failure.record(error, while: "deleting the data of '\(typeName)'")
+            return false
+        }
     }
 }
 
@@ -121,12 +145,16 @@ public final class MigrationObject: DynamicObject {
     /// The model classes' declared integer types, shared by a migration's objects (and so
     /// also what identifies the migration).
     let declaredTypes: MigrationDeclaredTypes
+    /// The migration's first store error: once there is one, reads give nil and writes do
+    /// nothing (``MigrationFailure``).
+    let failure: MigrationFailure
 
-    init(table: TableAccess, key: ObjectKey, writable: Bool, declaredTypes: MigrationDeclaredTypes) {
+    init(table: TableAccess, key: ObjectKey, writable: Bool, declaredTypes: MigrationDeclaredTypes, failure: MigrationFailure) {
         self.table = table
         self.key = key
         self.writable = writable
         self.declaredTypes = declaredTypes
+        self.failure = failure
         super.init()
     }
 
@@ -185,6 +213,7 @@ public final class MigrationObject: DynamicObject {
             fatalError("'\(table.schema.name)' has no property '\(name)' in this schema")
         }
         let property = table.schema.properties[index]
+        guard !failure.hasFailed else { return nil }
         do {
             if property.isMap {
                 let (keys, values) = try table.mapEntries(key, property: index)
@@ -210,7 +239,8 @@ public final class MigrationObject: DynamicObject {
             }
             return migrationValue(value, property)
         } catch {
-            fatalError("The migration could not read '\(table.schema.name).\(name)': \(error)")
+            failure.record(error, while: "reading '\(table.schema.name).\(name)'")
+            return nil
         }
     }
 
@@ -223,6 +253,7 @@ public final class MigrationObject: DynamicObject {
             fatalError("'\(table.schema.name)' has no property '\(name)' in the new schema")
         }
         let property = table.schema.properties[index]
+        guard !failure.hasFailed else { return }
         do {
             if property.isMap {
                 try setMap(newValue, property: property, index: index)
@@ -245,7 +276,7 @@ public final class MigrationObject: DynamicObject {
                 try table.set(value, for: key, property: index)
             }
         } catch {
-            fatalError("The migration could not write '\(table.schema.name).\(name)': \(error)")
+            failure.record(error, while: "writing '\(table.schema.name).\(name)'")
         }
     }
 
@@ -255,10 +286,10 @@ public final class MigrationObject: DynamicObject {
         switch value {
         case .link(let target):
             guard let name = property.objectType, let targetTable = table.sessionTable(named: name) else { return nil }
-            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes)
+            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes, failure: failure)
         case .typedLink(let tableID, let target):
             guard let targetTable = table.sessionTable(id: tableID) else { return nil }
-            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes)
+            return MigrationObject(table: targetTable, key: target, writable: writable, declaredTypes: declaredTypes, failure: failure)
         default:
             return value.anyValue
         }
