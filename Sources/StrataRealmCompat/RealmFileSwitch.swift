@@ -80,13 +80,19 @@ public enum RealmFileSwitch {
         return Array(header[16..<20]) == Array("T-DB".utf8)
     }
 
-    /// One import at a time in this process, so two opens of a configuration do not race.
+    /// One import at a time in this process, so two opens of a configuration do not race
+    /// (the import itself also locks its destination across processes).
     private static let importing = Mutex(())
 
     private static func importFile(_ source: URL, to destination: URL, encryptionKey: Data?) throws {
         try importing.withLock { _ in
             guard !FileManager.default.fileExists(atPath: destination.path) else { return }
-            try RealmImport.importFile(at: source, to: destination, options: .init(encryptionKey: encryptionKey))
+            do {
+                try RealmImport.importFile(at: source, to: destination, options: .init(encryptionKey: encryptionKey))
+            } catch RealmImportError.destinationExists {
+                // Another process (an app extension, a second instance) imported the file
+                // while this one waited for the import lock: its Strata file is complete.
+            }
         }
     }
 }

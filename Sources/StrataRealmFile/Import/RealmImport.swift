@@ -18,7 +18,9 @@ import StrataStore
 /// it, and links it to the destination name only at the end (which fails rather than replace a
 /// file that appeared meanwhile), then syncs the directory. A failure or a crash part way
 /// leaves no destination; the next import removes the temporary file a crash left. The source
-/// is opened read-only.
+/// is opened read-only. Imports into one destination run one at a time, across processes
+/// (``RealmImportLock``): a second one waits, then stops with
+/// ``RealmImportError/destinationExists(path:)``.
 ///
 /// Values are exact, with one limit of Strata's types: a Realm timestamp (seconds and
 /// nanoseconds) becomes a `Date`, a `Double` of seconds, as RealmSwift also presents it, so
@@ -68,6 +70,10 @@ public enum RealmImport {
     @discardableResult
     public static func importFile(_ file: RealmFile, to destination: URL, options: Options = Options(),
                                   progress: ((RealmImportProgress) throws -> Void)? = nil) throws -> RealmImportReport {
+        try refuseExisting(destination)
+        let lock = try RealmImportLock(destination: destination)
+        defer { lock.release() }
+        // Another import may have finished while this one waited for the lock.
         try refuseExisting(destination)
         let mapping = try StrataSchemaMapping(file.schema)
         let temporary = temporaryURL(for: destination)

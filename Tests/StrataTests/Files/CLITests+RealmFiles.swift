@@ -100,4 +100,37 @@ extension CLITests {
         #expect(inspect.status == 0, "\(inspect.errors)")
         #expect(inspect.output.contains("Person: 44961 objects"), "\(inspect.output)")
     }
+
+    @Test func twoProcessesImportingOneFileAtOnceLeaveOneCompleteDestination() throws {
+        let folder = TemporaryFolder()
+        let destination = folder.url.appendingPathComponent("people.strata")
+        let temporary = folder.url.appendingPathComponent(".people.strata.importing")
+        let executable = URL(fileURLWithPath: try #require(Self.executable, "the strata executable was not found beside the tests"))
+        func importer() throws -> (Process, Pipe) {
+            let process = Process()
+            let errors = Pipe()
+            process.executableURL = executable
+            process.arguments = ["import-realm", Self.realmFixture("people-50k.realm"), destination.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        let (first, firstErrors) = try importer()
+        // The second starts once the first is writing its temporary file: without the import
+        // lock it would remove that file and write its own under the same name.
+        while first.isRunning && !FileManager.default.fileExists(atPath: temporary.path) { usleep(1_000) }
+        let (second, secondErrors) = try importer()
+        let secondMessage = String(decoding: secondErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        let firstMessage = String(decoding: firstErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0, "\(firstMessage)")
+        #expect(second.terminationStatus != 0, "the second import waited, then found the destination")
+        #expect(secondMessage.contains("exists"), "\(secondMessage)")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+        let inspect = try runStrata("inspect", destination.path)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("Person: 44961 objects"), "\(inspect.output)")
+    }
 }
