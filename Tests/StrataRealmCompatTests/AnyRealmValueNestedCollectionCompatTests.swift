@@ -124,4 +124,23 @@ class MixedCollectionHolder: Object {
             #expect(frozen.anyValue.dictionaryValue?["k"]?.listValue?[0] == .int(1))
         }
     }
+
+    @Test func testQueryNestedCollectionsInAnyRealmValue() throws {
+        try withRealm { realm in
+            try realm.write {
+                realm.create(MixedCollectionHolder.self, value: ["_id": 1, "anyValue": AnyRealmValue.fromArray([.int(1), .string("a")])])
+                realm.create(MixedCollectionHolder.self, value: ["_id": 2, "anyValue": AnyRealmValue.fromDictionary(["key": .string("a")])])
+                realm.create(MixedCollectionHolder.self, value: ["_id": 3, "anyValue": AnyRealmValue.string("a")])
+            }
+            let objects = realm.objects(MixedCollectionHolder.self)
+            #expect(objects.filter("anyValue[0] == 1").map(\._id) == [1])
+            #expect(objects.filter("anyValue['key'] == 'a'").map(\._id) == [2])
+            #expect(objects.filter("anyValue[*] == 'a'").map(\._id).sorted() == [1, 2])
+            #expect(objects.filter("anyValue.@size == 2").map(\._id) == [1])
+            #expect(objects.filter("anyValue.@type == 'string'").map(\._id) == [3])
+            #expect(objects.where { $0.anyValue[0] == .int(1) }.map(\._id) == [1])
+            #expect(objects.where { $0.anyValue["key"] == .string("a") }.map(\._id) == [2])
+            #expect(objects.where { $0.anyValue.any == .string("a") }.map(\._id).sorted() == [1, 2])
+        }
+    }
 }

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataStore
 
 @Suite struct MixedNestedCollectionTests {
     let folder = TemporaryFolder()
@@ -155,5 +156,23 @@ import Testing
         #expect(read.map(Array.init) == [.int(1), .string("a")])
         try db.write { setting["value"] = ["k": MixedValue.int(2)] }
         #expect(setting.value == .fromDictionary(["k": .int(2)]))
+    }
+
+    @Test func nestingUpToTheLimitIsStoredInAPropertyAListAndAMap() throws {
+        // Deeper nesting stops the program with a message (MisuseTests' mixed-too-deep).
+        let db = try Database(configuration: configuration)
+        try db.write { db.create(Setting.self, value: ["id": 1]) }
+        let setting = try #require(db.object(ofType: Setting.self, forPrimaryKey: 1))
+        var deepest = MixedValue.int(1)
+        for _ in 0..<MixedEncoding.maximumNestingDepth { deepest = .fromArray([deepest]) }
+        try db.write {
+            setting.value = deepest
+            setting.history.append(deepest)
+            setting.extras["k"] = deepest
+        }
+        #expect(setting.value == deepest)
+        #expect(setting.history.first == deepest)
+        #expect(setting.extras["k"] == deepest)
+        #expect(problems(db).isEmpty)
     }
 }

@@ -538,6 +538,19 @@ do {
         misusing()
         _ = parity.number
 
+    case "mixed-too-deep":
+        var deep = MixedValue.int(1)
+        for _ in 0...50 { deep = .fromArray([deep]) }
+        let holder = Holder()
+        var mixedConfiguration = embeddedConfiguration
+        mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
+        let database = try Database(configuration: mixedConfiguration)
+        try database.write { database.add(holder) }
+        try database.write {
+            misusing()
+            holder.value = deep
+        }
+
     case "mixed-embedded":
         let holder = Holder()
         holder.value = .object(Flat())
