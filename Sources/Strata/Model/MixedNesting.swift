@@ -49,6 +49,9 @@ final class MixedNesting {
     /// The place of a collection nested one step further in.
     func child(_ step: Step) -> MixedNesting { MixedNesting(parent: self, step: step) }
 
+    /// Why a nested collection cannot be observed on its own, and what to observe instead.
+    static let observationMessage = "A list or dictionary nested in an AnyRealmValue/MixedValue property cannot be observed on its own: observe its object, with keyPaths naming the property (a change inside the collection is a change of the property)."
+
     /// Stops on a change to a collection read from a frozen object.
     func requireMutable() {
         require(!isFrozen, "Cannot modify a list or dictionary nested in a frozen object's AnyRealmValue/MixedValue property: frozen data never changes. Use thaw() to get the live object.")

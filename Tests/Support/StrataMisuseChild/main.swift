@@ -551,6 +551,17 @@ do {
             holder.value = deep
         }
 
+    case "mixed-nested-observe":
+        let holder = Holder()
+        holder.value = .fromArray([.int(1)])
+        var mixedConfiguration = embeddedConfiguration
+        mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
+        let database = try Database(configuration: mixedConfiguration)
+        try database.write { database.add(holder) }
+        guard let nested = holder.value.listValue else { fail("no nested list") }
+        misusing()
+        _ = nested.observe { _ in }
+
     case "mixed-embedded":
         let holder = Holder()
         holder.value = .object(Flat())
