@@ -43,7 +43,9 @@ public import StrataStore
 ///   and dictionaries again (up to 50 levels): `.fromArray([.int(1), .fromDictionary(["a":
 ///   .string("x")])])`. Read from a managed object, they are `List`s and `Map`s whose changes
 ///   (inside a write) are written back to the property whole; see ``listValue``. Two nested
-///   collections are equal when their contents are.
+///   collections are equal when their contents are. Queries read into them by path:
+///   `"value[0] == 1"`, `"value['k'] == 'x'"`, `"value[*] == 'x'"`, `"value.@size > 2"`,
+///   `"value.@type == 'list'"`, or `$0.value[0]`, `$0.value["k"]`, `$0.value.any`.
 /// - Reading an `.object` needs its class to be known to the process: a class in
 ///   `Configuration.objectTypes`, or one the process has used.
 ///
