@@ -32,6 +32,8 @@ enum DumpFormat {
         case (.link(let key), .json): Self.quoted("\(property.objectType ?? "?")#\(key.rawValue)")
         case (.typedLink(let id, let key), .text): "\(table.sessionTable(id: id)?.schema.name ?? "table \(id)")#\(key.rawValue)"
         case (.typedLink(let id, let key), .json): Self.quoted("\(table.sessionTable(id: id)?.schema.name ?? "table \(id)")#\(key.rawValue)")
+        case (.mixedList(let elements), _): render(list: elements, of: property, in: table)
+        case (.mixedDictionary(let entries), _): render(nested: entries, of: property, in: table)
         }
     }
 
@@ -42,6 +44,12 @@ enum DumpFormat {
     /// A map as `{"key": value, …}`, in key order (JSON and text alike).
     func render(map: (keys: [String], values: [StoreValue]), of property: PropertySchema, in table: TableAccess) -> String {
         "{" + zip(map.keys, map.values).map { Self.quoted($0) + ": " + render($1, of: property, in: table) }.joined(separator: ", ") + "}"
+    }
+
+    /// A dictionary nested in a mixed value, as a map (in key order).
+    private func render(nested entries: [String: StoreValue], of property: PropertySchema, in table: TableAccess) -> String {
+        let sorted = entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return render(map: (sorted.map(\.key), sorted.map(\.value)), of: property, in: table)
     }
 
     private func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {

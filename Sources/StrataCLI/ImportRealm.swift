@@ -26,7 +26,7 @@ struct ImportRealm: ParsableCommand {
     @Option(help: ArgumentHelp("The Realm file's 64-byte encryption key, as 128 hex digits.", valueName: "HEX128"))
     var key: String?
 
-    @Flag(help: "Leave out mixed values holding a nested list or dictionary (Strata cannot hold them yet) instead of stopping.")
+    @Flag(help: "Leave out mixed values holding a nested list or dictionary (counted) instead of importing them.")
     var skipNestedCollections = false
 
     func run() throws {

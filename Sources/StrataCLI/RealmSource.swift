@@ -52,8 +52,8 @@ func openRealmFile(_ path: String, key: Data?) throws(CommandFailure) -> RealmFi
 }
 
 /// A Strata copy of a Realm file in a fresh temporary folder, for `dump` to read as it reads
-/// any Strata file (so the output has the same shape). Mixed values holding nested lists or
-/// dictionaries, which Strata cannot hold yet, are left out and counted on stderr.
+/// any Strata file (so the output has the same shape), nested collections in mixed values
+/// included.
 struct RealmCopy {
     let folder: URL
     let path: String
@@ -65,11 +65,7 @@ struct RealmCopy {
         let file = try openRealmFile(source, key: key)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let report = try RealmImport.importFile(file, to: destination, options: .init(skipNestedCollectionsInMixed: true))
-            if report.skippedNestedCollections > 0 {
-                FileHandle.standardError.write(Data(
-                    "strata: \(source): \(report.skippedNestedCollections) mixed value(s) holding a nested list or dictionary are not shown (Strata cannot hold them yet)\n".utf8))
-            }
+            _ = try RealmImport.importFile(file, to: destination)
         } catch {
             remove()
             throw CommandFailure(path: source, error)

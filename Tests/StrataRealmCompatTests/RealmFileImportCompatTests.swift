@@ -120,21 +120,23 @@ class ImportedPerson: Object {
         }
         var config = Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm"))
         config.maximumFileSize = 1 << 30
-        // all-types holds mixed values with nested collections, which Strata cannot hold yet:
-        // the open fails with a typed error naming them, and leaves nothing behind.
-        config.encryptionKey = key
-        do {
-            _ = try Realm(configuration: config)
-            Issue.record("the open succeeded")
-        } catch let RealmImportError.nestedCollectionInMixed(className, property, _) {
-            // Decrypted and read as far as the first nested collection.
-            #expect(className == "MixedValues" && property == "value")
-        }
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("default.strata").path))
+        let strataFile = folder.appendingPathComponent("default.strata")
         var wrong = key
         wrong[40] ^= 1
         config.encryptionKey = wrong
         #expect(throws: RealmFileError.wrongEncryptionKey) { try Realm(configuration: config) }
+        #expect(!FileManager.default.fileExists(atPath: strataFile.path))
+        // With the right key the file is decrypted and imported whole, the mixed values holding
+        // nested lists and dictionaries (AnyRealmValue.list/.dictionary) included.
+        config.encryptionKey = key
+        config.schemaVersion = 1  // the Realm file's
+        let realm = try Realm(configuration: config)
+        #expect(FileManager.default.fileExists(atPath: strataFile.path))
+        let mixed = realm.dynamicObjects("MixedValues")
+        #expect(mixed.count > 0)
+        let lists = mixed.compactMap { $0["value"] as? List<AnyRealmValue> }
+        let dictionaries = mixed.compactMap { $0["value"] as? Map<String, AnyRealmValue> }
+        #expect(!lists.isEmpty || !dictionaries.isEmpty)
     }
 
     @Test func aCrashMidImportLeavesNoStrataFileAndTheNextLaunchStartsOver() throws {

@@ -20,7 +20,7 @@ struct ImportTests {
 
     /// Imports fixture `name` and compares every class; returns the report.
     @discardableResult
-    static func importAndCompare(_ name: String, key: Data? = nil, skipNested: Bool = true) throws -> RealmImportReport {
+    static func importAndCompare(_ name: String, key: Data? = nil, skipNested: Bool = false) throws -> RealmImportReport {
         let source = Fixtures.url(name + ".realm")
         let before = try Data(contentsOf: source)
         let destination = destination()
@@ -35,7 +35,8 @@ struct ImportTests {
         #expect(!FileManager.default.fileExists(atPath: RealmImport.temporaryURL(for: destination).path))
         let file = key.map { try? RealmFile(url: source, encryptionKey: $0) } ?? (try? RealmFile(url: source))
         let realm = try #require(file)
-        let readBack = try ReadBack(path: destination.path, realm: realm)
+        var readBack = try ReadBack(path: destination.path, realm: realm)
+        readBack.skipsNested = skipNested
         defer { readBack.close() }
         #expect(readBack.store.schemaVersion == (realm.schemaVersion ?? 0))
         #expect(report.schemaVersion == (realm.schemaVersion ?? 0))
@@ -59,30 +60,38 @@ struct ImportTests {
         return report
     }
 
-    @Test("all-types: every object and value of every class arrives in the Strata file")
+    @Test("all-types: every object and value of every class arrives in the Strata file, nested collections in mixed values included")
     func allTypes() throws {
         let report = try ImportTests.importAndCompare("all-types")
-        #expect(report.skippedNestedCollections > 0, "the fixture's nested list and dictionary are counted when skipped")
+        #expect(report.skippedNestedCollections == 0)
         #expect(report.objectCounts["Address", default: 0] > 0)
         #expect(report.objectCounts["Geo", default: 0] > 0)
         #expect(report.unresolvedLinks == 0)
     }
 
-    @Test("all-types: a nested list in a mixed value stops the import with a typed error naming it, and leaves no file")
-    func nestedCollectionsAreNotDropped() throws {
+    @Test("all-types: with skipNestedCollectionsInMixed, nested collections are left out (none) and counted")
+    func allTypesSkippingNestedCollections() throws {
+        let report = try ImportTests.importAndCompare("all-types", skipNested: true)
+        #expect(report.skippedNestedCollections > 0, "the fixture's nested list and dictionary are counted when skipped")
+    }
+
+    @Test("all-types: the nested list and dictionary in mixed values read back through Strata's dynamic API")
+    func nestedCollectionsThroughTheDynamicAPI() throws {
         let destination = ImportTests.destination()
         try ImportTests.makeDirectory(for: destination)
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
-        do {
-            try RealmImport.importFile(at: Fixtures.url("all-types.realm"), to: destination)
-            Issue.record("the import succeeded")
-        } catch let RealmImportError.nestedCollectionInMixed(className, property, object) {
-            #expect(className == "MixedValues")
-            #expect(property == "value")
-            #expect(object.hasPrefix("with "))
+        try RealmImport.importFile(at: Fixtures.url("all-types.realm"), to: destination)
+        let realm = try Fixtures.open("all-types")
+        let expectedNested = try realm.objects(ofClass: "MixedValues").filter {
+            switch $0["value"] { case .list?, .dictionary?: true; default: false }
         }
-        #expect(!FileManager.default.fileExists(atPath: destination.path))
-        #expect(!FileManager.default.fileExists(atPath: RealmImport.temporaryURL(for: destination).path))
+        #expect(!expectedNested.isEmpty)
+        let database = try Database(configuration: Database.Configuration(fileURL: destination, schemaVersion: realm.schemaVersion ?? 0, objectTypes: []))
+        // A mixed property read by name gives the value inside: the nested List or Map.
+        let nested = database.dynamicObjects("MixedValues").filter {
+            $0["value"] is List<MixedValue> || $0["value"] is Map<String, MixedValue>
+        }
+        #expect(nested.count == expectedNested.count)
     }
 
     @Test("people-50k: 44,961 people with their friends and tags, in order")
@@ -221,6 +230,8 @@ struct ReadBack {
 
     let realm: RealmFile
     private var realmPositions: [String: [Int64: Int]]
+    /// Whether the import left nested collections in mixed values out (they are then null).
+    var skipsNested = false
 
     func close() {
         session.close()
@@ -299,6 +310,11 @@ struct ReadBack {
         case let .typedLink(tableID, key):
             let targetTable = try #require(session.table(id: tableID))
             return .link(targetTable.schema.name, positions[targetTable.schema.name]?[key] ?? -1)
+        case let .mixedList(elements):
+            return .list(try elements.map { try stored($0, property: property) })
+        case let .mixedDictionary(entries):
+            let sorted = entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            return .map(sorted.map(\.key), try sorted.map { try stored($0.value, property: property) })
         default:
             return .value(value)
         }
@@ -324,8 +340,13 @@ struct ReadBack {
     /// One value or element.
     private func element(_ value: RealmValue) -> Comparable {
         switch value {
-        case .list, .set, .dictionary:
-            return .value(.null)  // a nested collection in a mixed value, skipped
+        case let .list(elements), let .set(elements):
+            // A collection nested in a mixed value.
+            return skipsNested ? .value(.null) : .list(elements.map(element))
+        case let .dictionary(entries):
+            guard !skipsNested else { return .value(.null) }
+            let sorted = entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            return .map(sorted.map(\.key), sorted.map { element($0.value) })
         case let .link(link):
             return .link(link.className, realmPositions[link.className]?[link.objectKey] ?? -1)
         case let .embedded(child):
@@ -349,8 +370,9 @@ struct ReadBack {
         }
     }
 
+    /// Whether `value` is a collection nested in a mixed value that the import left out.
     private func nested(_ value: RealmValue, property: RealmProperty) -> Bool {
-        guard property.type == .mixed else { return false }
+        guard skipsNested, property.type == .mixed else { return false }
         switch value {
         case .list, .set, .dictionary: return true
         default: return false

@@ -96,7 +96,7 @@ import StrataSyncProtocol
     }
 
     @Test func unknownValueFieldAndChangeTagsAreMalformed() {
-        #expect(Self.code(of: Self.uploadSetting([13])) == .malformedFrame)
+        #expect(Self.code(of: Self.uploadSetting([15])) == .malformedFrame)
         // An embedded object with one property "a" whose field tag is 4.
         #expect(Self.code(of: Self.uploadSetting([12, 1, 1, 0x61, 4])) == .malformedFrame)
         // A change tag of 10.

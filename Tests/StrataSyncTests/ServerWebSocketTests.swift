@@ -101,7 +101,7 @@ struct ServerWebSocketTests {
         _ = try await Self.join(bystander, app: app, client: 1, token: token)
 
         let garbage = server.connect(app: app)
-        garbage.sendRaw([0x53, 0x59, 0x01, 0x00, 0xff, 0xff, 0xff])
+        garbage.sendRaw([0x53, 0x59, UInt8(SyncProtocol.version), 0x00, 0xff, 0xff, 0xff])
         let garbageMessages = await garbage.receiveUntilClosed()
         #expect(garbageMessages.count == 1)
         if case .error(let code, _) = garbageMessages.first { #expect(code == .malformedFrame) } else { Issue.record("error expected") }

@@ -21,16 +21,39 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// (it moves with every change to objects and every change of version).
     private var cachedValues: [StoreValue] = []
     private var cachedSerial: UInt64 = 0
+    /// For a list nested in a mixed value read from an object: the property its changes are
+    /// written back to (the list itself holds its elements, as an unmanaged one does).
+    let nestedIn: MixedNesting?
 
     /// An empty, unmanaged list.
     public init() {
         owner = nil
         column = -1
+        nestedIn = nil
+    }
+
+    /// A list nested in a mixed value, holding `elements`; `nesting` is the object property
+    /// the value was read from, nil for a value not read from an object.
+    init(nestedElements elements: [Element], in nesting: MixedNesting?) {
+        owner = nil
+        column = -1
+        nestedIn = nesting
+        storage = elements
     }
 
     init(owner: Object, column: Int) {
         self.owner = owner
         self.column = column
+        nestedIn = nil
+    }
+
+    /// Changes the in-memory elements of an unmanaged or nested list; a nested list read from
+    /// an object then writes the object's property back whole.
+    private func changeStorage(_ body: (inout [Element]) -> Void) {
+        nestedIn?.requireMutable()
+        body(&storage)
+        // A nested list is a List<MixedValue> (only MixedValue.load makes one).
+        if let nestedIn, let list = self as? List<MixedValue> { nestedIn.writeBack(.list(list)) }
     }
 
     /// The managed list's object and property column (for observers).
@@ -222,14 +245,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Appends an element.
     public func append(_ element: Element) {
-        guard owner != nil else { storage.append(element); return }
+        guard owner != nil else { changeStorage { $0.append(element) }; return }
         let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { $0.append(value); return [] }
     }
 
     /// Appends elements.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        guard owner != nil else { storage.append(contentsOf: elements); return }
+        guard owner != nil else { changeStorage { $0.append(contentsOf: elements) }; return }
         let values = elements.map { storedElement($0, owner!._database) }
         mutate(adding: values) { $0.append(contentsOf: values); return [] }
     }
@@ -240,7 +263,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
         require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { storage.insert(element, at: index); return }
+        guard owner != nil else { changeStorage { $0.insert(element, at: index) }; return }
         let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { $0.insert(value, at: index); return [] }
     }
@@ -248,7 +271,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Removes the element at `index`.
     public func remove(at index: Int) {
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { storage.remove(at: index); return }
+        guard owner != nil else { changeStorage { _ = $0.remove(at: index) }; return }
         mutate { [$0.remove(at: index)] }
     }
 
@@ -266,14 +289,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Removes every element (linked objects stay in the database).
     public func removeAll() {
-        guard owner != nil else { storage.removeAll(); return }
+        guard owner != nil else { changeStorage { $0.removeAll() }; return }
         write([])
     }
 
     /// Replaces the element at `index`.
     public func replace(index: Int, object element: Element) {
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { storage[index] = element; return }
+        guard owner != nil else { changeStorage { $0[index] = element }; return }
         let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { values in
             let old = values[index]
@@ -285,14 +308,14 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
         require(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { storage.insert(storage.remove(at: from), at: to); return }
+        guard owner != nil else { changeStorage { $0.insert($0.remove(at: from), at: to) }; return }
         mutate { $0.insert($0.remove(at: from), at: to); return [] }
     }
 
     /// Swaps two elements.
     public func swapAt(_ i: Int, _ j: Int) {
         require(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { storage.swapAt(i, j); return }
+        guard owner != nil else { changeStorage { $0.swapAt(i, j) }; return }
         mutate { $0.swapAt(i, j); return [] }
     }
 }

@@ -104,16 +104,39 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     /// The managed map's stored entries, valid while the session's content serial is unchanged.
     private var cached: (keys: [String], values: [StoreValue]) = ([], [])
     private var cachedSerial: UInt64 = 0
+    /// For a map nested in a mixed value read from an object: the property its changes are
+    /// written back to (the map itself holds its entries, as an unmanaged one does).
+    let nestedIn: MixedNesting?
 
     /// An empty, unmanaged map.
     public init() {
         owner = nil
         column = -1
+        nestedIn = nil
     }
 
     init(owner: Object, column: Int) {
         self.owner = owner
         self.column = column
+        nestedIn = nil
+    }
+
+    /// A map nested in a mixed value, holding `entries` (any order, distinct keys); `nesting`
+    /// is the object property the value was read from, nil for a value not read from one.
+    init(nestedEntries entries: [(key: String, value: Value)], in nesting: MixedNesting?) {
+        owner = nil
+        column = -1
+        nestedIn = nesting
+        for (key, value) in entries { Self.set(value, forKey: key, keys: &storedKeys, values: &storedValues) }
+    }
+
+    /// Changes the in-memory entries of an unmanaged or nested map; a nested map read from an
+    /// object then writes the object's property back whole.
+    private func changeStorage(_ body: (inout [String], inout [Value]) -> Void) {
+        nestedIn?.requireMutable()
+        body(&storedKeys, &storedValues)
+        // A nested map is a Map<String, MixedValue> (only MixedValue.load makes one).
+        if let nestedIn, let map = self as? Map<String, MixedValue> { nestedIn.writeBack(.dictionary(map)) }
     }
 
     /// Whether the map belongs to a managed object.
@@ -123,7 +146,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public var database: Database? { owner?._database }
 
     /// Whether the map belongs to a frozen object.
-    public var isFrozen: Bool { owner?.isFrozen ?? false }
+    public var isFrozen: Bool { owner?.isFrozen ?? nestedIn?.isFrozen ?? false }
 
     /// Whether the map can no longer be used: its object was deleted or its instance
     /// invalidated.
@@ -243,7 +266,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public func updateValue(_ value: Value, forKey key: Key) {
         let text = Self.checked(key)
         guard let owner else {
-            Self.set(value, forKey: text, keys: &storedKeys, values: &storedValues)
+            changeStorage { Self.set(value, forKey: text, keys: &$0, values: &$1) }
             return
         }
         let stored = value._strataMapStore(owner._database)
@@ -259,7 +282,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public func removeObject(for key: Key) {
         let text = key._strataMapKey
         guard owner != nil else {
-            Self.remove(text, keys: &storedKeys, values: &storedValues)
+            changeStorage { Self.remove(text, keys: &$0, values: &$1) }
             return
         }
         change(inPlace: { table, key, column throws(StoreError) in _ = try table.removeMapValue(forKey: text, of: key, property: column) },
@@ -290,8 +313,7 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     /// Removes every entry (objects the map held stay in the database).
     public func removeAll() {
         guard owner != nil else {
-            storedKeys.removeAll()
-            storedValues.removeAll()
+            changeStorage { $0.removeAll(); $1.removeAll() }
             return
         }
         owner?._setStored(.map(keys: [], values: []), column)
@@ -438,6 +460,12 @@ extension Map {
     /// thread or actor. Returns `self` when already frozen. Freezing an unmanaged map is a
     /// programming error.
     public func freeze() -> Map<Key, Value> {
+        if let nestedIn {
+            guard nestedIn.isFrozen else {
+                fatalError("Cannot freeze a Map nested in an AnyRealmValue/MixedValue property on its own: freeze its object and read the property from the frozen object.")
+            }
+            return self
+        }
         guard let owner else { fatalError("Cannot freeze an unmanaged Map; only maps of managed objects can be frozen.") }
         if owner.isFrozen { return self }
         return Map(owner: owner.freeze(), column: column)

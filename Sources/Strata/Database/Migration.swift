@@ -363,6 +363,7 @@ extension StoreValue {
         case .decimal128(let v): v
         case .link(let v): v
         case .typedLink(_, let v): v
+        case .mixedList, .mixedDictionary: MixedValue.load(self, nil, in: nil)?.heldValue
         }
     }
 

@@ -61,8 +61,9 @@ extension Map: Decodable where Key == String, Value: Decodable {
 
 extension MixedValue: Decodable {
     /// Decodes a JSON-style value: null (`.none`), a Boolean, an integer, a floating-point
-    /// number or a string. (Other kinds have no unambiguous JSON form; decode them as their
-    /// own types.)
+    /// number, a string, an array (a nested `.list`) or an object with string keys (a nested
+    /// `.dictionary`). (Other kinds have no unambiguous JSON form; decode them as their own
+    /// types.)
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -75,9 +76,13 @@ extension MixedValue: Decodable {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let value = try? container.decode([MixedValue].self) {
+            self = .fromArray(value)
+        } else if let value = try? container.decode([String: MixedValue].self) {
+            self = .fromDictionary(value)
         } else {
             throw DecodingError.typeMismatch(MixedValue.self, DecodingError.Context(
-                codingPath: decoder.codingPath, debugDescription: "A MixedValue decodes from null, a Boolean, a number or a string."))
+                codingPath: decoder.codingPath, debugDescription: "A MixedValue decodes from null, a Boolean, a number, a string, an array or an object."))
         }
     }
 }
@@ -180,6 +185,10 @@ extension MixedValue: Encodable {
                     debugDescription: "A MixedValue holds a '\(type(of: object).className())', which is not Encodable; declare the class Encodable (or Codable)."))
             }
             try container.encode(encodable)
+        case .list(let list):
+            try container.encode(Array(list))
+        case .dictionary(let map):
+            try container.encode(Dictionary(uniqueKeysWithValues: map.asKeyValueSequence().map { ($0.key, $0.value) }))
         }
     }
 }

@@ -39,13 +39,19 @@ public import StrataStore
 /// - **Indexing:** `@Persisted(indexed: true) var value: MixedValue` answers equalities with
 ///   strings, Booleans, data, object ids, UUIDs and objects from the index; numbers and dates
 ///   (equal across kinds, and as -0 and 0) are compared object by object.
-/// - **Not in Strata:** nested collections (`.list` and `.dictionary`, added in RealmSwift
-///   10.51). Reading an `.object` needs its class to be known to the process: a class in
+/// - **Nested collections:** `.list` and `.dictionary` hold mixed values, which may be lists
+///   and dictionaries again (up to 50 levels): `.fromArray([.int(1), .fromDictionary(["a":
+///   .string("x")])])`. Read from a managed object, they are `List`s and `Map`s whose changes
+///   (inside a write) are written back to the property whole; see ``listValue``. Two nested
+///   collections are equal when their contents are. Queries read into them by path:
+///   `"value[0] == 1"`, `"value['k'] == 'x'"`, `"value[*] == 'x'"`, `"value.@size > 2"`,
+///   `"value.@type == 'list'"`, or `$0.value[0]`, `$0.value["k"]`, `$0.value.any`.
+/// - Reading an `.object` needs its class to be known to the process: a class in
 ///   `Configuration.objectTypes`, or one the process has used.
 ///
 /// Like objects, a `MixedValue` holding an `.object` is confined to its database's thread or
 /// actor, so the type is not `Sendable`; freeze the owner to carry it across.
-public enum MixedValue: Hashable {
+public enum MixedValue {
     /// No value (nil). The value of a mixed property that was never set.
     case none
     /// An integer (stored in 64 bits).
@@ -70,6 +76,11 @@ public enum MixedValue: Hashable {
     case decimal128(Decimal128)
     /// A UUID.
     case uuid(UUID)
+    /// A dictionary of mixed values by string keys (RealmSwift 10.51's nested dictionary).
+    /// Keys follow `Map`'s rules: no `.` and no leading `$`.
+    case dictionary(Map<String, MixedValue>)
+    /// A list of mixed values (RealmSwift 10.51's nested list).
+    case list(List<MixedValue>)
 
     /// The integer, or nil for any other kind.
     public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
@@ -91,6 +102,28 @@ public enum MixedValue: Hashable {
     public var decimal128Value: Decimal128? { if case .decimal128(let v) = self { v } else { nil } }
     /// The UUID, or nil for any other kind.
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
+    /// The nested dictionary, or nil for any other kind. Read from a managed object's
+    /// property, changing it inside a write transaction writes the property back (the whole
+    /// value); read from a frozen object, it is frozen.
+    public var dictionaryValue: Map<String, MixedValue>? { if case .dictionary(let v) = self { v } else { nil } }
+    /// The nested list, or nil for any other kind. Read from a managed object's property,
+    /// changing it inside a write transaction writes the property back (the whole value); read
+    /// from a frozen object, it is frozen.
+    public var listValue: List<MixedValue>? { if case .list(let v) = self { v } else { nil } }
+
+    /// A value holding a new dictionary with `dictionary`'s entries.
+    public static func fromDictionary(_ dictionary: [String: MixedValue]) -> MixedValue {
+        .dictionary(Map(nestedEntries: dictionary.map { ($0.key, $0.value) }, in: nil))
+    }
+
+    /// A value holding a new list with `array`'s elements.
+    public static func fromArray(_ array: [MixedValue]) -> MixedValue {
+        .list(List(nestedElements: array, in: nil))
+    }
+
+    /// A value of no kind (`.none`), as RealmSwift's `AnyRealmValue()`.
+    public init() { self = .none }
+
     /// The object, whatever its class, or nil for any other kind. (RealmSwift's
     /// `dynamicObject`; Strata gives the object as its own class.)
     public var dynamicObject: Object? { if case .object(let v) = self { v } else { nil } }
@@ -111,6 +144,8 @@ public enum MixedValue: Hashable {
         case .objectId(let v): v
         case .decimal128(let v): v
         case .uuid(let v): v
+        case .dictionary(let v): v
+        case .list(let v): v
         }
     }
 
@@ -142,6 +177,10 @@ public enum MixedValue: Hashable {
         case let v as ObjectId: self = .objectId(v)
         case let v as Decimal128: self = .decimal128(v)
         case let v as UUID: self = .uuid(v)
+        case let v as List<MixedValue>: self = .list(v)
+        case let v as Map<String, MixedValue>: self = .dictionary(v)
+        case let v as [MixedValue]: self = .fromArray(v)
+        case let v as [String: MixedValue]: self = .fromDictionary(v)
         default: return nil
         }
     }
@@ -171,6 +210,8 @@ extension MixedValue: _PersistableScalar {
         case .objectId(let v): return .objectId(v)
         case .decimal128(let v): return .decimal128(v)
         case .uuid(let v): return .uuid(v)
+        case .list(let list): return .mixedList(list.map { $0._strataStore(database) })
+        case .dictionary(let map): return .mixedDictionary(Dictionary(uniqueKeysWithValues: map.asKeyValueSequence().map { ($0.key, $0.value._strataStore(database)) }))
         case .object(let object):
             if object is EmbeddedObject {
                 fatalError("A MixedValue cannot hold an embedded '\(type(of: object).className())' object: embedded objects belong to one parent's link or list.")
@@ -188,7 +229,42 @@ extension MixedValue: _PersistableScalar {
     }
 
     public static func _strataLoad(_ value: StoreValue, _ database: Database?) -> MixedValue? {
+        load(value, database, in: nil)
+    }
+
+    /// The value of a mixed property; a nested collection it holds writes changes back to it.
+    public static func _strataGet(_ object: Object, _ column: Int) -> MixedValue {
+        let stored = object._storedValue(column)
+        guard stored.isNestedCollection else { return _strataLoad(stored, object._database) ?? .none }
+        return load(stored, object._database, in: MixedNesting(owner: object, column: column)) ?? .none
+    }
+
+    /// Where a nested collection this value holds was read from; nil for other values.
+    private var nestedIn: MixedNesting? {
+        switch self {
+        case .list(let list): list.nestedIn
+        case .dictionary(let map): map.nestedIn
+        default: nil
+        }
+    }
+
+    /// The value of a stored one; its nested collections, if any, belong to `nesting`.
+    static func load(_ value: StoreValue, _ database: Database?, in nesting: MixedNesting?) -> MixedValue? {
         switch value {
+        case .mixedList(let elements):
+            let loaded = elements.enumerated().map { position, element in
+                load(element, database, in: element.isNestedCollection ? nesting?.child(.index(position)) : nil) ?? .none
+            }
+            let list = List(nestedElements: loaded, in: nesting)
+            if nesting != nil { for element in loaded { element.nestedIn?.parent = list } }
+            return .list(list)
+        case .mixedDictionary(let entries):
+            let loaded = entries.map { key, element in
+                (key, load(element, database, in: element.isNestedCollection ? nesting?.child(.key(key)) : nil) ?? .none)
+            }
+            let map = Map<String, MixedValue>(nestedEntries: loaded, in: nesting)
+            if nesting != nil { for (_, element) in loaded { element.nestedIn?.parent = map } }
+            return .dictionary(map)
         case .null: return MixedValue.none
         case .int(let v): return .int(Int(truncatingIfNeeded: v))
         case .bool(let v): return .bool(v)
@@ -239,6 +315,54 @@ extension MixedValue: CustomStringConvertible {
         case .objectId(let v): "objectId(\(v))"
         case .decimal128(let v): "decimal128(\(v))"
         case .uuid(let v): "uuid(\(v.uuidString))"
+        case .list(let v): "list([" + v.map(\.description).joined(separator: ", ") + "])"
+        case .dictionary(let v): "dictionary([" + v.asKeyValueSequence().map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "])"
+        }
+    }
+}
+
+extension MixedValue: Hashable {
+    /// Values of the same kind with equal contents: nested lists element by element, nested
+    /// dictionaries entry by entry; objects when they are the same object.
+    public static func == (lhs: MixedValue, rhs: MixedValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case let (.int(a), .int(b)): a == b
+        case let (.bool(a), .bool(b)): a == b
+        case let (.float(a), .float(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.data(a), .data(b)): a == b
+        case let (.date(a), .date(b)): a == b
+        case let (.object(a), .object(b)): a == b
+        case let (.objectId(a), .objectId(b)): a == b
+        case let (.decimal128(a), .decimal128(b)): a == b
+        case let (.uuid(a), .uuid(b)): a == b
+        case let (.list(a), .list(b)): a === b || a.elementsEqual(b)
+        case let (.dictionary(a), .dictionary(b)):
+            a === b || a.asKeyValueSequence().elementsEqual(b.asKeyValueSequence()) { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+
+    /// Hashes the kind and value; a nested collection by its kind and size (equal ones have
+    /// equal sizes).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .none: hasher.combine(0)
+        case .int(let v): hasher.combine(1); hasher.combine(v)
+        case .bool(let v): hasher.combine(2); hasher.combine(v)
+        case .float(let v): hasher.combine(3); hasher.combine(v)
+        case .double(let v): hasher.combine(4); hasher.combine(v)
+        case .string(let v): hasher.combine(5); hasher.combine(v)
+        case .data(let v): hasher.combine(6); hasher.combine(v)
+        case .date(let v): hasher.combine(7); hasher.combine(v)
+        case .object(let v): hasher.combine(8); hasher.combine(v)
+        case .objectId(let v): hasher.combine(9); hasher.combine(v)
+        case .decimal128(let v): hasher.combine(10); hasher.combine(v)
+        case .uuid(let v): hasher.combine(11); hasher.combine(v)
+        case .dictionary(let v): hasher.combine(12); hasher.combine(v.count)
+        case .list(let v): hasher.combine(13); hasher.combine(v.count)
         }
     }
 }

@@ -73,6 +73,8 @@ enum ObjectDescription {
         case .objectId(let v): "\(v)"
         case .decimal128(let v): value(v)
         case .uuid(let v): v.uuidString
+        case .list(let v): v.description
+        case .dictionary(let v): v.description
         }
     }
 

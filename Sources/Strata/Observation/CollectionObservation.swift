@@ -125,6 +125,7 @@ extension List {
     func observeList(keyPaths: [[String]]?, queue: DispatchQueue?,
                      _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
+            if nestedIn != nil { fatalError(MixedNesting.observationMessage) }
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
         let core = context.core

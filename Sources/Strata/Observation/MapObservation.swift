@@ -93,6 +93,7 @@ extension Map {
     /// The map's owner and its key, checked to be observable here.
     private func observationSource(_ operation: String) -> (TableContext, ObjectKey) {
         guard let owner, let context = owner._slot.table else {
+            if nestedIn != nil { fatalError(MixedNesting.observationMessage) }
             fatalError("Only managed maps can be observed: add the map's object to a database first.")
         }
         context.core.verifyObservable(operation)

@@ -4,12 +4,18 @@ import StrataStore
 
 extension List {
     /// Whether the list belongs to a frozen object.
-    public var isFrozen: Bool { owner?.isFrozen ?? false }
+    public var isFrozen: Bool { owner?.isFrozen ?? nestedIn?.isFrozen ?? false }
 
     /// The list as of the version its object's database reads, immutable and usable from any
     /// thread or actor. Returns `self` when already frozen. Freezing an unmanaged list is a
     /// programming error.
     public func freeze() -> List<Element> {
+        if let nestedIn {
+            guard nestedIn.isFrozen else {
+                fatalError("Cannot freeze a List nested in an AnyRealmValue/MixedValue property on its own: freeze its object and read the property from the frozen object.")
+            }
+            return self
+        }
         guard let owner else { fatalError("Cannot freeze an unmanaged List; only lists of managed objects can be frozen.") }
         if owner.isFrozen { return self }
         return List(owner: owner.freeze(), column: column)

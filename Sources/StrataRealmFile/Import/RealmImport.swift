@@ -32,12 +32,11 @@ public enum RealmImport {
         /// The Realm file's 64-byte encryption key, if it is encrypted.
         public var encryptionKey: Data?
         /// Whether mixed values holding a nested list or dictionary are left out (and counted in
-        /// ``RealmImportReport/skippedNestedCollections``) instead of stopping the import with
-        /// ``RealmImportError/nestedCollectionInMixed(className:property:object:)``. Off by
-        /// default: nothing is dropped unless asked.
+        /// ``RealmImportReport/skippedNestedCollections``) instead of imported as
+        /// `MixedValue.list` and `.dictionary`. Off by default: nothing is dropped unless asked.
         public var skipNestedCollectionsInMixed: Bool
 
-        /// Options; by default no key, and nested collections in mixed values stop the import.
+        /// Options; by default no key, and nested collections in mixed values imported.
         public init(encryptionKey: Data? = nil, skipNestedCollectionsInMixed: Bool = false) {
             self.encryptionKey = encryptionKey
             self.skipNestedCollectionsInMixed = skipNestedCollectionsInMixed

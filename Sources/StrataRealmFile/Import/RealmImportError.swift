@@ -6,9 +6,9 @@
 public enum RealmImportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The destination already exists; the import never replaces a file.
     case destinationExists(path: String)
-    /// A mixed value holds a nested list or dictionary (RealmSwift's `AnyRealmValue.list` and
-    /// `.dictionary`), which Strata's `MixedValue` cannot hold yet. `object` names the object
-    /// by its primary key when its class has one, else by its Realm object key.
+    /// A mixed value holds a nested collection Strata's `MixedValue` cannot hold: a set, or
+    /// lists and dictionaries nested deeper than Strata's limit (50 levels). `object` names the
+    /// object by its primary key when its class has one, else by its Realm object key.
     case nestedCollectionInMixed(className: String, property: String, object: String)
     /// Writing the Strata file failed (`reason` is the store's or the file system's error).
     case cannotWrite(path: String, reason: String)
@@ -19,9 +19,9 @@ public enum RealmImportError: Error, Equatable, Sendable, CustomStringConvertibl
         case let .destinationExists(path):
             return "\(path) already exists; the import never replaces a file: move it away or choose another destination"
         case let .nestedCollectionInMixed(className, property, object):
-            return "\(className).\(property) of object \(object) holds a nested list or dictionary in a mixed value, which "
-                + "Strata's MixedValue cannot hold yet; import with skipNestedCollectionsInMixed to leave such values out "
-                + "(they are counted in the report)"
+            return "\(className).\(property) of object \(object) holds a nested collection in a mixed value that "
+                + "Strata's MixedValue cannot hold (a set, or lists and dictionaries nested more than 50 levels deep); "
+                + "import with skipNestedCollectionsInMixed to leave such values out (they are counted in the report)"
         case let .cannotWrite(path, reason):
             return "cannot write the Strata file \(path): \(reason)"
         }

@@ -117,7 +117,7 @@ struct RealmImportWriter {
             guard let value = object[plan.realm.name] else { continue }
             if plan.realm.type == .object { continue }
             if plan.realm.type == .mixed {
-                if case .link = value { continue }  // second pass
+                if Self.holdsLink(value) { continue }  // second pass, once every object has its key
                 values[plan.index] = try mixed(value, plan: plan, object: object, className: realmClass.name) ?? .null
                 continue
             }
@@ -139,7 +139,7 @@ struct RealmImportWriter {
             if plan.realm.collection != .none {
                 try setCollection(value, plan: plan, of: object, key: key, in: table, className: className)
             } else if plan.realm.type == .mixed {
-                guard case .link = value else { continue }  // set in the first pass
+                guard Self.holdsLink(value) else { continue }  // set in the first pass
                 if let converted = try mixed(value, plan: plan, object: object, className: className) {
                     try table.set(converted, for: key, property: plan.index)
                 }
@@ -230,16 +230,73 @@ struct RealmImportWriter {
             }
             return .typedLink(table: table.tableID, key: key)
         case .list, .set, .dictionary:
-            guard options.skipNestedCollectionsInMixed else {
+            if options.skipNestedCollectionsInMixed {
+                report.skippedNestedCollections += 1
+                return nil
+            }
+            guard let nested = try nestedCollection(value, depth: 1) else {
                 throw RealmImportError.nestedCollectionInMixed(className: className, property: plan.realm.name,
                                                                object: identity(of: object, className: className))
             }
-            report.skippedNestedCollections += 1
-            return nil
+            return nested
         case .embedded:
             throw RealmFileError.corrupted(reason: "\(className).\(plan.realm.name) holds an embedded object in a mixed value")
         default:
             return try plain(value)
+        }
+    }
+
+    /// Whether a mixed value is a link or a nested collection holding one anywhere.
+    private static func holdsLink(_ value: RealmValue) -> Bool {
+        switch value {
+        case .link: true
+        case let .list(elements), let .set(elements): elements.contains(where: holdsLink)
+        case let .dictionary(entries): entries.contains { holdsLink($0.value) }
+        default: false
+        }
+    }
+
+    /// A list or dictionary nested in a mixed value (`depth` levels deep), with its own nested
+    /// collections; links inside are typed links (an unresolved one is none, counted). Nil
+    /// for what a Strata mixed value cannot hold: a set, or nesting beyond
+    /// `MixedEncoding.maximumNestingDepth`.
+    private mutating func nestedCollection(_ value: RealmValue, depth: Int) throws -> StoreValue? {
+        guard depth <= MixedEncoding.maximumNestingDepth else { return nil }
+        func element(_ value: RealmValue) throws -> StoreValue? {
+            switch value {
+            case .list, .set, .dictionary:
+                return try nestedCollection(value, depth: depth + 1)
+            case let .link(link):
+                guard let key = keys[link.className]?[link.objectKey], let table = schema[link.className] else {
+                    report.unresolvedLinks += 1
+                    return .null
+                }
+                return .typedLink(table: table.tableID, key: key)
+            case .embedded:
+                throw RealmFileError.corrupted(reason: "a nested collection in a mixed value holds an embedded object")
+            default:
+                return try plain(value)
+            }
+        }
+        switch value {
+        case let .list(elements):
+            var stored: [StoreValue] = []
+            stored.reserveCapacity(elements.count)
+            for value in elements {
+                guard let converted = try element(value) else { return nil }
+                stored.append(converted)
+            }
+            return .mixedList(stored)
+        case let .dictionary(entries):
+            var stored: [String: StoreValue] = [:]
+            stored.reserveCapacity(entries.count)
+            for entry in entries {
+                guard let converted = try element(entry.value) else { return nil }
+                stored[entry.key] = converted
+            }
+            return .mixedDictionary(stored)
+        default:
+            return nil
         }
     }
 

@@ -24,7 +24,9 @@ package enum PredicateFormat {
         var text = ""
         var empty = start.isEmpty
         for component in components {
-            if let access = MapPathComponent(component), case .key = access {
+            if MixedPathComponent.isMixedOnly(component) {
+                text += MixedPathComponent(component).spelling
+            } else if let access = MapPathComponent(component), case .key = access {
                 text += access.spelling
             } else {
                 if !empty { text += "." }
@@ -86,6 +88,8 @@ package enum PredicateFormat {
         case .decimal128(let v): "\(v)"
         case .link(let v): "link\(v)"
         case .typedLink(let table, let key): "link(table \(table))\(key)"
+        case .mixedList(let elements): "{" + elements.map(literal).joined(separator: ", ") + "}"
+        case .mixedDictionary: value.description
         }
     }
 }

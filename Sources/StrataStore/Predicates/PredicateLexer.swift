@@ -133,6 +133,7 @@ struct PredicateLexer {
             if let next = peek(ahead), next == "\"" || next == "'" || next == "%" || next == "$" {
                 return token(.openBracket, length: 1)
             }
+            if let access = collectionAccess(from: start) { return access }
             index += 1
             let letters = readWord()
             guard peek() == "]" else {
@@ -212,6 +213,33 @@ struct PredicateLexer {
             }
             throw Failure(kind: .syntax, message: "unexpected character \(PredicateLexer.show(c))", offset: start)
         }
+    }
+
+    /// `[0]`, `[-1]`, `[FIRST]`, `[LAST]` or `[*]` (spaces allowed inside) starting at `start`
+    /// (the `[`): the component it reads, consumed through the `]`; nil, consuming nothing,
+    /// for anything else (options such as `[c]`).
+    private mutating func collectionAccess(from start: Int) -> PredicateToken? {
+        var ahead = 1
+        func skipSpaces() { while let next = peek(ahead), next.properties.isWhitespace { ahead += 1 } }
+        skipSpaces()
+        var inside = ""
+        while let next = peek(ahead), next != "]", !next.properties.isWhitespace, inside.unicodeScalars.count < 24 {
+            inside.unicodeScalars.append(next)
+            ahead += 1
+        }
+        skipSpaces()
+        guard peek(ahead) == "]" else { return nil }
+        let component: String
+        switch inside.uppercased() {
+        case "*": component = MixedPathComponent.allComponent
+        case "FIRST": component = MixedPathComponent.component(index: 0)
+        case "LAST": component = MixedPathComponent.component(index: -1)
+        default:
+            guard let number = Int(inside), inside.allSatisfy({ $0 == "-" || $0.isASCII && $0.isNumber }) else { return nil }
+            component = MixedPathComponent.component(index: number)
+        }
+        index += ahead + 1
+        return PredicateToken(kind: .collectionAccess(component), start: start, end: index)
     }
 
     private mutating func readDigits() -> String {

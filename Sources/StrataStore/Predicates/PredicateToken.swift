@@ -22,6 +22,9 @@ struct PredicateToken {
         case openParen, closeParen, openBrace, closeBrace, comma, dot
         /// `[` before a map key (`scores['a']`, `scores[%@]`), and the `]` after it.
         case openBracket, closeBracket
+        /// `[0]`, `[-1]`, `[FIRST]`, `[LAST]` or `[*]` after a mixed property's name: the
+        /// key-path component (`MixedPathComponent`) it reads.
+        case collectionAccess(String)
         /// `&&`, `||`, `!`.
         case and, or, not
         case end

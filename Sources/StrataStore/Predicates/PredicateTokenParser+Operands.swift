@@ -28,7 +28,12 @@ extension PredicateTokenParser {
             }
             advance()
             var path: [String] = []
-            while current.kind == .dot || current.kind == .openBracket {
+            while current.kind == .dot || current.kind == .openBracket || isCollectionAccess {
+                if case .collectionAccess(let component) = current.kind {
+                    path.append(component)
+                    advance()
+                    continue
+                }
                 if current.kind == .openBracket {
                     path.append(MapPathComponent.component(forKey: try mapKey()))
                     continue
@@ -112,8 +117,13 @@ extension PredicateTokenParser {
         var names = first
         var collection: (name: String, token: PredicateToken)?
         var afterCollection: [String] = []
-        while current.kind == .dot || current.kind == .openBracket {
+        while current.kind == .dot || current.kind == .openBracket || isCollectionAccess {
             var new: [String] = []
+            if case .collectionAccess(let component) = current.kind {
+                advance()
+                if collection != nil { afterCollection.append(component) } else { names.append(component) }
+                continue
+            }
             if current.kind == .openBracket {
                 new = [MapPathComponent.component(forKey: try mapKey())]
                 if collection != nil { afterCollection += new } else { names += new }
@@ -133,6 +143,9 @@ extension PredicateTokenParser {
             case .atWord(let word) where MapPathComponent.component(atWord: word) != nil:
                 advance()
                 new = [MapPathComponent.component(atWord: word)!]
+            case .atWord(let word) where word.lowercased() == "type" && collection == nil:
+                advance()
+                new = [MixedPathComponent.typeComponent]
             case .atWord(let word):
                 if let collection {
                     throw syntax("'@\(word)' cannot follow '@\(collection.name)'", at: component)
@@ -140,7 +153,7 @@ extension PredicateTokenParser {
                 let lower = word.lowercased()
                 guard ["count", "size", "min", "max", "sum", "avg"].contains(lower) else {
                     throw Failure(kind: .unsupported,
-                                  message: "'@\(word)' is not supported (supported: @count, @size, @min, @max, @sum, @avg, and @allKeys and @allValues on maps)",
+                                  message: "'@\(word)' is not supported (supported: @count, @size, @min, @max, @sum, @avg, @allKeys and @allValues on maps, and @type on mixed values)",
                                   offset: component.start)
                 }
                 collection = (lower, component)
@@ -168,6 +181,12 @@ extension PredicateTokenParser {
         default: aggregate = .average
         }
         return Operand(operand: .aggregate(aggregate, list: names, element: afterCollection), start: start)
+    }
+
+    /// Whether the current token is a `[0]`, `[LAST]` or `[*]` into a mixed value.
+    var isCollectionAccess: Bool {
+        if case .collectionAccess = current.kind { return true }
+        return false
     }
 
     /// `['key']`, `["key"]`, `[%@]` or `[$0]` after a map's name: the key (a string).
@@ -358,6 +377,8 @@ extension PredicateTokenParser {
             case .objectId: "an ObjectId"
             case .decimal128: "a Decimal128"
             case .link, .typedLink: "an object"
+            case .mixedList: "a list"
+            case .mixedDictionary: "a dictionary"
             }
         }
     }

@@ -228,3 +228,70 @@ package enum MapPathComponent: Equatable {
         }
     }
 }
+
+/// The key-path components that read into a list or dictionary nested in a mixed property:
+/// `mixed[0]`, `mixed[LAST]`, `mixed['key']` (or `mixed.key`), `mixed[*]` (every element or
+/// value: the path then yields any number of values, ANY by default), `mixed.@size` and
+/// `mixed.@type`. Keys are spelled as a map's (`MapPathComponent.key`) or as plain names;
+/// positions and `[*]` as components no property name or map key spells (they start with a
+/// control character the lexer never produces).
+package enum MixedPathComponent: Equatable, Hashable, Sendable {
+    /// An element of a nested list by position; a negative one counts from the end
+    /// (`[LAST]` is -1).
+    case index(Int)
+    /// A value of a nested dictionary by key.
+    case key(String)
+    /// Every element of a nested list, or every value of a nested dictionary.
+    case all
+    /// The number of elements or entries of a nested collection (`@size`, `@count`).
+    case size
+    /// The name of the value's kind (`@type`): "null", "bool", "int", "float", "double",
+    /// "string", "binary", "date", "objectId", "decimal128", "uuid", "object", "list" or
+    /// "dictionary".
+    case type
+
+    private static let marker = "\u{1}"
+
+    /// The key-path component for the element at `index`.
+    package static func component(index: Int) -> String { marker + String(index) }
+    /// The key-path component `[*]`.
+    package static let allComponent = marker + "*"
+    /// The key-path component `@size` on a mixed value.
+    package static let sizeComponent = marker + "@size"
+    /// The key-path component `@type`.
+    package static let typeComponent = "@type"
+
+    /// The access a component spells: a position, `[*]`, `@size`, `@type`, a map-style key
+    /// or (any other name) a key.
+    package init(_ component: String) {
+        if component == Self.allComponent {
+            self = .all
+        } else if component == Self.sizeComponent {
+            self = .size
+        } else if component == Self.typeComponent {
+            self = .type
+        } else if component.hasPrefix(Self.marker), let index = Int(component.dropFirst(Self.marker.count)) {
+            self = .index(index)
+        } else if case .key(let key)? = MapPathComponent(component) {
+            self = .key(key)
+        } else {
+            self = .key(component)
+        }
+    }
+
+    /// Whether a component is one only a mixed path has (a position, `[*]`, `@size`, `@type`).
+    package static func isMixedOnly(_ component: String) -> Bool {
+        component.hasPrefix(marker) || component == typeComponent
+    }
+
+    /// How the component is written in a string predicate.
+    var spelling: String {
+        switch self {
+        case .index(let index): index == -1 ? "[LAST]" : "[\(index)]"
+        case .key(let key): "[\(PredicateFormat.string(key))]"
+        case .all: "[*]"
+        case .size: ".@size"
+        case .type: ".@type"
+        }
+    }
+}

@@ -212,6 +212,10 @@ final class GeneralEvaluator {
             if !collection { out.append(.null) }
             return
         }
+        if !step.mixedPath.isEmpty {
+            read = read.flatMap { MixedPathNavigation.values(at: step.mixedPath[...], in: $0) }
+            if read.isEmpty && !collection { read = [.null] }
+        }
         if isLast {
             out.append(contentsOf: read)
             return

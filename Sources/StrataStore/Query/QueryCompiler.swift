@@ -68,6 +68,7 @@ struct QueryCompiler {
             return .constant(GeneralEvaluator.compareConstants(lhs, op, rhs, options: options))
         }
         if case .path(let path) = lhs, !path.isCollection, case .root = path.origin, path.steps.count == 1, path.steps[0].mapKey == nil,
+           path.steps[0].mixedPath.isEmpty,
            let node = kernelNode(path.steps[0], op, rhs, options: options) {
             return node
         }
@@ -131,6 +132,10 @@ struct QueryCompiler {
             return .path(try path(names, origin: .variable(slot)))
         case .count(let names):
             let list = try path(names, origin: .root)
+            if let last = list.steps.last, last.kind == .mixed, !last.isList {
+                // `mixed.@count` / `mixed.@size`: the size of the collection nested in it.
+                return .path(try path(names + [MixedPathComponent.sizeComponent], origin: .root))
+            }
             guard list.steps.last?.isList == true else {
                 throw QueryError(.typeMismatch, "'\(list.text)' is not a list, so @count does not apply to it")
             }
@@ -179,8 +184,8 @@ struct QueryCompiler {
         case .root:
             guard !names.isEmpty else { throw QueryError(.unknownProperty, "an empty key path") }
             let (steps, collection) = try steps(names, from: root, prefix: nil)
-            return QueryPath(origin: .root, steps: steps, isCollection: collection, kind: steps.last?.kind,
-                             text: names.joined(separator: "."))
+            return QueryPath(origin: .root, steps: steps, isCollection: collection, kind: steps.last?.resultKind,
+                             text: names.contains(where: MixedPathComponent.isMixedOnly) ? PredicateFormat.keyPath(names) : names.joined(separator: "."))
         case .variable(let slot):
             let variable = variables[slot]
             let text = (["$" + variable.name] + names).joined(separator: ".")
@@ -195,7 +200,7 @@ struct QueryCompiler {
                 throw QueryError(.typeMismatch, "'$\(variable.name)' is a \(variable.kind) value and has no property '\(names.joined(separator: "."))'")
             }
             let (steps, collection) = try steps(names, from: table, prefix: "$" + variable.name)
-            return QueryPath(origin: origin, steps: steps, isCollection: collection, kind: steps.last?.kind, text: text)
+            return QueryPath(origin: origin, steps: steps, isCollection: collection, kind: steps.last?.resultKind, text: text)
         }
     }
 
@@ -258,6 +263,22 @@ struct QueryCompiler {
             let property = current.schema.properties[index]
             let target = property.kind == .link ? property.objectType.flatMap { current.session.table(named: $0) } : nil
             let next = position + 1 < names.count ? names[position + 1] : nil
+            if property.kind == .mixed, !property.isList, position + 1 < names.count {
+                // The rest of the path reads into a list or dictionary nested in the value.
+                let mixedPath = names[(position + 1)...].map(MixedPathComponent.init)
+                if let misplaced = mixedPath.dropLast().first(where: { $0 == .size || $0 == .type }) {
+                    throw QueryError(.unsupported, "'\(misplaced.spelling.drop { $0 == "." })' must end the key path '\(PredicateFormat.keyPath(names))'")
+                }
+                var step = QueryStep(table: current, property: index, kind: .mixed, isList: false, isOptional: true,
+                                     target: nil, name: name)
+                step.mixedPath = mixedPath
+                steps.append(step)
+                return (steps, collection || mixedPath.contains(.all))
+            }
+            if let next, MixedPathComponent.isMixedOnly(next) {
+                let access = MixedPathComponent(next)
+                throw QueryError(.unsupported, "'\(current.schema.name).\(name)' is a \(property.typeDescription), not a mixed value, so '\(access.spelling.drop { $0 == "." })' does not apply to it (positions, [*], @size on a value and @type read into mixed values)")
+            }
             if let next, let access = MapPathComponent(next) {
                 guard property.isMap else {
                     throw QueryError(.typeMismatch, "'\(current.schema.name).\(name)' is a \(property.typeDescription), not a map, so \(access.spelling) does not apply to it")

@@ -18,6 +18,19 @@ struct QueryStep {
     var mapKey: String?
     /// For a map property's keys (`scores.@allKeys`): the step reads the keys, as strings.
     var isMapKeys = false
+    /// For a mixed property read into (`value[0]`, `value['k']`, `value[*]`, `value.@size`):
+    /// the way from the property's value to the values the step reads.
+    var mixedPath: [MixedPathComponent] = []
+
+    /// The kind of the values the step reads: `kind`, but for `@size` and `@type` on a mixed
+    /// value.
+    var resultKind: PropertyKind {
+        switch mixedPath.last {
+        case .size?: .int
+        case .type?: .string
+        default: kind
+        }
+    }
 }
 
 /// A resolved key path, from the queried object or from a SUBQUERY variable.

@@ -70,7 +70,7 @@ enum QueryValueComparison {
 
     /// Where values of different kinds sort among each other (in a mixed property, which
     /// holds values of any kind): nil first, then booleans, numbers (by value, across kinds),
-    /// strings, data, dates, object ids, UUIDs and objects.
+    /// strings, data, dates, object ids, UUIDs, objects, and then nested lists and dictionaries.
     static func rank(_ value: StoreValue) -> Int {
         switch value {
         case .null: 0
@@ -82,6 +82,8 @@ enum QueryValueComparison {
         case .objectId: 6
         case .uuid: 7
         case .link, .typedLink: 8
+        case .mixedList: 9
+        case .mixedDictionary: 10
         }
     }
 

@@ -34,8 +34,8 @@ extension ColumnBuffer {
             v.withStoredBytes { setFixedBytes($0, at: row) }
         case .decimal128(let v):
             v.withStoredBytes { setFixedBytes($0, at: row) }
-        case .typedLink:
-            preconditionFailure("a link naming its table can only be stored in a mixed column")
+        case .typedLink, .mixedList, .mixedDictionary:
+            preconditionFailure("a link naming its table or a nested collection can only be stored in a mixed column")
         }
         return false
     }

@@ -64,6 +64,7 @@ extension TableAccess {
     /// Replaces the entries of a map property: `keys` in ascending order of their UTF-8 bytes,
     /// each once, and the value of each key at the same position.
     package func setMap(keys: [String], values: [StoreValue], for key: ObjectKey, property index: Int) throws(StoreError) {
+        try checkNestedElements(values, property: index)
         let property = schema.properties[index]
         guard property.isMap else {
             throw .invalidValue(type: schema.name, property: property.name, reason: "the property is not a map")
@@ -148,6 +149,7 @@ extension TableAccess {
 
     /// Replaces the elements of a list property.
     package func setList(_ values: [StoreValue], for key: ObjectKey, property index: Int, recordChange: Bool = true) throws(StoreError) {
+        try checkNestedElements(values, property: index)
         if recordChange, let embedded = embeddedTarget(of: index) {
             // New children must have no parent and appear once; children that leave the list
             // are deleted.
@@ -194,6 +196,16 @@ extension TableAccess {
             }
         } else if let kind = value.kind, !property.kind.stores(kind) {
             throw .invalidValue(type: schema.name, property: property.name, reason: "a \(value.kind!) value cannot be stored in a \(property.typeDescription)")
+        } else if value.isNestedCollection {
+            try Self.checkNested(value, depth: 1, type: schema.name, property: property.name)
+        }
+    }
+
+    /// Checks the lists and dictionaries nested in the elements of a mixed list or map.
+    private func checkNestedElements(_ values: [StoreValue], property index: Int) throws(StoreError) {
+        guard schema.properties[index].kind == .mixed else { return }
+        for value in values where value.isNestedCollection {
+            try Self.checkNested(value, depth: 1, type: schema.name, property: schema.properties[index].name)
         }
     }
 

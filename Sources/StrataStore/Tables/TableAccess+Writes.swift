@@ -84,6 +84,26 @@ extension TableAccess {
             throw .invalidValue(type: schema.name, property: property.name,
                                 reason: "a \(value.kind.map(\.description) ?? "nil") value cannot be stored in a \(property.typeDescription) property")
         }
+        if value.isNestedCollection {
+            try Self.checkNested(value, depth: 1, type: schema.name, property: property.name)
+        }
+    }
+
+    /// Checks a list or dictionary nested in a mixed value: within the nesting limit, and
+    /// holding no plain (untyped) links.
+    static func checkNested(_ value: StoreValue, depth: Int, type: String, property: String) throws(StoreError) {
+        let children: [StoreValue]
+        switch value {
+        case .mixedList(let elements): children = elements
+        case .mixedDictionary(let entries): children = Array(entries.values)
+        case .link: throw .invalidValue(type: type, property: property, reason: "a nested collection in a mixed value holds objects as links that name their table")
+        default: return
+        }
+        guard depth <= MixedEncoding.maximumNestingDepth else {
+            throw .invalidValue(type: type, property: property,
+                                reason: "collections in a mixed value may nest at most \(MixedEncoding.maximumNestingDepth) levels deep")
+        }
+        for child in children { try checkNested(child, depth: depth + 1, type: type, property: property) }
     }
 
     /// Creates an object with these property values (one per property; list properties take
@@ -95,7 +115,7 @@ extension TableAccess {
         try loadMeta()
         for index in scalarProperties {
             let value = values[index]
-            if value.isNull ? !optionals[index] : value.kind != kinds[index] { try checkValue(value, for: index) }
+            if value.isNull ? !optionals[index] : (value.kind != kinds[index] || value.isNestedCollection) { try checkValue(value, for: index) }
         }
         let key = nextKey
         // First, so that a duplicate throws before anything changed.

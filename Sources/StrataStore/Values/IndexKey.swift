@@ -44,6 +44,11 @@ enum IndexKey {
         case .data(let v):
             out.append(1)
             return v.withUnsafeBytes { appendBytes($0, to: &out) }
+        case .mixedList, .mixedDictionary:
+            // An indexed mixed property indexes its values' encodings as data; an ordered
+            // encoding all the same.
+            out.append(1)
+            return MixedNestedEncoding.encode(value).withUnsafeBytes { appendBytes($0, to: &out) }
         }
         return false
     }
@@ -61,7 +66,7 @@ enum IndexKey {
     @inline(__always)
     static func withEncoded<R>(_ value: StoreValue, _ body: (UnsafeRawBufferPointer, Bool) throws -> R) rethrows -> R {
         switch value {
-        case .string, .data, .typedLink:
+        case .string, .data, .typedLink, .mixedList, .mixedDictionary:
             let (bytes, cut) = encode(value)
             return try bytes.withUnsafeBytes { try body($0, cut) }
         case .int(let v):
@@ -83,7 +88,7 @@ enum IndexKey {
                 case .uuid(let v): put(1); withUnsafeBytes(of: v.uuid) { put($0) }
                 case .objectId(let v): put(1); v.withStoredBytes { put($0) }
                 case .decimal128(let v): put(1); v.withStoredBytes { put($0) }
-                case .int, .link, .string, .data, .typedLink: break  // handled above
+                case .int, .link, .string, .data, .typedLink, .mixedList, .mixedDictionary: break  // handled above
                 }
                 return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]), false)
             }

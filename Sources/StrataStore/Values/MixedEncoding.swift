@@ -14,10 +14,16 @@ import Foundation
 /// | uuid, decimal128 | 16 |
 /// | objectId | 12 |
 /// | link | 4 (the target's table id), then 8 (its object key) |
+/// | nested list, dictionary | as `MixedNestedEncoding` describes |
 ///
 /// Nil is the column's null row. A value whose tag or length does not fit decodes as nil
-/// (`decode` returns nil) and `strata verify` reports it.
+/// (`decode` returns nil; `decodeResult` says why) and `strata verify` reports it.
 package enum MixedEncoding {
+    /// How many collections deep a mixed value may nest (a list in a dictionary in a list is
+    /// 3). Writing a deeper value is an `invalidValue` error; stored bytes nested deeper are
+    /// damaged. The limit keeps decoding's recursion far from the stack's end.
+    package static let maximumNestingDepth = 50
+
     /// Calls `body` with the stored bytes of `value` (not nil, not a plain `.link`).
     package static func withEncoded<R>(_ value: StoreValue, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch value {
@@ -44,6 +50,8 @@ package enum MixedEncoding {
                 UnsafeBytes.storeLittleEndian(table, into: $0)
                 UnsafeBytes.storeLittleEndian(key.rawValue, into: $0, at: 4)
             }
+        case .mixedList, .mixedDictionary:
+            return MixedNestedEncoding.encode(value).withUnsafeBytes(body)
         case .null, .link:
             preconditionFailure("MixedEncoding stores values and links that name their table, not \(value)")
         }
@@ -61,6 +69,22 @@ package enum MixedEncoding {
 
     /// The value stored in `bytes`; nil when they are not a valid encoding.
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> StoreValue? {
+        try? decodeResult(bytes).get()
+    }
+
+    /// The value stored in `bytes`, or why they are not a valid encoding; `depth` is how many
+    /// collections the value is nested in.
+    package static func decodeResult(_ bytes: UnsafeRawBufferPointer, depth: Int = 0) -> Result<StoreValue, MixedDecodingError> {
+        guard let first = bytes.first else { return .failure(.empty) }
+        if first == MixedNestedEncoding.listTag || first == MixedNestedEncoding.dictionaryTag {
+            return MixedNestedEncoding.decode(bytes, depth: depth)
+        }
+        guard let value = decodePlain(bytes) else { return .failure(.malformedValue(tag: first, length: bytes.count - 1)) }
+        return .success(value)
+    }
+
+    /// A value that is not a nested collection; nil when the bytes do not encode one.
+    private static func decodePlain(_ bytes: UnsafeRawBufferPointer) -> StoreValue? {
         guard let first = bytes.first, let tag = PropertyKind(rawValue: first) else { return nil }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
         func fixed(_ count: Int) -> Bool { payload.count == count }
@@ -107,7 +131,10 @@ package enum MixedEncoding {
     /// Why `bytes` are not a valid encoding, or nil when they are (for verification).
     package static func problem(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard let first = bytes.first else { return "an empty mixed value" }
-        guard decode(bytes) != nil else { return "a mixed value with tag \(first) and \(bytes.count - 1) bytes" }
+        switch decodeResult(bytes) {
+        case .failure(let error): return error.description
+        case .success: break
+        }
         if first == PropertyKind.string.rawValue, String(validating: UnsafeRawBufferPointer(rebasing: bytes[1...]), as: UTF8.self) == nil {
             return "a mixed string that is not UTF-8"
         }

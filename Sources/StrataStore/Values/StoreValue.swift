@@ -18,9 +18,35 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
     /// A link that names its target's table: what a `.mixed` property holds for an object
     /// (a link property's type names the table, so `.link` needs only the key).
     case typedLink(table: UInt32, key: ObjectKey)
+    /// A list nested in a mixed value: its elements are mixed values (`.null` for none), and
+    /// may themselves be nested lists or dictionaries, up to
+    /// `MixedEncoding.maximumNestingDepth` levels. Only `.mixed` properties, mixed lists and
+    /// mixed map values store it.
+    case mixedList([StoreValue])
+    /// A dictionary nested in a mixed value, keyed by strings; its values are as a
+    /// `mixedList`'s elements.
+    case mixedDictionary([String: StoreValue])
 
     /// Whether this is `.null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// Whether this is a list or dictionary nested in a mixed value.
+    public var isNestedCollection: Bool {
+        switch self {
+        case .mixedList, .mixedDictionary: true
+        default: false
+        }
+    }
+
+    /// How many collections deep the value nests: 0 for a plain value, 1 for a list or
+    /// dictionary of plain values, and so on.
+    public var nestingDepth: Int {
+        switch self {
+        case .mixedList(let elements): 1 + (elements.lazy.map(\.nestingDepth).max() ?? 0)
+        case .mixedDictionary(let entries): 1 + (entries.values.lazy.map(\.nestingDepth).max() ?? 0)
+        default: 0
+        }
+    }
 
     /// The value as sets and `distinct()` tell values apart: strings by their UTF-8 bytes (as
     /// queries compare them, and as RealmSwift does), where `==` on `.string` is Swift's
@@ -69,7 +95,7 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
         case .objectId: .objectId
         case .decimal128: .decimal128
         case .link: .link
-        case .typedLink: .mixed
+        case .typedLink, .mixedList, .mixedDictionary: .mixed
         }
     }
 
@@ -89,6 +115,11 @@ public enum StoreValue: Sendable, Hashable, CustomStringConvertible {
         case .decimal128(let v): "\(v)"
         case .link(let v): "link\(v)"
         case .typedLink(let table, let key): "link(table \(table))\(key)"
+        case .mixedList(let elements): "[" + elements.map(\.description).joined(separator: ", ") + "]"
+        case .mixedDictionary(let entries):
+            entries.isEmpty ? "[:]"
+                : "[" + entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                    .map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "]"
         }
     }
 }

@@ -257,6 +257,14 @@ private struct LedgerWriter {
                     for (key, element) in inner.sorted(by: { $0.key < $1.key }) { string(key); self.value(element) }
                 }
             }
+        case .mixedList(let elements):
+            u8(13)
+            count(elements.count)
+            for element in elements { self.value(element) }
+        case .mixedDictionary(let entries):
+            u8(14)
+            count(entries.count)
+            for (key, element) in entries.sorted(by: { $0.key < $1.key }) { string(key); self.value(element) }
         }
     }
 
@@ -366,6 +374,18 @@ private struct LedgerReader {
                 }
             }
             return .embedded(EmbeddedValue(properties: fields))
+        case 13:
+            guard depth < 64 else { throw .damagedMetadata("nested collections deeper than 64") }
+            depth += 1
+            defer { depth -= 1 }
+            return .mixedList(try values())
+        case 14:
+            guard depth < 64 else { throw .damagedMetadata("nested collections deeper than 64") }
+            depth += 1
+            defer { depth -= 1 }
+            var entries: [String: SyncValue] = [:]
+            for _ in 0..<(try count()) { let key = try string(); entries[key] = try value() }
+            return .mixedDictionary(entries)
         case let other: throw .damagedMetadata("a value tag \(other)")
         }
     }

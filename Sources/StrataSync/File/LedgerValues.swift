@@ -33,6 +33,10 @@ struct LedgerValues {
         case .typedLink(let tableID, let key):
             guard let table = session.table(id: tableID) else { return .null }
             return try linked(key, in: table)
+        case .mixedList(let elements):
+            return .mixedList(try elements.map { try syncValue($0, linkTarget: nil) })
+        case .mixedDictionary(let entries):
+            return .mixedDictionary(try entries.mapValues { try syncValue($0, linkTarget: nil) })
         }
     }
 
@@ -134,6 +138,12 @@ struct LedgerValues {
                 throw SyncLedgerError.invalidOperation("an embedded object for \(place), which holds no embedded objects")
             }
             return .link(try makeEmbedded(embedded, in: target, missingTarget: missingTarget))
+        case .mixedList(let elements):
+            guard property.kind == .mixed else { throw SyncLedgerError.invalidOperation("a nested list for \(place), which is not a mixed property") }
+            return .mixedList(try elements.map { try storeValue($0, for: property, in: table, missingTarget: missingTarget) })
+        case .mixedDictionary(let entries):
+            guard property.kind == .mixed else { throw SyncLedgerError.invalidOperation("a nested dictionary for \(place), which is not a mixed property") }
+            return .mixedDictionary(try entries.mapValues { try storeValue($0, for: property, in: table, missingTarget: missingTarget) })
         }
     }
 

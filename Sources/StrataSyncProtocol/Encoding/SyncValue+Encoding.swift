@@ -4,7 +4,10 @@
 // payload: a byte 0/1 for bools, a zig-zag varint for ints, the bit patterns of floats,
 // doubles and dates, length-prefixed UTF-8 or bytes for strings, data, ObjectIds (12 bytes),
 // UUIDs and Decimal128s (16 bytes), a reference for links, and for embedded objects a count of
-// properties sorted by name's UTF-8 bytes, each a name and a tagged field.
+// properties sorted by name's UTF-8 bytes, each a name and a tagged field. A list nested in a
+// mixed value (tag 13, protocol version 2) is a count and its tagged elements; a nested
+// dictionary (tag 14) a count and its entries sorted by key's UTF-8 bytes, each a key and a
+// tagged value.
 
 extension String {
     /// Orders strings by their UTF-8 bytes: the order encodings sort names and keys by.
@@ -33,6 +36,15 @@ extension BinaryWriter {
         case .data(let bytes), .objectID(let bytes), .uuid(let bytes), .decimal128(let bytes): writeBytes(bytes)
         case .link(let reference): write(reference)
         case .embedded(let embedded): write(embedded)
+        case .mixedList(let elements):
+            writeCount(elements.count)
+            for element in elements { write(element) }
+        case .mixedDictionary(let entries):
+            writeCount(entries.count)
+            for (key, element) in entries.sortedForEncoding {
+                writeString(key)
+                write(element)
+            }
         }
     }
 
@@ -107,6 +119,8 @@ extension BinaryReader {
         case 10: return .decimal128(try readFixedLengthBytes(16, "a Decimal128 (\(what()))"))
         case 11: return .link(try nested(what()) { (reader) throws(SyncProtocolError) in try reader.readObjectRef("a link") })
         case 12: return .embedded(try nested(what()) { (reader) throws(SyncProtocolError) in try reader.readEmbeddedValue() })
+        case 13: return try nested(what()) { (reader) throws(SyncProtocolError) in try reader.readMixedList() }
+        case 14: return try nested(what()) { (reader) throws(SyncProtocolError) in try reader.readMixedDictionary() }
         default: throw .malformed("\(what()) at offset \(start) has the unknown tag \(tag)")
         }
     }
@@ -162,6 +176,32 @@ extension BinaryReader {
             }
         }
         return EmbeddedValue(properties: properties)
+    }
+
+    /// Reads the elements of a list nested in a mixed value.
+    private mutating func readMixedList() throws(SyncProtocolError) -> SyncValue {
+        let count = try readCount("the element count of a nested list")
+        var elements: [SyncValue] = []
+        elements.reserveCapacity(count)
+        for _ in 0 ..< count { elements.append(try readValue("an element of a nested list")) }
+        return .mixedList(elements)
+    }
+
+    /// Reads the entries of a dictionary nested in a mixed value, refusing a key that appears
+    /// twice.
+    private mutating func readMixedDictionary() throws(SyncProtocolError) -> SyncValue {
+        let count = try readCount("the entry count of a nested dictionary", minimumElementSize: 2)
+        var entries: [String: SyncValue] = [:]
+        entries.reserveCapacity(count)
+        for _ in 0 ..< count {
+            let keyStart = offset
+            let key = try readString("a key of a nested dictionary")
+            let value = try readValue("the value of key \(key) of a nested dictionary")
+            guard entries.updateValue(value, forKey: key) == nil else {
+                throw .malformed("the key \(key) at offset \(keyStart) appears twice in a nested dictionary")
+            }
+        }
+        return .mixedDictionary(entries)
     }
 
     /// Reads an object reference.

@@ -23,6 +23,10 @@ extension SyncValue: Hashable, Comparable {
         case (.decimal128(let a), .decimal128(let b)): a == b
         case (.link(let a), .link(let b)): a == b
         case (.embedded(let a), .embedded(let b)): a == b
+        case (.mixedList(let a), .mixedList(let b)): a == b
+        case (.mixedDictionary(let a), .mixedDictionary(let b)):
+            // Keys by their UTF-8 bytes, as the encoding compares them.
+            a.sortedForEncoding.elementsEqual(b.sortedForEncoding) { $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value }
         default: false
         }
     }
@@ -42,16 +46,24 @@ extension SyncValue: Hashable, Comparable {
         case .data(let bytes), .objectID(let bytes), .uuid(let bytes), .decimal128(let bytes): hasher.combine(bytes)
         case .link(let reference): hasher.combine(reference)
         case .embedded(let value): hasher.combine(value)
+        case .mixedList(let values): hasher.combine(values)
+        case .mixedDictionary(let entries):
+            hasher.combine(entries.count)
+            for (key, value) in entries.sortedForEncoding {
+                for byte in key.utf8 { hasher.combine(byte) }
+                hasher.combine(value)
+            }
         }
     }
 
     /// A total order over values, for deterministic output (set members, encodings); not a
     /// user-facing sort. Values of different kinds order by kind (null, bool, int, float,
-    /// double, string, data, date, objectID, uuid, decimal128, link, embedded); within a kind:
+    /// double, string, data, date, objectID, uuid, decimal128, link, embedded, nested list,
+    /// nested dictionary); within a kind:
     /// false before true, integers numerically, floating-point values by IEEE 754 total order
     /// of their bits (so `-0.0` before `0.0`, NaNs at the ends), strings and bytes
     /// lexicographically by byte, links by class name then primary key, embedded values by
-    /// their encoded bytes. Consistent with `==`: exactly one of `a < b`, `a == b`, `b < a`.
+    /// their encoded bytes, nested lists and dictionaries too. Consistent with `==`: exactly one of `a < b`, `a == b`, `b < a`.
     public static func < (lhs: SyncValue, rhs: SyncValue) -> Bool {
         let (leftRank, rightRank) = (lhs.kindRank, rhs.kindRank)
         if leftRank != rightRank { return leftRank < rightRank }
@@ -76,6 +88,11 @@ extension SyncValue: Hashable, Comparable {
             left.write(a)
             right.write(b)
             return left.bytes.lexicographicallyPrecedes(right.bytes)
+        case (.mixedList, .mixedList), (.mixedDictionary, .mixedDictionary):
+            var left = BinaryWriter(), right = BinaryWriter()
+            left.write(lhs)
+            right.write(rhs)
+            return left.bytes.lexicographicallyPrecedes(right.bytes)
         default:
             return false
         }
@@ -97,6 +114,8 @@ extension SyncValue: Hashable, Comparable {
         case .decimal128: 10
         case .link: 11
         case .embedded: 12
+        case .mixedList: 13
+        case .mixedDictionary: 14
         }
     }
 

@@ -1,7 +1,9 @@
 /// A property value as it travels between devices and the server: every kind of value a Strata
 /// property can hold, each tagged with its kind, so a `MixedValue` property needs no separate
-/// encoding. Collections are not values: lists, sets and maps change through their own
-/// operations (see ``SyncOperation``).
+/// encoding. Collection properties are not values: lists, sets and maps change through their
+/// own operations (see ``SyncOperation``). A list or dictionary nested in a mixed value is
+/// one (``mixedList(_:)``, ``mixedDictionary(_:)``): it travels, and merges, whole, so the
+/// last writer of the property wins.
 ///
 /// Equality is exact, as replication needs it: floats, doubles and dates compare by bit pattern
 /// (so a NaN equals itself and `-0.0` differs from `0.0`), strings by their UTF-8 bytes (so two
@@ -35,6 +37,10 @@ public indirect enum SyncValue: Sendable {
     case link(ObjectRef)
     /// An embedded object, as its properties' values (a whole value: see the conflict rules).
     case embedded(EmbeddedValue)
+    /// A list nested in a mixed value: its elements, which may nest again (protocol version 2).
+    case mixedList([SyncValue])
+    /// A dictionary nested in a mixed value, by string key (protocol version 2).
+    case mixedDictionary([String: SyncValue])
 }
 
 /// An embedded object's properties, by name. Lists of values or of embedded objects inside an

@@ -93,6 +93,8 @@ import Testing
                message: "The stored value 3 of 'Parity.number' cannot be converted to EvenNumber (init(persistedValue:) returned nil); declare the property optional (EvenNumber?)"),
         // Mixed values.
         Misuse(name: "mixed-embedded", message: "A MixedValue cannot hold an embedded 'Flat' object"),
+        Misuse(name: "mixed-too-deep", message: "collections in a mixed value may nest at most 50 levels deep"),
+        Misuse(name: "mixed-nested-observe", message: "cannot be observed on its own: observe its object, with keyPaths naming the property"),
         // The dynamic API.
         Misuse(name: "dynamic-unknown-type", message: "The database has no type named 'Nope'."),
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),

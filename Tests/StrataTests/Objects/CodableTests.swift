@@ -60,9 +60,11 @@ final class Pet: Object, Decodable {
         #expect(throws: DecodingError.self) {
             _ = try JSONDecoder().decode(Pet.self, from: Data(#"{"id": "64b7f0c2a1b2c3d4e5f60718", "name": null}"#.utf8))
         }
-        #expect(throws: DecodingError.self) {
-            _ = try JSONDecoder().decode(Pet.self, from: Data(#"{"id": "64b7f0c2a1b2c3d4e5f60718", "extra": [1]}"#.utf8))
-        }
+    }
+
+    @Test func aJSONArrayOrObjectInAMixedValueIsANestedCollection() throws {
+        let pet = try JSONDecoder().decode(Pet.self, from: Data(#"{"id": "64b7f0c2a1b2c3d4e5f60718", "extra": [1, {"a": "b"}]}"#.utf8))
+        #expect(pet.extra == .fromArray([.int(1), .fromDictionary(["a": .string("b")])]))
     }
 }
 

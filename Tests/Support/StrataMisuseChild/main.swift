@@ -538,6 +538,30 @@ do {
         misusing()
         _ = parity.number
 
+    case "mixed-too-deep":
+        var deep = MixedValue.int(1)
+        for _ in 0...50 { deep = .fromArray([deep]) }
+        let holder = Holder()
+        var mixedConfiguration = embeddedConfiguration
+        mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
+        let database = try Database(configuration: mixedConfiguration)
+        try database.write { database.add(holder) }
+        try database.write {
+            misusing()
+            holder.value = deep
+        }
+
+    case "mixed-nested-observe":
+        let holder = Holder()
+        holder.value = .fromArray([.int(1)])
+        var mixedConfiguration = embeddedConfiguration
+        mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
+        let database = try Database(configuration: mixedConfiguration)
+        try database.write { database.add(holder) }
+        guard let nested = holder.value.listValue else { fail("no nested list") }
+        misusing()
+        _ = nested.observe { _ in }
+
     case "mixed-embedded":
         let holder = Holder()
         holder.value = .object(Flat())

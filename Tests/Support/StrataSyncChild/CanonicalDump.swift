@@ -57,6 +57,8 @@ enum CanonicalDump {
         case .objectId(let v): return ["objectId": v.stringValue]
         case .decimal128(let v): return ["decimal": v.description]
         case .uuid(let v): return ["uuid": v.uuidString]
+        case .list(let v): return ["list": v.map(mixed)]
+        case .dictionary(let v): return ["dictionary": Dictionary(uniqueKeysWithValues: v.asKeyValueSequence().map { ($0.key, mixed($0.value)) })]
         }
     }
 }
