@@ -120,6 +120,7 @@ class ImportedPerson: Object {
         }
         var config = Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm"))
         config.maximumFileSize = 1 << 30
+        config.allowsUnencryptedFile = true
         // all-types holds mixed values with nested collections, which Strata cannot hold yet:
         // the open fails with a typed error naming them, and leaves nothing behind.
         config.encryptionKey = key
