@@ -5,7 +5,9 @@
 // - `_becomeManaged` writes into the object's `@Persisted` wrappers through byte offsets. The
 //   offsets are those of this exact class's fields (`ClassInfo`, from the runtime's field
 //   list), whose types were checked to be `Persisted` values with an `Int32` column and an
-//   optional raw pointer owner at the recorded places.
+//   optional raw pointer owner at the recorded places. For a class with reference-typed
+//   properties (`_ReferenceProperty`), `ClassInfo.wrapperColumns` gives each wrapper's column,
+//   and each such property is bound through `ReferenceFieldAccess` (see its invariants).
 // - `_chunk`'s fast path reads `_slot.columns` only while the session's generation (read
 //   through `_slot.sessionGeneration`) is the one the location was found in: any change to the
 //   session's trees moves the generation on, so the views are those of a cluster still held by
