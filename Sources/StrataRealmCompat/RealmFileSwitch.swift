@@ -34,6 +34,8 @@ public enum RealmFileSwitch {
     /// - Throws: ``RealmImportError`` and ``RealmFileError`` when the Realm file cannot be
     ///   imported (nothing is left behind; the next open tries again).
     public static func resolve(_ configuration: Database.Configuration) throws -> Database.Configuration {
+        // Before anything is imported: the import is where the data leaves the encrypted file.
+        try configuration.checkEncryption()
         guard let url = configuration.fileURL, configuration.inMemoryIdentifier == nil else { return configuration }
         let strataURL = strataFileURL(for: url)
         let manager = FileManager.default
@@ -98,21 +100,35 @@ public enum RealmFileSwitch {
 }
 
 extension Database.Configuration {
-    /// RealmSwift's `encryptionKey`: used here only to read an encrypted Realm file that the
-    /// first open imports (``RealmFileSwitch``); the Strata file it is imported into is not
-    /// encrypted. Kept per file path, process-wide, for as long as the process runs.
+    /// RealmSwift's `encryptionKey` (64 bytes): the key of the encrypted Realm file that the
+    /// first open imports (``RealmFileSwitch``). Strata files are not encrypted, so a
+    /// configuration with a key opens only when
+    /// ``Database/Configuration/allowsUnencryptedFile`` is also set;
+    /// otherwise opening it throws `Realm.Error` (`.invalidInput`) before anything is read or
+    /// written.
     public var encryptionKey: Data? {
-        get { fileURL.flatMap { url in RealmFileKeys.keys.withLock { $0[url.path] } } }
-        set {
-            guard let path = fileURL?.path else { return }
-            RealmFileKeys.keys.withLock { $0[path] = newValue }
-        }
+        get { realmEncryptionKey }
+        set { realmEncryptionKey = newValue }
     }
-}
 
-/// The encryption keys configurations were given, by file path.
-private enum RealmFileKeys {
-    static let keys = Mutex<[String: Data]>([:])
+    /// RealmSwift's memberwise configuration initializer, with its parameters in its order
+    /// (`encryptionKey` has no default here, which tells this initializer from Strata's own;
+    /// leave it out to call that one). `syncConfiguration` is a synced file's settings
+    /// (``User/flexibleSyncConfiguration(initialSubscriptions:rerunOnOpen:)``), and
+    /// `deleteRealmIfMigrationNeeded` is Strata's `deleteIfMigrationNeeded`. Strata files are
+    /// not encrypted: a non-nil `encryptionKey` reads an encrypted Realm file imported on the
+    /// first open, and the configuration opens only once ``allowsUnencryptedFile`` is set.
+    public init(fileURL: URL? = Database.Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
+                syncConfiguration: SyncConfiguration? = nil, encryptionKey: Data?, readOnly: Bool = false,
+                schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+                shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil, objectTypes: [Object.Type]? = nil,
+                seedFilePath: URL? = nil) {
+        self.init(fileURL: fileURL, inMemoryIdentifier: inMemoryIdentifier, readOnly: readOnly, schemaVersion: schemaVersion,
+                  migrationBlock: migrationBlock, deleteIfMigrationNeeded: deleteRealmIfMigrationNeeded,
+                  shouldCompactOnLaunch: shouldCompactOnLaunch, objectTypes: objectTypes, seedFilePath: seedFilePath)
+        self.encryptionKey = encryptionKey
+        self.attachment = syncConfiguration
+    }
 }
 
 extension Database {

@@ -21,7 +21,7 @@ public typealias RealmSwiftObject = Object
 
 extension Database.Configuration {
     /// RealmSwift's configuration initializer. `deleteRealmIfMigrationNeeded` is Strata's
-    /// `deleteIfMigrationNeeded`; Strata files are not encrypted (`encryptionKey`, set as a property, is used only to read a Realm file imported on first open).
+    /// `deleteIfMigrationNeeded`; RealmSwift's full initializer, with `encryptionKey`, is in RealmFileSwitch.swift.
     public init(fileURL: URL? = Database.Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
                 readOnly: Bool = false, schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
                 deleteRealmIfMigrationNeeded: Bool, shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,

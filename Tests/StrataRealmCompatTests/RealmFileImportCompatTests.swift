@@ -120,6 +120,8 @@ class ImportedPerson: Object {
         }
         var config = Realm.Configuration(fileURL: folder.appendingPathComponent("default.realm"))
         config.maximumFileSize = 1 << 30
+        // The Strata file the Realm file is imported into is not encrypted: the app says it knows.
+        config.allowsUnencryptedFile = true
         let strataFile = folder.appendingPathComponent("default.strata")
         var wrong = key
         wrong[40] ^= 1

@@ -108,8 +108,13 @@ extension ObjectCollection {
     /// The position of the first object that matches a parsed string predicate; nil when none
     /// does. Throws when the predicate names a property the type does not have or compares
     /// values of the wrong type.
+    /// On an unmanaged `List` or `MutableSet` the predicate is evaluated in memory
+    /// (`ObjectPredicateEvaluator`: a form it does not support throws `.unsupported`).
     public func index(matching predicate: FilterPredicate) throws(QueryError) -> Int? {
-        try filter(predicate).first.flatMap { index(of: $0) }
+        if database == nil {
+            return try ObjectPredicateEvaluator().firstIndex(matching: predicate.predicate, in: map { $0 as Object })
+        }
+        return try filter(predicate).first.flatMap { index(of: $0) }
     }
 
     // MARK: Sorting

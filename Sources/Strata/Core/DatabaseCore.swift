@@ -146,6 +146,7 @@ final class DatabaseCore {
     private var token: Token?
 
     static func open(_ configuration: Database.Configuration, _ confinement: Confinement) throws(Database.Error) -> DatabaseCore {
+        try configuration.checkEncryption()
         let core = try openWithoutAttachment(configuration, confinement)
         if let attachment = configuration.attachment {
             do { try attachment.databaseWillOpen(configuration) } catch { throw Database.Error.wrap(error, path: configuration.fileURL?.path) }

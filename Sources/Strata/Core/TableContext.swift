@@ -13,6 +13,8 @@ final class TableContext {
     let columnOffsets: UnsafeBufferPointer<Int>
     /// `info.ownerOffsets`, likewise.
     let ownerOffsets: UnsafeBufferPointer<Int>
+    /// Whether the class has reference-typed properties to bind (`info.referenceProperties`).
+    let hasReferenceProperties: Bool
 
     /// The frozen instance's lock (see `DatabaseCore.frozenLock`); nil for a live instance.
     let frozenLock: RecursiveLock?
@@ -27,6 +29,7 @@ final class TableContext {
         self.info = info
         self.columnOffsets = info.columnOffsets
         self.ownerOffsets = info.ownerOffsets
+        self.hasReferenceProperties = !info.referenceProperties.isEmpty
         self.frozenLock = core.frozenLock
     }
 

@@ -101,6 +101,17 @@ extension Database {
         /// Not compared by `==`: two configurations of one file with and without it name the
         /// same database.
         package var attachment: (any DatabaseAttachment)?
+        /// The key of an encrypted Realm file that the first open imports (StrataRealmCompat's
+        /// `encryptionKey`). Strata files are not encrypted, so a file-backed configuration
+        /// with a key opens only when `allowsUnencryptedFile` is set (`checkEncryption()`).
+        package var realmEncryptionKey: Data?
+        /// Whether the app accepts that its file is stored unencrypted although the
+        /// configuration gives an encryption key (false by default). Strata does not encrypt
+        /// its files, so a configuration with a key (StrataRealmCompat's `encryptionKey`, which
+        /// reads an encrypted Realm file on the first open) opens only when this is true: set it
+        /// once the app protects the data another way (the platform's data protection, an
+        /// encrypted volume) or does not need to.
+        public var allowsUnencryptedFile = false
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteIfMigrationNeeded: Bool = false,

@@ -26,6 +26,12 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     let columnOffsets: UnsafeBufferPointer<Int>
     /// In the same order as `columnOffsets`: the byte offset of each wrapper's `owner`.
     let ownerOffsets: UnsafeBufferPointer<Int>
+    /// The class's reference-typed properties (`_ReferenceProperty`, RealmSwift's
+    /// `RealmProperty`), bound when an object becomes managed; empty for most classes.
+    let referenceProperties: [ReferencePropertyBinding]
+    /// When the class has reference-typed properties: the column of each wrapper in
+    /// `columnOffsets` (which lists only the wrappers, so its positions are not the columns).
+    let wrapperColumns: [Int]
     /// Whether every stored property of the class (and its model superclasses) is
     /// `@Persisted`: then a managed instance holds nothing but the database's state, and an
     /// instance nobody references any more may be reused for another object of the class
@@ -50,6 +56,12 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
 
     /// A `@Persisted(originProperty:)` property: the objects of `originType` whose
     /// `originProperty` links to the object.
+    /// A reference-typed property: its column and how to bind it.
+    struct ReferencePropertyBinding {
+        let column: Int
+        let access: any ReferenceFieldBinding
+    }
+
     struct LinkingProperty {
         let name: String
         let originType: Object.Type
@@ -68,13 +80,16 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
     }
 
     private init(type: Object.Type, schema: ObjectSchema, fields: [any FieldAccess], offsets fieldOffsets: [Int], columnOffsets: [Int],
-                 ownerOffsets: [Int], isRecyclable: Bool, unpersistedProperties: [String] = [], linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
+                 ownerOffsets: [Int], referenceProperties: [ReferencePropertyBinding] = [], wrapperColumns: [Int] = [],
+                 isRecyclable: Bool, unpersistedProperties: [String] = [], linkedTypes: [Object.Type], linkingProperties: [LinkingProperty], linkingFields: [any FieldAccess],
                  lineage: [String]) {
         self.type = type
         self.linkingProperties = linkingProperties
         self.linkingFields = linkingFields
         self.lineage = lineage
         self.isRecyclable = isRecyclable
+        self.referenceProperties = referenceProperties
+        self.wrapperColumns = wrapperColumns
         self.unpersistedProperties = unpersistedProperties
         self.schema = schema
         self.fields = fields
@@ -202,6 +217,8 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         var linkingColumnOffsets: [Int] = []
         var linkingOwnerOffsets: [Int] = []
         var linkingFields: [any FieldAccess] = []
+        var references: [ReferencePropertyBinding] = []
+        var wrapperColumns: [Int] = []
         for current in mirrors.reversed() {
             for child in current.children {
                 guard let label = child.label else { continue }
@@ -223,6 +240,23 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                     linked.append(originType)
                     continue
                 }
+                if let reference = child.value as? any ReferencePropertyProtocol {
+                    let referenceType = Swift.type(of: reference)
+                    guard let offset = offsets[label] else {
+                        throw Database.Error(.invalidInput, "Cannot find the storage of '\(name).\(label)' (the Swift runtime did not report its field offset).")
+                    }
+                    let shape = referenceType.valueShape
+                    guard shape.objectType == nil, !shape.isList, !shape.isSet, !shape.isMap else {
+                        throw Database.Error(.invalidInput, "'\(name).\(label)' is a RealmProperty of a link or collection, which it cannot hold; declare it as @Persisted var \(label).")
+                    }
+                    let access = referenceType.fieldAccess(offset: offset)
+                    references.append(ReferencePropertyBinding(column: properties.count, access: access))
+                    properties.append(PropertySchema(name: label, kind: shape.kind, isOptional: shape.isOptional, isList: false, isSet: false,
+                                                     isMap: false, isPrimaryKey: false, isIndexed: false, objectType: nil))
+                    fields.append(access)
+                    fieldOffsets.append(offset)
+                    continue
+                }
                 guard let wrapper = child.value as? any PersistedProtocol else {
                     unpersisted.append(label)
                     continue
@@ -240,6 +274,7 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 properties.append(PropertySchema(name: propertyName, kind: shape.kind, isOptional: shape.isOptional || shape.kind == .link,
                                                  isList: shape.isList, isSet: shape.isSet, isMap: shape.isMap, isPrimaryKey: wrapper.isPrimaryKey,
                                                  isIndexed: wrapper.isIndexed, objectType: shape.objectType))
+                wrapperColumns.append(properties.count - 1)
                 fields.append(Swift.type(of: wrapper).fieldAccess(offset: offset))
                 fieldOffsets.append(offset)
                 columnOffsets.append(offset + columnOffset)
@@ -268,7 +303,11 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
         }
         return ClassInfo(type: type, schema: schema, fields: fields, offsets: fieldOffsets, columnOffsets: columnOffsets + linkingColumnOffsets,
                          ownerOffsets: ownerOffsets + linkingOwnerOffsets,
-                         isRecyclable: unpersisted.isEmpty,
+                         referenceProperties: references,
+                         wrapperColumns: references.isEmpty ? [] : wrapperColumns + linking.indices.map { properties.count + $0 },
+                         // A reference-typed property may outlive its object, so the object
+                         // must not be reused for another one (its property would follow it).
+                         isRecyclable: unpersisted.isEmpty && references.isEmpty,
                          unpersistedProperties: unpersisted.map { $0.hasPrefix("$__lazy_storage_$_") ? String($0.dropFirst(18)) : $0 },
                          linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
                          lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })

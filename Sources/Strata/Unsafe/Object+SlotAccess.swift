@@ -5,7 +5,9 @@
 // - `_becomeManaged` writes into the object's `@Persisted` wrappers through byte offsets. The
 //   offsets are those of this exact class's fields (`ClassInfo`, from the runtime's field
 //   list), whose types were checked to be `Persisted` values with an `Int32` column and an
-//   optional raw pointer owner at the recorded places.
+//   optional raw pointer owner at the recorded places. For a class with reference-typed
+//   properties (`_ReferenceProperty`), `ClassInfo.wrapperColumns` gives each wrapper's column,
+//   and each such property is bound through `ReferenceFieldAccess` (see its invariants).
 // - `_chunk`'s fast path reads `_slot.columns` only while the session's generation (read
 //   through `_slot.sessionGeneration`) is the one the location was found in: any change to the
 //   session's trees moves the generation on, so the views are those of a cluster still held by
@@ -30,6 +32,10 @@ extension Object {
         // are Persisted values with an Int32 column and an optional raw pointer owner at the
         // recorded places.
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        if context.hasReferenceProperties {
+            _becomeManagedWithReferences(context, key: key, base: base)
+            return
+        }
         let offsets = context.columnOffsets
         let owners = context.ownerOffsets
         var index = 0
@@ -37,6 +43,23 @@ extension Object {
             base.storeBytes(of: Int32(truncatingIfNeeded: index), toByteOffset: offsets[index], as: Int32.self)
             base.storeBytes(of: Optional(UnsafeRawPointer(base)), toByteOffset: owners[index], as: UnsafeRawPointer?.self)
             index &+= 1
+        }
+    }
+
+    /// `_becomeManaged` for a class with reference-typed properties (`_ReferenceProperty`):
+    /// the wrappers' columns come from `ClassInfo.wrapperColumns` (the reference-typed
+    /// properties have columns but no wrapper), and each reference-typed property is bound.
+    @inline(never)
+    final func _becomeManagedWithReferences(_ context: TableContext, key: Int64, base: UnsafeMutableRawPointer) {
+        let offsets = context.columnOffsets
+        let owners = context.ownerOffsets
+        let columns = context.info.wrapperColumns
+        for index in 0..<offsets.count {
+            base.storeBytes(of: Int32(truncatingIfNeeded: columns[index]), toByteOffset: offsets[index], as: Int32.self)
+            base.storeBytes(of: Optional(UnsafeRawPointer(base)), toByteOffset: owners[index], as: UnsafeRawPointer?.self)
+        }
+        for reference in context.info.referenceProperties {
+            reference.access.bind(self, context: context, key: key, column: reference.column)
         }
     }
 
