@@ -52,7 +52,7 @@ final class UploadGroupCommit: Sendable {
 
     /// Stores the upload in the next group commit of `app` (made by `commit` if this caller
     /// leads it); returns after that commit.
-    func upload(app: String, clientID: UInt64, changesets: [ClientChangeset], commit: Commit) async throws -> UploadResult {
+    func upload(app: String, clientID: UInt64, changesets: [ClientChangeset], commit: @escaping Commit) async throws -> UploadResult {
         let request = UploadRequest(clientID: clientID, changesets: changesets)
         let leads = queues.withLock { queues in
             if queues[app, default: AppQueue()].led { return false }
@@ -79,7 +79,7 @@ final class UploadGroupCommit: Sendable {
     }
 
     /// Commits a group holding `own` and what waits, hands the lead on, and returns `own`'s outcome.
-    private func lead(app: String, own: UploadRequest, commit: Commit) async throws -> UploadResult {
+    private func lead(app: String, own: UploadRequest, commit: @escaping Commit) async throws -> UploadResult {
         // The leader's own upload is never among the waiting (a caller handed the lead was
         // removed from them); it goes first, then the waiting ones, oldest first, up to the bound.
         let others: [Waiter] = queues.withLock { queues in
@@ -99,7 +99,9 @@ final class UploadGroupCommit: Sendable {
         let requests = [own] + others.map(\.request)
         let outcomes: [Result<UploadResult, any Error>]
         do {
-            let results = try await commit(app, requests)
+            // In a task of its own: the leader's cancellation (its client went away) must not
+            // fail the other clients' uploads in the group.
+            let results = try await Task { try await commit(app, requests) }.value
             guard results.count == requests.count else {
                 throw SyncServerError.storageUnavailable("a group commit returned \(results.count) outcomes for \(requests.count) uploads")
             }
