@@ -78,6 +78,11 @@ final class UploadGroupCommit: Sendable {
         return try await lead(app: app, own: request, commit: commit)
     }
 
+    /// How many uploads of `app` wait for the next group (for tests).
+    func waitingCount(app: String) -> Int {
+        queues.withLock { $0[app]?.waiting.count ?? 0 }
+    }
+
     /// Commits a group holding `own` and what waits, hands the lead on, and returns `own`'s outcome.
     private func lead(app: String, own: UploadRequest, commit: @escaping Commit) async throws -> UploadResult {
         // The leader's own upload is never among the waiting (a caller handed the lead was
@@ -87,7 +92,7 @@ final class UploadGroupCommit: Sendable {
             var count = 0, changesets = own.changesets.count
             for waiter in queue.waiting {
                 let size = waiter.request.changesets.count
-                if changesets + size > maximumChangesets && count > 0 { break }
+                if changesets + size > maximumChangesets { break }
                 changesets += size
                 count += 1
             }
