@@ -67,6 +67,67 @@ enum ServerStorageChecks {
         }
     }
 
+    /// Uploads arriving together (a store may commit them in one group): every client's
+    /// repeats, its next changeset and a gap at once, all touching the same objects. Each
+    /// upload gets its own outcome whichever order or grouping the store chose.
+    static func simultaneousUploadsEachGetTheirOwnOutcome(_ storage: any SyncStorage) async throws {
+        let app = ServerTestEnvironment.uniqueAppID("group")
+        let clients: [UInt64] = Array(1...12)
+        func first(_ client: UInt64) -> [ClientChangeset] {
+            [F.changeset(1, [F.createTodo("shared\(client % 3)", title: "c\(client)", at: client, client: client),
+                             F.createNote(Int64(client), text: "own", at: client, client: client)]),
+             F.changeset(2, [F.setTitle("shared\((client + 1) % 3)", "second c\(client)", at: 100 + client, client: client)])]
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in clients {
+                group.addTask {
+                    let stored = try await storage.upload(app: app, clientID: client, changesets: first(client))
+                    #expect(stored.appendedCount == 2 && stored.lastAcknowledged == 2)
+                    try await withThrowingTaskGroup(of: Void.self) { inner in
+                        inner.addTask {
+                            let repeated = try await storage.upload(app: app, clientID: client, changesets: first(client))
+                            #expect(repeated.appendedCount == 0 && repeated.lastAcknowledged >= 2, "client \(client)'s repeat")
+                        }
+                        inner.addTask {
+                            let third = try await storage.upload(app: app, clientID: client, changesets: [
+                                F.changeset(3, [F.setTitle("shared\(client % 3)", "third c\(client)", at: 200 + client, client: client)]),
+                            ])
+                            #expect(third.appendedCount == 1 && third.lastAcknowledged == 3, "client \(client)'s third")
+                        }
+                        inner.addTask {
+                            await #expect(throws: SyncServerError.self, "client \(client)'s gap") {
+                                try await storage.upload(app: app, clientID: client, changesets: [
+                                    F.changeset(5, [F.setTitle("shared0", "gap", at: 900, client: client)]),
+                                ])
+                            }
+                        }
+                        try await inner.waitForAll()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let total = UInt64(clients.count) * 3
+        let history = try await storage.history(app: app, after: 0, limit: 1_000)
+        #expect(history.changesets.map(\.serverSequence) == Array(1...total))
+        #expect(history.position.latestSequence == total)
+        for client in clients {
+            let mine = history.changesets.filter { $0.clientID == client }.map(\.clientSequence)
+            #expect(mine == [1, 2, 3], "client \(client)'s changesets once each, in its order")
+            #expect(try await storage.client(app: app, clientID: client).lastAcknowledged == 3)
+        }
+        var expected: [ObjectRef: SyncObjectState] = [:]
+        for changeset in history.changesets {
+            for operation in changeset.operations {
+                expected[operation.object, default: SyncObjectState(object: operation.object)].apply(operation)
+            }
+        }
+        let snapshot = try await storage.snapshot(app: app, classes: ["Todo", "Note"])
+        #expect(snapshot.sequence == total)
+        #expect(Dictionary(uniqueKeysWithValues: snapshot.objects.map { ($0.object, $0) }) == expected)
+        #expect(snapshot.objects.contains { $0.value(of: "title") == .string("gap") } == false)
+    }
+
     static func statesEqualTheMergeOfTheHistory(_ storage: any SyncStorage) async throws {
         let app = ServerTestEnvironment.uniqueAppID("merge")
         var generator = ServerSeededGenerator(seed: 31)

@@ -13,6 +13,7 @@ struct ServerEmbeddedStorageTests {
     @Test func sameBatchTwiceIsStoredOnce() async throws { try await check(ServerStorageChecks.sameBatchTwiceIsStoredOnce) }
     @Test func gapIsRefusedAndNothingStored() async throws { try await check(ServerStorageChecks.gapIsRefusedAndNothingStored) }
     @Test func concurrentUploadsGetGaplessSequences() async throws { try await check(ServerStorageChecks.concurrentUploadsGetGaplessSequences) }
+    @Test func simultaneousUploadsEachGetTheirOwnOutcome() async throws { try await check(ServerStorageChecks.simultaneousUploadsEachGetTheirOwnOutcome) }
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
     @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }
@@ -36,6 +37,7 @@ struct ServerPostgresStorageTests {
     @Test func sameBatchTwiceIsStoredOnce() async throws { try await check(ServerStorageChecks.sameBatchTwiceIsStoredOnce) }
     @Test func gapIsRefusedAndNothingStored() async throws { try await check(ServerStorageChecks.gapIsRefusedAndNothingStored) }
     @Test func concurrentUploadsGetGaplessSequences() async throws { try await check(ServerStorageChecks.concurrentUploadsGetGaplessSequences) }
+    @Test func simultaneousUploadsEachGetTheirOwnOutcome() async throws { try await check(ServerStorageChecks.simultaneousUploadsEachGetTheirOwnOutcome) }
     @Test func statesEqualTheMergeOfTheHistory() async throws { try await check(ServerStorageChecks.statesEqualTheMergeOfTheHistory) }
     @Test func batchesTouchingObjectsRepeatedlyStoreTheirMerge() async throws { try await check(ServerStorageChecks.batchesTouchingObjectsRepeatedlyStoreTheirMerge) }
     @Test func compactionDropsOldHistoryAndReportsIt() async throws { try await check(ServerStorageChecks.compactionDropsOldHistoryAndReportsIt) }

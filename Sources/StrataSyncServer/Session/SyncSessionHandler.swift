@@ -44,12 +44,15 @@ struct SyncSessionHandler {
         case message(SyncMessage, size: Int)
         case refuse(SyncErrorCode, String)
         case commit
+        /// Upload frames wait in the session's ``UploadInbox``.
+        case uploads
     }
 
     /// Serves the connection until the client leaves or a fatal error closes it.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let counters = QueueCounters()
+        let inbox = UploadInbox()
         let interest = SessionInterest()
         let registration = notifier.register(app: app) { notice in
             guard interest.isConcerned(by: notice) else { return }
@@ -63,16 +66,25 @@ struct SyncSessionHandler {
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await Self.read(inbound, into: continuation, counters: counters)
+                await Self.read(inbound, into: continuation, counters: counters, inbox: inbox)
             }
             // The worker runs here, not as a sibling of the reader: the reader ends as soon as
             // it queued a refusal, and the worker must still send that error before closing.
             // It ends when the queue is drained after the reader finished, or on a fatal error,
             // and then stops the reader.
             var session = SessionState(interest: interest)
-            for await event in events {
-                counters.queued.subtract(1, ordering: .relaxed)
-                if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
+            for await queued in events {
+                var event = queued
+                if case .uploads = queued {
+                    // Every upload frame received by now, stored and acknowledged as one.
+                    let taken = inbox.take()
+                    counters.queued.subtract(taken.frames, ordering: .relaxed)
+                    counters.queuedBytes.subtract(taken.bytes, ordering: .relaxed)
+                    event = .message(.upload(taken.changesets), size: taken.bytes)
+                } else {
+                    counters.queued.subtract(1, ordering: .relaxed)
+                    if case .message(_, let size) = event { counters.queuedBytes.subtract(size, ordering: .relaxed) }
+                }
                 if case .commit = event { counters.commitPending.store(false, ordering: .releasing) }
                 let keepGoing = await self.handle(event, session: &session, outbound: outbound)
                 if !keepGoing { break }
@@ -85,9 +97,11 @@ struct SyncSessionHandler {
     }
 
     /// Assembles WebSocket messages (refusing any over the protocol's frame limit before it is
-    /// fully buffered) and decodes them.
+    /// fully buffered) and decodes them. Upload frames go to `inbox`, with one event queued
+    /// for them when it was empty: frames arriving while the worker is busy are stored in
+    /// one store call, and a frame never waits behind one that arrived after it.
     private static func read(_ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation,
-                             counters: QueueCounters) async {
+                             counters: QueueCounters, inbox: UploadInbox) async {
         func send(_ event: Event) -> Bool {
             let size: Int
             if case .message(_, let bytes) = event { size = bytes } else { size = 0 }
@@ -96,6 +110,10 @@ struct SyncSessionHandler {
             if frames > maximumQueuedFrames || bytes > maximumQueuedBytes {
                 continuation.yield(.refuse(.serverError, "the client sends faster than the server handles its frames"))
                 return false
+            }
+            if case .message(.upload(let changesets), let size) = event {
+                if inbox.add(changesets, size: size) { continuation.yield(.uploads) }
+                return true
             }
             continuation.yield(event)
             if case .refuse = event { return false }
@@ -140,6 +158,35 @@ struct SyncSessionHandler {
         let queuedBytes = Atomic<Int>(0)
         /// Whether a catch-up is queued.
         let commitPending = Atomic<Bool>(false)
+    }
+
+    /// Upload frames the reader received and the worker has not taken yet.
+    private final class UploadInbox: Sendable {
+        private struct Contents {
+            var changesets: [ClientChangeset] = []
+            var frames = 0
+            var bytes = 0
+        }
+        private let contents = Mutex(Contents())
+
+        /// Adds one frame's changesets; true when the inbox was empty (an event must be queued).
+        func add(_ changesets: [ClientChangeset], size: Int) -> Bool {
+            contents.withLock { contents in
+                contents.changesets.append(contentsOf: changesets)
+                contents.frames += 1
+                contents.bytes += size
+                return contents.frames == 1
+            }
+        }
+
+        /// Takes every waiting frame's changesets, in arrival order, with their count and size.
+        func take() -> (changesets: [ClientChangeset], frames: Int, bytes: Int) {
+            contents.withLock { contents in
+                let taken = (contents.changesets, contents.frames, contents.bytes)
+                contents = Contents()
+                return taken
+            }
+        }
     }
 
     /// What the commit callback knows of its session, so that it wakes the session only for
@@ -216,6 +263,9 @@ struct SyncSessionHandler {
                 if session.welcomed { try await catchUp(&session, through: nil, checkpoint: .whenFarBehind, outbound) }
             case .message(let message, _):
                 try await handle(message, session: &session, outbound: outbound)
+            case .uploads:
+                // The worker loop hands the inbox's contents over as one upload message.
+                break
             }
             return true
         } catch let fatal as Fatal {
@@ -233,6 +283,7 @@ struct SyncSessionHandler {
     private static func describe(_ event: Event) -> String {
         switch event {
         case .commit: "a commit"
+        case .uploads: "the waiting uploads"
         case .refuse(let code, _): "a refusal (\(code))"
         case .message(let message, let size):
             switch message {

@@ -17,10 +17,12 @@ public import StrataSyncProtocol
 ///   below (u64 big-endian; history compacted before it counts as changing every class); app,
 ///   class → that class's ``ClassCompaction`` (24 bytes).
 ///
-/// Each method is one engine transaction; uploads commit with full durability before they return.
+/// Each method is one engine transaction; uploads commit with full durability before they return,
+/// those of one app arriving together sharing one transaction (group commit).
 /// One process owns the file: the engine's write lock serialises writers, so sequences are gapless.
 public final class EmbeddedSyncStorage: SyncStorage {
     private let engine: StorageEngine
+    private let groupCommit = UploadGroupCommit()
 
     /// Opens (or creates) the store in `directory`, creating the folder if needed.
     public init(directory: String) throws(SyncServerError) {
@@ -100,35 +102,59 @@ public final class EmbeddedSyncStorage: SyncStorage {
         }
     }
 
+    /// Stores the upload in a group commit (`UploadGroupCommit`): uploads of the app arriving
+    /// from any session while one commit is under way share the next durable commit.
     public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
+        try await groupCommit.upload(app: app, clientID: clientID, changesets: changesets) { app, requests in
+            try await self.commitGroup(app: app, requests)
+        }
+    }
+
+    /// One engine transaction storing `requests` in order, each planned against what the ones
+    /// before it stored; one refused (out of order) is left out.
+    private func commitGroup(app: String, _ requests: [UploadRequest]) async throws -> [Result<UploadResult, SyncServerError>] {
         try await engine.write { transaction in
-            var record = try Self.client(app: app, clientID: clientID, in: transaction)
             var position = try Self.position(app: app, in: transaction)
-            let plan = try UploadPlan(clientID: clientID, changesets: changesets, lastAcknowledged: record.lastAcknowledged,
-                                      latestSequence: position.latestSequence)
-            guard !plan.accepted.isEmpty else {
-                return UploadResult(lastAcknowledged: record.lastAcknowledged, position: position, appendedCount: 0)
-            }
             let history = try transaction.createTree(named: Trees.history)
-            for changeset in plan.accepted {
-                try transaction.put(changeset.encoded(), forKey: Self.historyKey(app, changeset.serverSequence), in: history)
-            }
             let objects = try transaction.createTree(named: Trees.objects)
-            var states: [ObjectRef: SyncObjectState] = [:]
-            for object in plan.touchedObjects {
-                if let bytes = try transaction.value(forKey: Self.objectKey(app, object), in: objects) {
-                    states[object] = try SyncObjectState(decoding: bytes)
+            var outcomes: [Result<UploadResult, SyncServerError>] = []
+            var changed = false
+            for request in requests {
+                var record = try Self.client(app: app, clientID: request.clientID, in: transaction)
+                let plan: UploadPlan
+                do throws(SyncServerError) {
+                    plan = try UploadPlan(clientID: request.clientID, changesets: request.changesets,
+                                          lastAcknowledged: record.lastAcknowledged, latestSequence: position.latestSequence)
+                } catch {
+                    outcomes.append(.failure(error))
+                    continue
                 }
+                guard !plan.accepted.isEmpty else {
+                    outcomes.append(.success(UploadResult(lastAcknowledged: record.lastAcknowledged, position: position, appendedCount: 0)))
+                    continue
+                }
+                for changeset in plan.accepted {
+                    try transaction.put(changeset.encoded(), forKey: Self.historyKey(app, changeset.serverSequence), in: history)
+                }
+                var states: [ObjectRef: SyncObjectState] = [:]
+                for object in plan.touchedObjects {
+                    if let bytes = try transaction.value(forKey: Self.objectKey(app, object), in: objects) {
+                        states[object] = try SyncObjectState(decoding: bytes)
+                    }
+                }
+                plan.apply(to: &states)
+                for (object, state) in states {
+                    try transaction.put(state.encoded(), forKey: Self.objectKey(app, object), in: objects)
+                }
+                record.lastAcknowledged = plan.lastAcknowledged
+                try Self.put(record, app: app, clientID: request.clientID, in: transaction)
+                position.latestSequence = plan.latestSequence
+                changed = true
+                outcomes.append(.success(UploadResult(lastAcknowledged: plan.lastAcknowledged, position: position,
+                                                      appendedCount: plan.accepted.count)))
             }
-            plan.apply(to: &states)
-            for (object, state) in states {
-                try transaction.put(state.encoded(), forKey: Self.objectKey(app, object), in: objects)
-            }
-            record.lastAcknowledged = plan.lastAcknowledged
-            try Self.put(record, app: app, clientID: clientID, in: transaction)
-            position.latestSequence = plan.latestSequence
-            try Self.put(position, app: app, in: transaction)
-            return UploadResult(lastAcknowledged: plan.lastAcknowledged, position: position, appendedCount: plan.accepted.count)
+            if changed { try Self.put(position, app: app, in: transaction) }
+            return outcomes
         }
     }
 

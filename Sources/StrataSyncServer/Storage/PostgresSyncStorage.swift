@@ -5,9 +5,11 @@ public import PostgresNIO
 public import StrataSyncProtocol
 
 /// The shared store: PostgreSQL through postgres-nio's pooled, reconnecting ``PostgresClient``.
-/// Any number of server instances use one database; each upload is one PostgreSQL transaction,
-/// and its commit is announced with `NOTIFY strata_sync, '<app>:<sequence>'`, which every
-/// instance `LISTEN`s to (``run(onCommit:)``).
+/// Any number of server instances use one database; uploads are stored in PostgreSQL
+/// transactions that each hold every upload of the app that arrived meanwhile (group commit,
+/// `UploadGroupCommit`), and each commit is announced with
+/// `NOTIFY strata_sync, '<app>:<sequence>'`, which every instance `LISTEN`s to
+/// (``run(onCommit:)``).
 ///
 /// Tables (created and migrated by ``prepare()``; `schema_migrations` records the version):
 /// `server_secret`, `apps` (newest sequence, compacted-through, schema; its row is locked (by
@@ -20,6 +22,7 @@ public final class PostgresSyncStorage: SyncStorage {
     /// The pool; run by ``run(onCommit:)``.
     public let client: PostgresClient
     private let logger: Logger
+    private let groupCommit = UploadGroupCommit()
     private static let channel = "strata_sync"
     private static let schemaVersion = 2
 
@@ -246,51 +249,100 @@ public final class PostgresSyncStorage: SyncStorage {
             """, logger: self.logger) }
     }
 
-    /// One transaction of four round trips however large the batch: lock the app's row, read
-    /// the client's record, read the touched objects' states, then one statement that inserts
-    /// the history rows, upserts the states, records the acknowledgement, advances the app and
-    /// sends the `NOTIFY` (each batch of rows bound as arrays and expanded with `unnest`).
+    /// Stores the upload in a group commit (``UploadGroupCommit``): uploads of the app arriving
+    /// from any session while one transaction is under way share the next transaction.
     public func upload(app: String, clientID: UInt64, changesets: [ClientChangeset]) async throws -> UploadResult {
+        try await groupCommit.upload(app: app, clientID: clientID, changesets: changesets) { app, requests in
+            try await self.commitGroup(app: app, requests)
+        }
+    }
+
+    /// One transaction of four statements however many uploads and changesets: lock the app's
+    /// row, read the clients' records, read the touched objects' states, then one statement
+    /// that inserts the history rows, upserts the states and the clients' acknowledgements,
+    /// advances the app and sends one `NOTIFY` (each set of rows bound as arrays and expanded
+    /// with `unnest`). The uploads are planned in order, each against the records as the ones
+    /// before it left them; one refused is left out of the writes.
+    private func commitGroup(app: String, _ requests: [UploadRequest]) async throws -> [Result<UploadResult, SyncServerError>] {
         try await transaction { connection in
-            var position = try await self.lockApp(app, on: connection)
-            let record = try await self.client(app: app, clientID: clientID, on: connection)
-            let plan = try UploadPlan(clientID: clientID, changesets: changesets, lastAcknowledged: record.lastAcknowledged,
-                                      latestSequence: position.latestSequence)
-            guard !plan.accepted.isEmpty else {
-                return UploadResult(lastAcknowledged: record.lastAcknowledged, position: position, appendedCount: 0)
+            let position = try await self.lockApp(app, on: connection)
+            var records = try await self.lastAcknowledged(app: app, clients: Set(requests.map(\.clientID)), on: connection)
+            var plans: [UploadPlan] = []
+            var outcomes: [Result<UploadResult, SyncServerError>] = []
+            var latest = position.latestSequence
+            for request in requests {
+                let lastAcknowledged = records[request.clientID] ?? 0
+                do throws(SyncServerError) {
+                    let plan = try UploadPlan(clientID: request.clientID, changesets: request.changesets,
+                                              lastAcknowledged: lastAcknowledged, latestSequence: latest)
+                    latest = plan.latestSequence
+                    records[request.clientID] = plan.lastAcknowledged
+                    if !plan.accepted.isEmpty { plans.append(plan) }
+                    var after = position
+                    after.latestSequence = plan.latestSequence
+                    outcomes.append(.success(UploadResult(lastAcknowledged: plan.lastAcknowledged, position: after,
+                                                          appendedCount: plan.accepted.count)))
+                } catch {
+                    outcomes.append(.failure(error))
+                }
             }
-            var states = try await self.states(of: plan.touchedObjects, app: app, on: connection)
-            plan.apply(to: &states)
-            let client = Int64(bitPattern: clientID)
-            let sequences = plan.accepted.map { Int64($0.serverSequence) }
-            let clientSequences = plan.accepted.map { Int64(bitPattern: $0.clientSequence) }
-            let encodedChangesets = plan.accepted.map { ByteBuffer(bytes: $0.encoded()) }
+            guard !plans.isEmpty else { return outcomes }
+            var touched: [ObjectRef] = []
+            var seen: Set<ObjectRef> = []
+            for plan in plans {
+                for object in plan.touchedObjects where seen.insert(object).inserted { touched.append(object) }
+            }
+            var states = try await self.states(of: touched, app: app, on: connection)
+            for plan in plans { plan.apply(to: &states) }
+            let accepted = plans.flatMap(\.accepted)
+            let sequences = accepted.map { Int64($0.serverSequence) }
+            let historyClients = accepted.map { Int64(bitPattern: $0.clientID) }
+            let clientSequences = accepted.map { Int64(bitPattern: $0.clientSequence) }
+            let encodedChangesets = accepted.map { ByteBuffer(bytes: $0.encoded()) }
             let written = Array(states)
             let classes = written.map { $0.key.className }
             let keys = written.map { ByteBuffer(bytes: primaryKeyBytes($0.key.primaryKey)) }
             let encodedStates = written.map { ByteBuffer(bytes: $0.value.encoded()) }
+            var acknowledgements: [UInt64: UInt64] = [:]
+            for plan in plans { acknowledgements[plan.accepted[0].clientID] = plan.lastAcknowledged }
+            let acknowledgedClients = acknowledgements.keys.map { Int64(bitPattern: $0) }
+            let acknowledgedThrough = acknowledgements.keys.map { Int64(bitPattern: acknowledgements[$0] ?? 0) }
             try await connection.query("""
                 WITH appended AS (
                     INSERT INTO history (app, sequence, client, client_seq, changeset)
-                    SELECT \(app), sequence, \(client), client_seq, changeset
-                    FROM unnest(\(sequences)::bigint[], \(clientSequences)::bigint[], \(encodedChangesets)::bytea[])
-                        AS batch(sequence, client_seq, changeset)
+                    SELECT \(app), sequence, client, client_seq, changeset
+                    FROM unnest(\(sequences)::bigint[], \(historyClients)::bigint[], \(clientSequences)::bigint[],
+                        \(encodedChangesets)::bytea[]) AS batch(sequence, client, client_seq, changeset)
                 ), applied AS (
                     INSERT INTO objects (app, class, pk, state)
                     SELECT \(app), class, pk, state
                     FROM unnest(\(classes)::text[], \(keys)::bytea[], \(encodedStates)::bytea[]) AS batch(class, pk, state)
                     ON CONFLICT (app, class, pk) DO UPDATE SET state = EXCLUDED.state
                 ), acknowledged AS (
-                    INSERT INTO clients (app, client, last_ack) VALUES (\(app), \(client), \(Int64(bitPattern: plan.lastAcknowledged)))
+                    INSERT INTO clients (app, client, last_ack)
+                    SELECT \(app), client, last_ack
+                    FROM unnest(\(acknowledgedClients)::bigint[], \(acknowledgedThrough)::bigint[]) AS batch(client, last_ack)
                     ON CONFLICT (app, client) DO UPDATE SET last_ack = EXCLUDED.last_ack
                 ), advanced AS (
-                    UPDATE apps SET latest_sequence = \(Int64(plan.latestSequence)) WHERE app = \(app)
+                    UPDATE apps SET latest_sequence = \(Int64(latest)) WHERE app = \(app)
                 )
-                SELECT pg_notify(\(Self.channel), \(app + ":" + String(plan.latestSequence)))
+                SELECT pg_notify(\(Self.channel), \(app + ":" + String(latest)))
                 """, logger: self.logger)
-            position.latestSequence = plan.latestSequence
-            return UploadResult(lastAcknowledged: plan.lastAcknowledged, position: position, appendedCount: plan.accepted.count)
+            return outcomes
         }
+    }
+
+    /// The last acknowledged sequence of each of `clients` that has a record, in one query.
+    private func lastAcknowledged(app: String, clients: Set<UInt64>, on connection: PostgresConnection) async throws -> [UInt64: UInt64] {
+        let ids = clients.map { Int64(bitPattern: $0) }
+        let rows = try await connection.query("""
+            SELECT client, last_ack FROM clients WHERE app = \(app) AND client = ANY(\(ids)::bigint[])
+            """, logger: logger)
+        var records: [UInt64: UInt64] = [:]
+        for try await (client, lastAck) in rows.decode((Int64, Int64).self) {
+            records[UInt64(bitPattern: client)] = UInt64(bitPattern: lastAck)
+        }
+        return records
     }
 
     /// The stored states of `objects` (those not stored yet are absent), read in one query.
