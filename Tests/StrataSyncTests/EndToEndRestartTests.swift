@@ -136,17 +136,19 @@ struct EndToEndRestartTests {
                       configuration: AppConfiguration(baseURL: "http://127.0.0.1:\(port)",
                                                       rootDirectory: URL(fileURLWithPath: try ServerTestEnvironment.temporaryDirectory())))
         var users: [User] = []
+        var failure: (any Error)?
         do {
             try await restartPostgres(under: app, users: &users)
         } catch {
-            // The step's issue (or the error) is recorded; the cleanup below still runs.
-            if !(error is StepTimedOut) { throw error }
+            // Thrown after the cleanup below; a timed-out step has recorded its issue already.
+            failure = error
         }
         let loggedIn = users
         try await withStepDeadline(seconds: 30, "logging the users out") {
             for user in loggedIn { try await user.logOut() }
         }
         try await withStepDeadline(seconds: 60, "shutting the server down") { await server.shutdown() }
+        if let failure, !(failure is StepTimedOut) { throw failure }
     }
 
     /// The scenario of ``postgresRestartingUnderSyncingClientsLosesAndDoublesNothing()``
