@@ -3,6 +3,7 @@
 // acknowledgement), not to time; at the end every local write must be on the server once.
 
 import Foundation
+import Logging
 import Testing
 import Strata
 @testable import StrataSync
@@ -115,40 +116,90 @@ struct EndToEndRestartTests {
     /// stays up) stops (as a crash) at the first acknowledgement of one client's large upload
     /// while another client writes, and starts again: both sessions reconnect by themselves,
     /// converge, and every write is on the server once.
-    @Test(.enabled(if: EndToEndRestartEnvironment.restartsPostgres, "needs scripts/with-postgres.sh's STRATA_TEST_POSTGRES_CTL"),
-          .disabled("Hangs past its time limit in about one run of six (the process idles with the restarted cluster up), which stalls the whole run; issue 31's notes"))
+    ///
+    /// Every await is a named step under a deadline (``withStepDeadline(seconds:_:sourceLocation:_:)``):
+    /// a step that never finishes fails the test saying which, instead of holding the run past
+    /// the time limit (which only cancels). The deadlines are far above a step's normal
+    /// duration; the reconnecting ones allow for a store call given up on after
+    /// `PostgresSyncStorage.operationLimit` (30 s) plus the client's backoff.
+    @Test(.enabled(if: EndToEndRestartEnvironment.restartsPostgres, "needs scripts/with-postgres.sh's STRATA_TEST_POSTGRES_CTL"))
     func postgresRestartingUnderSyncingClientsLosesAndDoublesNothing() async throws {
-        let url = try await EndToEndRestartEnvironment.postgres("url")
-        let server = SyncServer(configuration: .init(port: 0, storage: .postgres(url: url)))
-        let port = try await server.start()
+        let url = try await withStepDeadline(seconds: 90, "creating the restartable PostgreSQL cluster") {
+            try await EndToEndRestartEnvironment.postgres("url")
+        }
+        var logger = Logger(label: "e2e-pg-restart", factory: { StreamLogHandler.standardError(label: $0) })
+        // STRATA_TEST_SYNC_LOG=trace|debug|… shows the server's sessions and store calls.
+        logger.logLevel = ProcessInfo.processInfo.environment["STRATA_TEST_SYNC_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        let server = SyncServer(configuration: .init(port: 0, storage: .postgres(url: url)), logger: logger)
+        let port = try await withStepDeadline(seconds: 60, "starting the server") { try await server.start() }
         let app = App(id: ServerTestEnvironment.uniqueAppID("e2e-pg"),
                       configuration: AppConfiguration(baseURL: "http://127.0.0.1:\(port)",
                                                       rootDirectory: URL(fileURLWithPath: try ServerTestEnvironment.temporaryDirectory())))
-        let first = try await EndToEndDevice(name: "first", app: app)
-        let second = try await EndToEndDevice(name: "second", app: app)
-        let firstSession = try await first.open()
-        try await second.open()
+        var users: [User] = []
+        var failure: (any Error)?
+        do {
+            try await restartPostgres(under: app, users: &users)
+        } catch {
+            // Thrown after the cleanup below; a timed-out step has recorded its issue already.
+            failure = error
+        }
+        let loggedIn = users
+        try await withStepDeadline(seconds: 30, "logging the users out") {
+            for user in loggedIn { try await user.logOut() }
+        }
+        try await withStepDeadline(seconds: 60, "shutting the server down") { await server.shutdown() }
+        if let failure, !(failure is StepTimedOut) { throw failure }
+    }
+
+    /// The scenario of ``postgresRestartingUnderSyncingClientsLosesAndDoublesNothing()``
+    /// against a running server of `app`; each device's user is added to `users` once logged in.
+    private func restartPostgres(under app: App, users: inout [User]) async throws {
+        let first = try await withStepDeadline(seconds: 60, "logging in the first device") {
+            try await EndToEndDevice(name: "first", app: app)
+        }
+        users.append(first.user)
+        let second = try await withStepDeadline(seconds: 60, "logging in the second device") {
+            try await EndToEndDevice(name: "second", app: app)
+        }
+        users.append(second.user)
+        let firstSession = try await withStepDeadline(seconds: 60, "opening the first device's file") { try await first.open() }
+        try await withStepDeadline(seconds: 60, "opening the second device's file") { try await second.open() }
         let early = try await second.write(5)
-        try await second.sync()
+        try await withStepDeadline(seconds: 60, "syncing the second device's first writes") { try await second.sync() }
 
         firstSession.suspend()
-        #expect(await firstSession.reach(.disconnected))
+        let disconnected = try await withStepDeadline(seconds: 30, "suspending the first session") {
+            await firstSession.reach(.disconnected)
+        }
+        #expect(disconnected)
         let bulk = try await first.create(1_500, payloadBytes: 700)
         firstSession.resume()
-        await firstSession.firstUploadAcknowledgement()
-        try await EndToEndRestartEnvironment.postgres("stop")
+        try await withStepDeadline(seconds: 60, "the first acknowledgement of the bulk upload") {
+            await firstSession.firstUploadAcknowledgement()
+        }
+        try await withStepDeadline(seconds: 90, "stopping PostgreSQL") { try await EndToEndRestartEnvironment.postgres("stop") }
         let during = try await second.write(5)
-        try await EndToEndRestartEnvironment.postgres("start")
+        try await withStepDeadline(seconds: 90, "starting PostgreSQL again") { try await EndToEndRestartEnvironment.postgres("start") }
 
-        try await first.sync()
-        try await second.sync()
+        try await withStepDeadline(seconds: 120, "syncing the first device after the restart") { try await first.sync() }
+        try await withStepDeadline(seconds: 120, "syncing the second device after the restart") { try await second.sync() }
         // A newcomer opened now downloads through everything both uploaded; the two then
         // catch up to its checkpoint.
-        let newcomer = try await EndToEndDevice(name: "newcomer", app: app)
-        let newcomerSession = try await newcomer.open()
-        let latest = await newcomerSession.downloadCheckpoint()
-        await firstSession.downloaded(through: latest)
-        await (try await second.session).downloaded(through: latest)
+        let newcomer = try await withStepDeadline(seconds: 60, "logging in the newcomer") {
+            try await EndToEndDevice(name: "newcomer", app: app)
+        }
+        users.append(newcomer.user)
+        let newcomerSession = try await withStepDeadline(seconds: 120, "opening the newcomer's file") { try await newcomer.open() }
+        let latest = try await withStepDeadline(seconds: 30, "reading the newcomer's checkpoint") {
+            await newcomerSession.downloadCheckpoint()
+        }
+        try await withStepDeadline(seconds: 120, "the first device downloading through \(latest)") {
+            await firstSession.downloaded(through: latest)
+        }
+        let secondSession = try await second.session
+        try await withStepDeadline(seconds: 120, "the second device downloading through \(latest)") {
+            await secondSession.downloaded(through: latest)
+        }
         let firstDump = try await first.dump()
         let secondDump = try await second.dump()
         let newcomerDump = try await newcomer.dump()
@@ -156,7 +207,5 @@ struct EndToEndRestartTests {
         #expect(newcomerDump == firstDump)
         #expect(Set(bulk).isSubset(of: Set(newcomerDump.keys)))
         #expect(EndToEndCheck.holdsExactlyOnce(early + during, in: newcomerDump, note: "second"))
-        for user in [first.user, second.user, newcomer.user] { try await user.logOut() }
-        await server.shutdown()
     }
 }

@@ -111,8 +111,17 @@ public final class SyncServer: Service {
         await current.serviceGroup.triggerGracefulShutdown()
         _ = await current.serverTask.result
         current.storageTask.cancel()
-        _ = await current.storageTask.result
+        // postgres-nio's pool ends once its connections have closed; a shutdown must return
+        // even if one of them never does.
+        do {
+            try await withDeadline(Self.storageShutdownLimit, "closing the store") { _ = await current.storageTask.result }
+        } catch {
+            logger.warning("shutting down without waiting for the store: \(error)")
+        }
     }
+
+    /// How long ``shutdown()`` waits for the store's background work to end.
+    static let storageShutdownLimit: Duration = .seconds(10)
 
     private func start(handlingSignals: Bool) async throws -> Int {
         let storage: any SyncStorage

@@ -23,6 +23,8 @@ public final class PostgresSyncStorage: SyncStorage {
     public let client: PostgresClient
     private let logger: Logger
     private let groupCommit = UploadGroupCommit()
+    /// Ends calls whose connection closes (``ConnectionWatch``).
+    private let watch = ConnectionWatch()
     private static let channel = "strata_sync"
     private static let schemaVersion = 2
 
@@ -53,10 +55,13 @@ public final class PostgresSyncStorage: SyncStorage {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: Self.channel) { notifications in
-                        for try await notification in notifications {
-                            let parts = notification.payload.split(separator: ":")
-                            if parts.count == 2, let sequence = UInt64(parts[1]) { onCommit(String(parts[0]), sequence) }
+                    // The `LISTEN` statement itself can go unanswered like any query.
+                    try await self.watch.run(on: connection, "LISTEN \(Self.channel)") {
+                        try await connection.listen(on: Self.channel) { notifications in
+                            for try await notification in notifications {
+                                let parts = notification.payload.split(separator: ":")
+                                if parts.count == 2, let sequence = UInt64(parts[1]) { onCommit(String(parts[0]), sequence) }
+                            }
                         }
                     }
                 }
@@ -68,31 +73,45 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     /// How long one store call may take before the session gives up on it (see `withDeadline`).
-    /// A transaction that was running on a connection when PostgreSQL crashed can stay
-    /// unanswered by postgres-nio even after the database is back (seen in
-    /// `EndToEndRestartTests`: no error, no new connection for it), so this bounds how long
-    /// its client waits before reconnecting and resending. Long enough for a call queued for an
-    /// app's row lock behind other uploads; one given up on costs only a resend (uploads are
-    /// exactly-once).
+    /// A call whose connection closes ends at once (``ConnectionWatch``); this bounds every
+    /// other wait (a call queued for an app's row lock behind other uploads, a pool that cannot
+    /// connect). One given up on costs only a resend (uploads are exactly-once).
     static let operationLimit: Duration = .seconds(30)
 
-    /// Runs `body` in one transaction, within ``operationLimit``; an error thrown by `body`
-    /// reaches the caller as itself (postgres-nio wraps it with the rollback's outcome).
-    private func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// Runs `body` in one transaction on a pooled connection, within ``operationLimit``, ending
+    /// at once if the connection closes (``ConnectionWatch``); an error thrown by `body` reaches
+    /// the caller as itself.
+    ///
+    /// Not postgres-nio's `withTransaction`: after a statement failed because PostgreSQL
+    /// closed the connection, it still sends `ROLLBACK` there, which is never answered.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await withDeadline(Self.operationLimit, "a PostgreSQL transaction") {
-            do {
-                return try await self.client.withTransaction(logger: self.logger) { connection in try await body(connection) }
-            } catch let error as PostgresTransactionError {
-                if let closureError = error.closureError { throw closureError }
-                throw error
+            try await self.client.withConnection { connection in
+                try await self.watch.run(on: connection, "a transaction") {
+                    try await connection.query("BEGIN", logger: self.logger)
+                    let result: Result
+                    do {
+                        result = try await body(connection)
+                    } catch {
+                        // Ends the transaction so that the connection goes back to the pool
+                        // clean; a closed connection has none left to end.
+                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                        throw error
+                    }
+                    try await connection.query("COMMIT", logger: self.logger)
+                    return result
+                }
             }
         }
     }
 
-    /// Runs `body` on a pooled connection, within ``operationLimit``.
-    private func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// Runs `body` on a pooled connection, within ``operationLimit``, ending at once if the
+    /// connection closes.
+    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await withDeadline(Self.operationLimit, "a PostgreSQL query") {
-            try await self.client.withConnection { connection in try await body(connection) }
+            try await self.client.withConnection { connection in
+                try await self.watch.run(on: connection, "a query") { try await body(connection) }
+            }
         }
     }
 
