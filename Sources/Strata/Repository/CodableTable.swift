@@ -252,18 +252,8 @@ struct CodableTable: Sendable {
         return stored
     }
 
-    /// The item a row holds, decoded straight from its columns (ColumnDecoder.swift).
-    /// `columns` is the column map of the row's table context.
-    func item<T: Decodable>(_ type: T.Type, columns: ColumnMap, cluster: ClusterView, row: Int, key: ObjectKey) throws(RepositoryError) -> T {
-        do {
-            return try T(from: ColumnDecoder(columns: columns, cluster: cluster, row: row, key: key))
-        } catch {
-            throw decodingFailure(error)
-        }
-    }
-
     /// The item a managed object's row holds (its table's column map is made for the call;
-    /// decoding many, keep one ``ColumnMap`` and use `item(_:columns:cluster:row:key:)`).
+    /// decoding many, keep one ``ColumnMap`` and use its `item(_:cluster:row:key:)`).
     func item<T: Decodable>(_ type: T.Type, from object: DynamicObject) throws(RepositoryError) -> T {
         guard let context = object._slot.table else {
             throw .valueConversion(type: typeName, property: "(value)", reason: "the object is not stored in a database")
@@ -282,11 +272,11 @@ struct CodableTable: Sendable {
         guard let (cluster, row) = located else {
             throw .database(reason: "a '\(typeName)' item was deleted while it was read")
         }
-        return try item(type, columns: columns, cluster: cluster, row: row, key: key)
+        return try columns.item(type, cluster: cluster, row: row, key: key)
     }
 
     /// The repository error for a decoding error, naming the property it concerns.
-    private func decodingFailure(_ error: any Error) -> RepositoryError {
+    func decodingFailure(_ error: any Error) -> RepositoryError {
         var property = "(value)"
         if let error = error as? DecodingError {
             switch error {

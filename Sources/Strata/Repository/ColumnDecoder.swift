@@ -47,6 +47,16 @@ final class ColumnMap {
         fieldColumns = table.fields.map { schema.propertyIndex(named: $0.name) }
     }
 
+    /// The item a row of the map's table holds, decoded straight from its columns. A method
+    /// of the class, so that a lookup does not copy the table's description.
+    func item<T: Decodable>(_ type: T.Type, cluster: ClusterView, row: Int, key: ObjectKey) throws(RepositoryError) -> T {
+        do {
+            return try T(from: ColumnDecoder(columns: self, cluster: cluster, row: row, key: key))
+        } catch {
+            throw table.decodingFailure(error)
+        }
+    }
+
     /// Whether the map still describes its context's table: the context was not released
     /// (`invalidate()`) and its table not dropped (a rolled-back type) since.
     var isCurrent: Bool { !context.isReleased && !context.table.isDropped }

@@ -88,11 +88,11 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     public func save(contentsOf items: some Sequence<T> & Sendable) async throws(RepositoryError) {
         let database = try await open()
         let table = table
-        var rows: [StoredRow] = []
-        for item in items { rows.append(try table.storedValues(of: item)) }
         try write(database) { () throws(RepositoryError) in
             let columns = try columnMap(database)
-            for row in rows { try table.write(row, columns: columns) }
+            // One row at a time, so that a large batch's encoded rows are never all in memory;
+            // an item that cannot be stored throws here and the transaction rolls back.
+            for item in items { try table.write(table.storedValues(of: item), columns: columns) }
         }
     }
 
@@ -122,7 +122,14 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
 
     /// The item with this id, or nil.
     public func find(by id: T.ID) async throws(RepositoryError) -> T? {
-        let database = try await openForReading()
+        // Once open, no suspension point: the lookup runs in the one hop onto the actor.
+        let database: Database
+        if let opened = self.database {
+            opened.refresh()
+            database = opened
+        } else {
+            database = try await openForReading()
+        }
         let columns = try columnMap(database)
         let located: (key: ObjectKey, cluster: ClusterView, row: Int)?
         do {
@@ -131,20 +138,19 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
             throw .database(reason: "looking up a '\(typeName)' item by id failed: \(error)")
         }
         guard let (key, cluster, row) = located else { return nil }
-        return try table.item(T.self, columns: columns, cluster: cluster, row: row, key: key)
+        return try columns.item(T.self, cluster: cluster, row: row, key: key)
     }
 
     /// Every item, in the order they were first saved.
     public func loadAll() async throws(RepositoryError) -> [T] {
         let database = try await openForReading()
         let columns = try columnMap(database)
-        let table = table
         var items: [T] = []
         do {
             items.reserveCapacity(try columns.context.table.count)
             try columns.context.table.forEachCluster { cluster in
                 for row in 0..<cluster.count {
-                    items.append(try table.item(T.self, columns: columns, cluster: cluster, row: row, key: cluster.key(at: row)))
+                    items.append(try columns.item(T.self, cluster: cluster, row: row, key: cluster.key(at: row)))
                 }
                 return true
             }
