@@ -17,7 +17,7 @@ public import Observation
 /// told only what changed, the same end on an error or on release), with one difference:
 /// its properties are set on the actor passed as `isolation` — by default the caller's own
 /// (`#isolation`), so creating one inside an actor method ties it to that actor, and on the
-/// main actor it is equivalent to a ``LiveQuery``. `withObservationTracking`'s `onChange`
+/// main actor it is what a ``LiveQuery`` runs. `withObservationTracking`'s `onChange`
 /// therefore runs on that actor, before the new value is stored.
 ///
 /// The type is not `Sendable`, and Swift's region checking keeps it on its actor: the task

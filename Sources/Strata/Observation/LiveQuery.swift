@@ -1,7 +1,8 @@
 public import Observation
 
-/// The items of a repository query, kept current on the main actor: an `@Observable` model
-/// for views and view models, with no `load()`.
+/// The items of a repository query, kept current on the main actor: an `Observable` model
+/// for views and view models, with no `load()` (an ``ActorLiveQuery`` on the main actor, whose
+/// observable properties its own read).
 ///
 /// ```swift
 /// @Observable @MainActor
@@ -27,21 +28,22 @@ public import Observation
 /// an item is edited. Several commits that arrive while the main actor is busy are applied as
 /// one change. An error (the file cannot be opened, the predicate is malformed, a row does not
 /// decode) ends the query and is kept in ``error``; the items keep their last value.
-@Observable @MainActor
-public final class LiveQuery<T: Codable & Identifiable & Sendable> where T.ID: RepositoryIdentifier {
-    /// The items the query matches, in its order.
-    public private(set) var items: [T] = []
-    /// How many items the query matches.
-    public private(set) var count = 0
-    /// Whether the query matches no items.
-    public private(set) var isEmpty = true
-    /// Whether the initial items have arrived (before that, ``items`` is empty).
-    public private(set) var isLoaded = false
-    /// The error that ended the query, if one did.
-    public private(set) var error: RepositoryError?
+@MainActor
+public final class LiveQuery<T: Codable & Identifiable & Sendable>: Observable where T.ID: RepositoryIdentifier {
+    /// The model doing the work, on the main actor: the properties below read its (observable)
+    /// properties, so observing them observes it.
+    private let query: ActorLiveQuery<T>
 
-    /// The iteration of the query's changes; cancelled when the live query is released.
-    @ObservationIgnored private var task: Task<Void, Never>?
+    /// The items the query matches, in its order.
+    public var items: [T] { query.items }
+    /// How many items the query matches.
+    public var count: Int { query.count }
+    /// Whether the query matches no items.
+    public var isEmpty: Bool { query.isEmpty }
+    /// Whether the initial items have arrived (before that, ``items`` is empty).
+    public var isLoaded: Bool { query.isLoaded }
+    /// The error that ended the query, if one did.
+    public var error: RepositoryError? { query.error }
 
     /// Every item of `repository`, in the order they were first saved.
     public convenience init(_ repository: Repository<T>) {
@@ -63,35 +65,12 @@ public final class LiveQuery<T: Codable & Identifiable & Sendable> where T.ID: R
 
     /// A live query that follows `changes`.
     public init(changes: RepositoryChanges<T>) {
-        task = Task { @MainActor [weak self] in
-            var iterator = changes.makeAsyncIterator()
-            do throws(RepositoryError) {
-                while let change = try await iterator.next(isolation: MainActor.shared) {
-                    guard let self else { return }
-                    self.apply(change)
-                }
-            } catch {
-                self?.fail(error)
-            }
-        }
+        query = ActorLiveQuery(changes: changes)
     }
 
-    deinit {
-        task?.cancel()
-    }
-
-    /// Takes one change, setting each property only when its value changes (``items`` on
-    /// every non-empty change and on a non-empty initial state).
+    /// Takes one change (see ``ActorLiveQuery``).
     func apply(_ change: RepositoryChange<T>) {
-        if change.altersItems(over: items) { items = change.items }
-        if count != change.items.count { count = change.items.count }
-        if isEmpty != change.items.isEmpty { isEmpty = change.items.isEmpty }
-        if !isLoaded { isLoaded = true }
-    }
-
-    private func fail(_ error: RepositoryError) {
-        self.error = error
-        if !isLoaded { isLoaded = true }
+        query.apply(change)
     }
 }
 

@@ -1,7 +1,8 @@
 public import Observation
 
-/// A query over `Object` models kept current on the main actor: an `@Observable` holder of a
-/// `Results`, for views and view models (the role of SwiftData's `@Query` and RealmSwift's
+/// A query over `Object` models kept current on the main actor: an `Observable` holder of a
+/// `Results` (an ``ActorLiveResults`` on the main actor, whose observable properties its own
+/// read), for views and view models (the role of SwiftData's `@Query` and RealmSwift's
 /// `@ObservedResults`).
 ///
 /// ```swift
@@ -24,17 +25,18 @@ public import Observation
 /// never for commits that leave them as they were; ``count`` and ``isEmpty`` only when their
 /// value changes, so a view showing only the count is not re-rendered when an object is
 /// edited. The observation ends when the live results are released.
-@Observable @MainActor
-public final class LiveResults<Element: Object> {
-    /// The live results: read them in a view (or iterate them) after each invalidation.
-    public private(set) var results: Results<Element>
-    /// How many objects the query matches.
-    public private(set) var count: Int
-    /// Whether the query matches no objects.
-    public private(set) var isEmpty: Bool
+@MainActor
+public final class LiveResults<Element: Object>: Observable {
+    /// The model doing the work, on the main actor: the properties below read its (observable)
+    /// properties, so observing them observes it.
+    private let live: ActorLiveResults<Element>
 
-    /// Keeps the observation; invalidated when the live results are released.
-    @ObservationIgnored private var token: NotificationToken?
+    /// The live results: read them in a view (or iterate them) after each invalidation.
+    public var results: Results<Element> { live.results }
+    /// How many objects the query matches.
+    public var count: Int { live.count }
+    /// Whether the query matches no objects.
+    public var isEmpty: Bool { live.isEmpty }
 
     /// Follows `results`; with `keyPaths` (`["name", "owner.name"]`), changes to other
     /// properties of the matching objects do not count as changes.
@@ -46,39 +48,11 @@ public final class LiveResults<Element: Object> {
         guard case .mainActor = results.database.core.confinement else {
             preconditionFailure("LiveResults follows results of a main-actor database instance: open the database on the main actor (try await Database(configuration:) in @MainActor code) and make the results from it.")
         }
-        self.results = results
-        count = results.count
-        isEmpty = results.isEmpty
-        token = results.observe(keyPaths: keyPaths) { [weak self] change in
-            // The instance is main-actor confined, so it delivers on the main actor.
-            MainActor.assumeIsolated { self?.apply(change) }
-        }
+        live = ActorLiveResults(results, keyPaths: keyPaths)
     }
 
     /// Follows `results`, counting only changes to the properties `keyPaths` name (`\.name`).
     public convenience init(_ results: Results<Element>, keyPaths: [PartialKeyPath<Element>]) {
         self.init(results, keyPaths: keyPaths.map { KeyPathRecorder.names(partial: $0).joined(separator: ".") })
-    }
-
-    deinit {
-        token?.invalidate()
-    }
-
-    /// Takes one notification, setting each property only when it changes.
-    func apply(_ change: CollectionChange<Results<Element>>) {
-        switch change {
-        case .initial(let current):
-            if count != current.count { count = current.count }
-            if isEmpty != current.isEmpty { isEmpty = current.isEmpty }
-        case .update(let current, let deletions, let insertions, let modifications):
-            guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
-            // Invalidated even though the value is the same live `Results`, which shows the
-            // new version now (assigning an equal value would tell no observer).
-            withMutation(keyPath: \.results) { _results = current }
-            if count != current.count { count = current.count }
-            if isEmpty != current.isEmpty { isEmpty = current.isEmpty }
-        case .error:
-            break
-        }
     }
 }

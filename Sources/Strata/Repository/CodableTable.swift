@@ -79,8 +79,8 @@ struct CodableTable: Sendable {
         }
     }
 
-    /// The property values `dynamicCreate` takes for `item`, and the values of its embedded
-    /// objects (written after it, with `writeEmbedded`).
+    /// The column values of `item` (in their stored form, by property name), and the loose
+    /// values of its lists, maps and embedded objects, written after the row (`write`).
     func storedValues<T: Encodable>(of item: T) throws(RepositoryError) -> StoredRow {
         let tree: Any
         do {
@@ -96,61 +96,67 @@ struct CodableTable: Sendable {
         for field in fields {
             let value = entries[field.name] ?? NSNull()
             switch field.storage {
-            case .embedded, .embeddedList:
+            case .embedded, .embeddedList, .list, .map:
                 embedded.append((field, value))
-                continue
-            default:
-                break
-            }
-            if isNull(value) {
-                guard field.isOptional else {
-                    throw .valueConversion(type: typeName, property: field.name, reason: "no value was encoded for a property that is not optional")
-                }
-                values[field.name] = NSNull()
-                continue
-            }
-            switch field.storage {
             case .column, .json:
-                values[field.name] = try stored(value, field)
-            case .list:
-                guard let elements = value as? [Any] else {
-                    throw .valueConversion(type: typeName, property: field.name, reason: "expected an array, the value encoded \(Swift.type(of: value))")
-                }
-                var list: [Any] = []
-                list.reserveCapacity(elements.count)
-                for element in elements { list.append(isNull(element) ? NSNull() : try stored(element, field)) }
-                values[field.name] = list
-            case .map:
-                guard let entries = value as? [String: Any] else {
-                    throw .valueConversion(type: typeName, property: field.name, reason: "expected a dictionary, the value encoded \(Swift.type(of: value))")
-                }
-                var map: [String: Any?] = [:]
-                for (key, element) in entries {
-                    if isNull(element) {
-                        map[key] = .some(nil)
-                    } else {
-                        map[key] = .some(try stored(element, field))
+                if isNull(value) {
+                    guard field.isOptional else {
+                        throw .valueConversion(type: typeName, property: field.name, reason: "no value was encoded for a property that is not optional")
                     }
+                    values[field.name] = NSNull()
+                } else {
+                    values[field.name] = try stored(value, field)
                 }
-                values[field.name] = map
-            case .embedded, .embeddedList:
-                break
             }
         }
         return StoredRow(values: values, embedded: embedded)
     }
 
-    /// Writes the embedded objects of `row` to the object just created from its values.
-    func writeEmbedded(_ row: StoredRow, of object: DynamicObject, in database: Database) throws(RepositoryError) {
-        guard !row.embedded.isEmpty else { return }
-        let parent = database.dynamicContext(typeName).table
-        let key = ObjectKey(object._slot.key)
-        for (field, value) in row.embedded { try store(value, field, in: parent, key: key) }
+    /// Stores `row` as the item with its id in the column map's table: a new object, or every
+    /// property of the existing one replaced. Inside a write transaction.
+    func write(_ row: StoredRow, columns: ColumnMap) throws(RepositoryError) {
+        let access = columns.context.table
+        let schema = access.schema
+        var values = [StoreValue](repeating: .null, count: schema.properties.count)
+        var written: [Int] = []
+        written.reserveCapacity(fields.count)
+        for (position, field) in fields.enumerated() {
+            switch field.storage {
+            case .column, .json: break
+            default: continue
+            }
+            guard let index = columns.fieldColumns[position] else {
+                throw .schemaMismatch(type: typeName, property: field.name, reason: "the file has no such column")
+            }
+            written.append(index)
+            let value = row.values[field.name] ?? NSNull()
+            if isNull(value) { continue }
+            let kind = schema.properties[index].kind
+            guard let converted = StoreValue.from(any: value, kind: kind), !converted.isNull else {
+                throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit a \(kind) column")
+            }
+            values[index] = converted
+        }
+        guard let pk = schema.primaryKeyIndex else {
+            throw .schemaMismatch(type: typeName, property: "id", reason: "the file's type has no primary key")
+        }
+        let key: ObjectKey
+        do {
+            if let existing = try access.locate(primaryKey: values[pk]) {
+                key = existing.key
+                for index in written where index != pk { try access.set(values[index], for: key, property: index) }
+            } else {
+                key = try access.insert(values)
+            }
+        } catch {
+            throw .database(reason: "writing a '\(typeName)' item failed: \(error)")
+        }
+        for (field, value) in row.embedded { try store(value, field, in: access, key: key) }
     }
 
     /// Stores a value that is not a plain column (a list, a map, an embedded object or a list
     /// of them) in `key`'s property of `table`.
-    private func store(_ value: Any, _ field: CodableField, in table: TableAccess, key: ObjectKey) throws(RepositoryError) {
+    func store(_ value: Any, _ field: CodableField, in table: TableAccess, key: ObjectKey) throws(RepositoryError) {
         guard let index = table.schema.propertyIndex(named: field.name) else {
             throw .schemaMismatch(type: table.schema.name, property: field.name, reason: "the file has no such column")
         }
@@ -246,23 +252,41 @@ struct CodableTable: Sendable {
         return stored
     }
 
-    /// The item an object's columns hold, decoded straight from the columns (ColumnDecoder.swift).
-    /// `columns` is `columns(of:)` of an object of the same table, when decoding many.
-    func item<T: Decodable>(_ type: T.Type, from object: DynamicObject, columns: ColumnMap? = nil) throws(RepositoryError) -> T {
-        do {
-            return try T(from: ColumnDecoder(object: object, columns: columns ?? self.columns(of: object)))
-        } catch {
-            var property = "(value)"
-            if let error = error as? DecodingError {
-                switch error {
-                case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
-                    property = context.codingPath.map(\.stringValue).joined(separator: ".")
-                @unknown default:
-                    break
-                }
-            }
-            throw .valueConversion(type: typeName, property: property, reason: "decoding the stored columns failed: \(error)")
+    /// The item a managed object's row holds (its table's column map is made for the call;
+    /// decoding many, keep one ``ColumnMap`` and use its `item(_:cluster:row:key:)`).
+    func item<T: Decodable>(_ type: T.Type, from object: DynamicObject) throws(RepositoryError) -> T {
+        guard let context = object._slot.table else {
+            throw .valueConversion(type: typeName, property: "(value)", reason: "the object is not stored in a database")
         }
+        return try item(type, columns: ColumnMap(table: self, context: context), key: ObjectKey(object._slot.key))
+    }
+
+    /// The item stored under `key` in the column map's table.
+    func item<T: Decodable>(_ type: T.Type, columns: ColumnMap, key: ObjectKey) throws(RepositoryError) -> T {
+        let located: (cluster: ClusterView, row: Int)?
+        do {
+            located = try columns.context.table.locate(key)
+        } catch {
+            throw .database(reason: "reading a '\(typeName)' item failed: \(error)")
+        }
+        guard let (cluster, row) = located else {
+            throw .database(reason: "a '\(typeName)' item was deleted while it was read")
+        }
+        return try columns.item(type, cluster: cluster, row: row, key: key)
+    }
+
+    /// The repository error for a decoding error, naming the property it concerns.
+    func decodingFailure(_ error: any Error) -> RepositoryError {
+        var property = "(value)"
+        if let error = error as? DecodingError {
+            switch error {
+            case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+                property = context.codingPath.map(\.stringValue).joined(separator: ".")
+            @unknown default:
+                break
+            }
+        }
+        return .valueConversion(type: typeName, property: property, reason: "decoding the stored columns failed: \(error)")
     }
 
     /// The loose-value tree of an object's fields.
@@ -304,8 +328,8 @@ private func isNull(_ value: Any) -> Bool {
     return false
 }
 
-/// One item's values: those `dynamicCreate` writes, and its embedded objects' values, written
-/// after it (`CodableTable.writeEmbedded`).
+/// One item's values: its columns' (stored form, by property name), and the loose values of
+/// its lists, maps and embedded objects, written after the row (`CodableTable.write`).
 struct StoredRow {
     let values: [String: Any]
     let embedded: [(CodableField, Any)]

@@ -12,8 +12,9 @@ public import Foundation
 /// decoded is a ``RepositoryError/damagedJSONFile(path:reason:)``: `save(_:)` and `delete(_:)`
 /// throw it, while `find(by:)` and `loadAll()`, which do not throw in this API, return nil and
 /// an empty array and leave the error in ``lastError``; each call tries the import again, so
-/// repairing the file is enough. Use ``Repository`` directly for queries, sorting, indexes
-/// and errors from every call.
+/// repairing the file is enough. ``changes`` follows the items as ``Repository/changes`` does
+/// (after the import). Use ``Repository`` directly for queries, sorting, indexes and errors
+/// from every call.
 public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID == String {
     /// The JSON file the items are imported from.
     public nonisolated let jsonFileURL: URL
@@ -59,10 +60,37 @@ public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID ==
         (try? await run { repository in try await repository.loadAll() }) ?? []
     }
 
+    /// Every item, each time a commit changes them, starting with the items after the JSON
+    /// file's import (see ``RepositoryChanges``). An error (the database cannot be opened, the
+    /// JSON file cannot be imported) is thrown by the first `next()`.
+    ///
+    /// ```swift
+    /// for try await change in repository.changes { show(change.items) }
+    /// ```
+    public nonisolated var changes: RepositoryChanges<T> {
+        RepositoryChanges(query: .all) { () async throws(RepositoryError) in try await self.imported() }
+    }
+
+    /// The items matching a string predicate, optionally sorted by one property, each time a
+    /// commit changes them (as ``Repository/changes(where:_:sortedBy:ascending:)``).
+    public nonisolated func changes(where predicate: String, _ arguments: any Sendable..., sortedBy sortKey: String? = nil,
+                                    ascending: Bool = true) -> RepositoryChanges<T> {
+        RepositoryChanges(query: RepositoryQuery(predicate: predicate, arguments: arguments, sortKey: sortKey, ascending: ascending)) {
+            () async throws(RepositoryError) in try await self.imported()
+        }
+    }
+
+    /// Every item sorted by one property, each time a commit changes them.
+    public nonisolated func changes(sortedBy sortKey: String, ascending: Bool = true) -> RepositoryChanges<T> {
+        RepositoryChanges(query: RepositoryQuery(predicate: nil, arguments: [], sortKey: sortKey, ascending: ascending)) {
+            () async throws(RepositoryError) in try await self.imported()
+        }
+    }
+
     // MARK: - Private
 
-    /// Runs `body` after the import, recording its error.
-    private func run<R: Sendable>(_ body: (Repository<T>) async throws -> R) async throws -> R {
+    /// The repository, once the JSON file is imported; the error is recorded in ``lastError``.
+    private func imported() async throws(RepositoryError) -> Repository<T> {
         do {
             let repository = try self.repository.get()
             if !hasImported {
@@ -72,6 +100,17 @@ public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID ==
                 }
                 hasImported = true
             }
+            return repository
+        } catch {
+            lastError = error
+            throw error
+        }
+    }
+
+    /// Runs `body` after the import, recording its error.
+    private func run<R: Sendable>(_ body: (Repository<T>) async throws -> R) async throws -> R {
+        let repository = try await imported()
+        do {
             let result = try await body(repository)
             lastError = nil
             return result
@@ -98,6 +137,15 @@ public actor LocalRepository<T: Codable & Identifiable & Sendable> where T.ID ==
     }
 }
 
+/// How `LocalRepository`'s default directory is found: the process's environment and name,
+/// unless a task runs with others (tests resolve it under a temporary `XDG_DATA_HOME` this way,
+/// without changing the process's environment, which concurrent code reads).
+enum LocalRepositoryDirectory {
+    /// The environment and executable name to resolve the directory from, for the current
+    /// task and its child tasks; nil: the process's.
+    @TaskLocal static var resolution: (environment: [String: String], executableName: String)?
+}
+
 extension URL {
     /// Where `LocalRepository` keeps its files by default: the Documents folder on Apple
     /// platforms; elsewhere, which have none, the per-user data folder of the XDG base
@@ -109,8 +157,9 @@ extension URL {
         #if canImport(Darwin)
         .documentsDirectory
         #else
-        let directory = localRepositoryDirectory(environment: ProcessInfo.processInfo.environment,
-                                                 executableName: ProcessInfo.processInfo.processName)
+        let resolution = LocalRepositoryDirectory.resolution
+            ?? (ProcessInfo.processInfo.environment, ProcessInfo.processInfo.processName)
+        let directory = localRepositoryDirectory(environment: resolution.environment, executableName: resolution.executableName)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
         #endif

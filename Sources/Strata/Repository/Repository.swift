@@ -30,9 +30,12 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// The name of the object type that holds the items.
     public nonisolated let typeName: String
     let table: CodableTable
-    /// Old property name → new, applied when the file still has the old one.
-    private let renamed: [String: String]
+    /// Object type → old property name → new, applied when the file still has the old one
+    /// (`renamed:` resolved to the types whose columns it renames).
+    private let renamed: [String: [String: String]]
     private var database: Database?
+    /// The column map of the instance's table context for the type, made on first read.
+    private var columnMap: ColumnMap?
     /// The running `changes` observations (Repository+Observation.swift).
     var observations = RepositoryObservations<T>()
 
@@ -53,7 +56,8 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     ///   - name: the object type's name in the file (default: the type's name).
     ///   - indexes: names of properties to keep a secondary index on.
     ///   - renamed: properties renamed since the file was written, old name → new name: the
-    ///     values stored under the old name are carried over to the new one.
+    ///     values stored under the old name are carried over to the new one. A property of a
+    ///     nested struct is named by its path: `["address.zip": "address.postalCode"]`.
     public init(_ type: T.Type = T.self, in configuration: Database.Configuration, name: String? = nil,
                 indexes: [String] = [], renamed: [String: String] = [:]) throws(RepositoryError) {
         var configuration = configuration
@@ -62,13 +66,8 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         let typeName = name ?? String(describing: type)
         self.typeName = typeName
         let table = try CodableTable(type, typeName: typeName, indexes: indexes)
-        for (old, new) in renamed {
-            guard table.fields.contains(where: { $0.name == new }), !table.fields.contains(where: { $0.name == old }) else {
-                throw .schemaMismatch(type: typeName, property: new, reason: "renamed: [\"\(old)\": \"\(new)\"] needs a property named '\(new)' and none named '\(old)' in the type (its properties: \(table.fields.map(\.name).joined(separator: ", ")))")
-            }
-        }
+        self.renamed = try table.typeRenames(renamed)
         self.table = table
-        self.renamed = renamed
     }
 
     /// A repository of `type`'s values in the database file at `fileURL`.
@@ -89,13 +88,11 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     public func save(contentsOf items: some Sequence<T> & Sendable) async throws(RepositoryError) {
         let database = try await open()
         let table = table
-        var rows: [StoredRow] = []
-        for item in items { rows.append(try table.storedValues(of: item)) }
         try write(database) { () throws(RepositoryError) in
-            for row in rows {
-                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
-                try table.writeEmbedded(row, of: object, in: database)
-            }
+            let columns = try columnMap(database)
+            // One row at a time, so that a large batch's encoded rows are never all in memory;
+            // an item that cannot be stored throws here and the transaction rolls back.
+            for item in items { try table.write(table.storedValues(of: item), columns: columns) }
         }
     }
 
@@ -125,15 +122,44 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
 
     /// The item with this id, or nil.
     public func find(by id: T.ID) async throws(RepositoryError) -> T? {
-        let database = try await openForReading()
-        guard let object = database.dynamicObject(ofType: typeName, forPrimaryKey: id._repositoryStored) else { return nil }
-        return try table.item(T.self, from: object)
+        // Once open, no suspension point: the lookup runs in the one hop onto the actor.
+        let database: Database
+        if let opened = self.database {
+            opened.refresh()
+            database = opened
+        } else {
+            database = try await openForReading()
+        }
+        let columns = try columnMap(database)
+        let located: (key: ObjectKey, cluster: ClusterView, row: Int)?
+        do {
+            located = try columns.context.table.locate(primaryKey: id._repositoryStoreValue)
+        } catch {
+            throw .database(reason: "looking up a '\(typeName)' item by id failed: \(error)")
+        }
+        guard let (key, cluster, row) = located else { return nil }
+        return try columns.item(T.self, cluster: cluster, row: row, key: key)
     }
 
     /// Every item, in the order they were first saved.
     public func loadAll() async throws(RepositoryError) -> [T] {
         let database = try await openForReading()
-        return try decode(database.dynamicObjects(typeName))
+        let columns = try columnMap(database)
+        var items: [T] = []
+        do {
+            items.reserveCapacity(try columns.context.table.count)
+            try columns.context.table.forEachCluster { cluster in
+                for row in 0..<cluster.count {
+                    items.append(try columns.item(T.self, cluster: cluster, row: row, key: cluster.key(at: row)))
+                }
+                return true
+            }
+        } catch let error as RepositoryError {
+            throw error
+        } catch {
+            throw .database(reason: "reading the '\(typeName)' items failed: \(error)")
+        }
+        return items
     }
 
     /// How many items are stored.
@@ -177,11 +203,29 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         return opened
     }
 
-    /// The instance, moved to the newest version so that other instances' commits are seen.
+    /// The instance, moved to the newest version so that other instances' commits are seen
+    /// (a check of one counter when nothing was committed since).
     func openForReading() async throws(RepositoryError) -> Database {
-        let database = try await open()
+        let database: Database
+        if let opened = self.database { database = opened } else { database = try await open() }
         database.refresh()
         return database
+    }
+
+    /// The column map of the instance's table context for the type, kept while the context is
+    /// the instance's.
+    func columnMap(_ database: Database) throws(RepositoryError) -> ColumnMap {
+        let core = database.core
+        if let columnMap, columnMap.isCurrent, columnMap.context.core === core { return columnMap }
+        let context: TableContext
+        do {
+            context = try core.dynamicContext(named: typeName)
+        } catch {
+            throw .database(reason: "\(error)")
+        }
+        let made = ColumnMap(table: table, context: context)
+        columnMap = made
+        return made
     }
 
     /// Adds the type's table to the file, or brings the one it has to the type (SchemaEvolution.swift).
@@ -213,10 +257,16 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         let table = table
         let renamed = renamed
         let defaults = table.defaultsForMissingKeys(T.self)
+        let nestedDefaults = table.nestedDefaultsForMissingKeys(T.self)
+        var storedSchema = Schema([])
         do {
-            _ = try session.evolveTables(table.schemas, renames: [typeName: renamed], defaults: [typeName: defaults]) { stored, objectCount in
+            _ = try session.evolveTables(table.schemas, renames: renamed, defaults: [typeName: defaults], validate: { stored, objectCount in
+                storedSchema = stored
                 try table.checkEvolution(from: stored, renames: renamed, objectCount: objectCount)
-            }
+            }, fill: { existingKeys in
+                try table.fillNestedDefaults(nestedDefaults, addedTo: storedSchema, renames: renamed[table.typeName] ?? [:],
+                                             in: session, existingKeys: existingKeys)
+            })
         } catch let error as RepositoryError {
             throw error
         } catch {
@@ -255,14 +305,11 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     }
 
     private func decode(_ results: Results<DynamicObject>) throws(RepositoryError) -> [T] {
+        let columns = try columnMap(results.database)
+        let keys = results.keys()
         var items: [T] = []
-        items.reserveCapacity(results.count)
-        var columns: ColumnMap?
-        for object in results {
-            let map = columns ?? table.columns(of: object)
-            columns = map
-            items.append(try table.item(T.self, from: object, columns: map))
-        }
+        items.reserveCapacity(keys.count)
+        for key in keys { items.append(try table.item(T.self, columns: columns, key: key)) }
         return items
     }
 }
@@ -295,10 +342,8 @@ extension Repository {
         for item in items { rows.append(try table.storedValues(of: item)) }
         try write(database) { () throws(RepositoryError) in
             guard database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) == nil else { return }
-            for row in rows {
-                let object = database.dynamicCreate(table.typeName, value: row.values, update: .all)
-                try table.writeEmbedded(row, of: object, in: database)
-            }
+            let columns = try columnMap(database)
+            for row in rows { try table.write(row, columns: columns) }
             database.dynamicCreate(Self.importRecordType, value: ["id": key, "imported": Date()], update: .error)
         }
     }

@@ -26,25 +26,38 @@ public struct RepositoryChanges<T: Codable & Identifiable & Sendable>: AsyncSequ
     /// What can end the sequence with an error.
     public typealias Failure = RepositoryError
 
-    let repository: Repository<T>
+    /// The repository to observe, ready for it (a `LocalRepository` imports its JSON file
+    /// first); called on the iterator's first `next()`.
+    let source: @Sendable () async throws(RepositoryError) -> Repository<T>
     let query: RepositoryQuery
+
+    /// The changes of `query` over `repository`.
+    init(repository: Repository<T>, query: RepositoryQuery) {
+        self.init(query: query) { () async throws(RepositoryError) in repository }
+    }
+
+    /// The changes of `query` over the repository `source` gives when iteration starts.
+    init(query: RepositoryQuery, source: @escaping @Sendable () async throws(RepositoryError) -> Repository<T>) {
+        self.source = source
+        self.query = query
+    }
 
     /// An iterator that starts the observation on its first `next()`.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(repository: repository, query: query)
+        Iterator(source: source, query: query)
     }
 
     /// Iterates the changes; the observation runs on the repository's actor, and each
     /// element is handed to the caller's isolation.
     public struct Iterator: AsyncIteratorProtocol {
-        let repository: Repository<T>
+        let source: @Sendable () async throws(RepositoryError) -> Repository<T>
         let query: RepositoryQuery
         var subscription: RepositorySubscription<T>?
         var ticks: AsyncStream<Void>.Iterator?
         var finished = false
 
-        init(repository: Repository<T>, query: RepositoryQuery) {
-            self.repository = repository
+        init(source: @escaping @Sendable () async throws(RepositoryError) -> Repository<T>, query: RepositoryQuery) {
+            self.source = source
             self.query = query
         }
 
@@ -57,6 +70,7 @@ public struct RepositoryChanges<T: Codable & Identifiable & Sendable>: AsyncSequ
                     return nil
                 }
                 do {
+                    let repository = try await source()
                     let started = try await repository.startObservation(query)
                     self.subscription = RepositorySubscription(repository: repository, id: started.id)
                     ticks = started.ticks.makeAsyncIterator()
@@ -73,7 +87,7 @@ public struct RepositoryChanges<T: Codable & Identifiable & Sendable>: AsyncSequ
                     return nil
                 }
                 do {
-                    if let change = try await repository.pullChange(subscription.id) { return change }
+                    if let change = try await subscription.repository.pullChange(subscription.id) { return change }
                 } catch {
                     finished = true
                     await subscription.end()
@@ -96,6 +110,9 @@ struct RepositoryQuery: Sendable {
     var arguments: [any Sendable]
     var sortKey: String?
     var ascending: Bool
+
+    /// Every item, in the order they were first saved.
+    static var all: RepositoryQuery { RepositoryQuery(predicate: nil, arguments: [], sortKey: nil, ascending: true) }
 }
 
 /// An iterator's registration on the repository's actor. Ending it is idempotent; an

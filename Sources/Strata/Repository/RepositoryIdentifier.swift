@@ -8,6 +8,8 @@ public protocol RepositoryIdentifier: Hashable, Sendable {
     static var _repositoryKind: PropertyKind { get }
     /// The key as the store takes it.
     var _repositoryStored: Any { get }
+    /// The key as the store's primary-key lookup takes it.
+    var _repositoryStoreValue: StoreValue { get }
 }
 
 extension String: RepositoryIdentifier {
@@ -15,6 +17,8 @@ extension String: RepositoryIdentifier {
     public static var _repositoryKind: PropertyKind { .string }
     /// The string itself.
     public var _repositoryStored: Any { self }
+    /// The key as a stored value.
+    public var _repositoryStoreValue: StoreValue { .string(self) }
 }
 
 extension Int: RepositoryIdentifier {
@@ -22,6 +26,8 @@ extension Int: RepositoryIdentifier {
     public static var _repositoryKind: PropertyKind { .int }
     /// The integer itself.
     public var _repositoryStored: Any { self }
+    /// The key as a stored value.
+    public var _repositoryStoreValue: StoreValue { .int(Int64(self)) }
 }
 
 extension UUID: RepositoryIdentifier {
@@ -29,6 +35,8 @@ extension UUID: RepositoryIdentifier {
     public static var _repositoryKind: PropertyKind { .uuid }
     /// The UUID itself.
     public var _repositoryStored: Any { self }
+    /// The key as a stored value.
+    public var _repositoryStoreValue: StoreValue { .uuid(self) }
 }
 
 extension ObjectId: RepositoryIdentifier {
@@ -36,4 +44,6 @@ extension ObjectId: RepositoryIdentifier {
     public static var _repositoryKind: PropertyKind { .objectId }
     /// The ObjectId itself.
     public var _repositoryStored: Any { self }
+    /// The key as a stored value.
+    public var _repositoryStoreValue: StoreValue { .objectId(self) }
 }

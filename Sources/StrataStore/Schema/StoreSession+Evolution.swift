@@ -20,6 +20,10 @@ extension StoreSession {
     /// migration adds, and for one it makes required where the object holds null; without one,
     /// such a property reads as its kind's zero, as after a Realm-style migration.
     ///
+    /// `fill` runs in the same transaction once the new schema is in place (after `defaults`
+    /// are written), with the keys of each type's objects that existed before: it writes what
+    /// a plain value cannot give (a new embedded object's default, for one).
+    ///
     /// `validate` runs first, in the write transaction, with the schema the file has then
     /// (another process may have changed it) and a way to count a type's objects; what it
     /// throws ends the step with the file untouched and is rethrown as it is. Any later
@@ -31,7 +35,8 @@ extension StoreSession {
     /// transaction.
     public func evolveTables(_ objects: [ObjectSchema], renames: [String: [String: String]] = [:],
                              defaults: [String: [String: StoreValue]] = [:],
-                             validate: (_ stored: Schema, _ objectCount: (String) throws -> Int) throws -> Void) throws -> Bool {
+                             validate: (_ stored: Schema, _ objectCount: (String) throws -> Int) throws -> Void,
+                             fill: (_ existingKeys: (String) throws -> [ObjectKey]) throws -> Void = { _ in }) throws -> Bool {
         require(write == nil, "evolveTables inside a write transaction")
         try beginWrite()
         do {
@@ -65,6 +70,7 @@ extension StoreSession {
             let migration = StoreMigration(session: self, oldSchema: current, newSchema: final, oldVersion: version,
                                            scope: Set(objects.map(\.name)))
             try fillDefaults(defaults, in: migration)
+            try fill { type in try migration.oldKeys(type) }
             try deleteEmbeddedOfDroppedLinks(in: migration)
             try migration.prepare()
             try migration.finish()

@@ -22,15 +22,29 @@ struct LocalRepositoryDirectoryTests {
     }
 
     #if !canImport(Darwin)
-    @Test("the drop-in's default directory is the XDG data folder of this process")
-    func defaultInitUsesIt() {
-        let expected = URL.localRepositoryDirectory(environment: ProcessInfo.processInfo.environment,
-                                                    executableName: ProcessInfo.processInfo.processName)
-        let repository = LocalRepository<Question>()
+    @Test("the drop-in's default directory is the XDG data folder, created; resolved from the task's environment when set")
+    func defaultInitUsesIt() throws {
+        // A temporary XDG_DATA_HOME for this task only: the process's environment (which other
+        // tests running at once read) is left alone, and nothing is created in the home folder.
+        let folder = TemporaryFolder()
+        let environment = ["XDG_DATA_HOME": folder.url.path, "HOME": "/nonexistent-home"]
+        let repository = LocalRepositoryDirectory.$resolution.withValue((environment, "QuestionsApp")) {
+            LocalRepository<Question>()
+        }
+        let expected = folder.url.appendingPathComponent("QuestionsApp")
         #expect(repository.jsonFileURL.deletingLastPathComponent().standardizedFileURL.path == expected.standardizedFileURL.path)
         #expect(repository.jsonFileURL.lastPathComponent == "data.json")
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: expected.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
+    @Test("without a task's environment, the directory follows the process's environment and name")
+    func processResolution() {
+        #expect(LocalRepositoryDirectory.resolution == nil)
+        let expected = URL.localRepositoryDirectory(environment: ProcessInfo.processInfo.environment,
+                                                    executableName: ProcessInfo.processInfo.processName)
+        // Resolved only (`localRepositoryDirectory` would create it in the user's data folder).
+        #expect(expected.lastPathComponent == (ProcessInfo.processInfo.processName.isEmpty ? "strata" : ProcessInfo.processInfo.processName))
     }
     #endif
 }
