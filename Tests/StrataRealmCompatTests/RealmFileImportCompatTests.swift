@@ -122,6 +122,8 @@ class ImportedPerson: Object {
         config.maximumFileSize = 1 << 30
         // The Strata file the Realm file is imported into is not encrypted: the app says it knows.
         config.allowsUnencryptedFile = true
+        // The file's own schema: no model classes (other tests' classes are known in this process).
+        config.objectTypes = []
         let strataFile = folder.appendingPathComponent("default.strata")
         var wrong = key
         wrong[40] ^= 1
