@@ -63,6 +63,11 @@ struct APIHarness {
         app = App(id: appID, configuration: configuration)
     }
 
+    /// Forgets this app's users held in memory, as a new process starts (the file stays).
+    func forgetUsersInMemory() {
+        AppUsers.forgetInMemory(appID: app.appID, baseURL: app.configuration.resolvedBaseURL)
+    }
+
     /// Logs in anonymously and returns the user and their synced configuration of `SyncAPITodo`.
     func anonymousUserAndConfiguration() async throws -> (User, Database.Configuration) {
         let user = try await app.login(credentials: .anonymous)
@@ -138,7 +143,7 @@ struct SyncAPITests {
         let second = try await harness.app.login(credentials: .anonymous)
         try await second.refreshAccessToken()
         // A new process: nothing in memory, the same folder.
-        AppUsers.forgetAllInMemory()
+        harness.forgetUsersInMemory()
         let relaunched = App(id: harness.app.appID, configuration: harness.app.configuration)
         #expect(relaunched.currentUser?.id == second.id)
         #expect(relaunched.currentUser?.accessToken == "access-anonymous-refreshed-1")
@@ -150,7 +155,7 @@ struct SyncAPITests {
         #expect(permissions?.intValue == 0o600)
 
         try await relaunched.currentUser?.logOut()
-        AppUsers.forgetAllInMemory()
+        harness.forgetUsersInMemory()
         let again = App(id: harness.app.appID, configuration: harness.app.configuration)
         #expect(again.currentUser?.id == first.id)
         #expect(again.allUsers.count == 1)
@@ -161,11 +166,11 @@ struct SyncAPITests {
         let folder = harness.folder.url.appendingPathComponent("strata-sync/\(harness.app.appID)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data("{not json".utf8).write(to: folder.appendingPathComponent("users.json"))
-        AppUsers.forgetAllInMemory()
+        harness.forgetUsersInMemory()
         let app = App(id: harness.app.appID, configuration: harness.app.configuration)
         #expect(app.currentUser == nil)
         let user = try await app.login(credentials: .anonymous)
-        AppUsers.forgetAllInMemory()
+        harness.forgetUsersInMemory()
         #expect(App(id: app.appID, configuration: app.configuration).currentUser?.id == user.id)
     }
 

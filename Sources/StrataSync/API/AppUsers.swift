@@ -34,9 +34,10 @@ final class AppUsers: Sendable {
         }
     }
 
-    /// Forgets every app's users held in memory, as a new process starts (their files stay).
-    package static func forgetAllInMemory() {
-        registry.withLock { $0 = [:] }
+    /// Forgets the users of app `appID` on `baseURL` held in memory, as a new process starts
+    /// (their file stays). Only that app's: tests of other apps may run meanwhile.
+    package static func forgetInMemory(appID: String, baseURL: String) {
+        _ = registry.withLock { $0.removeValue(forKey: baseURL + "|" + appID) }
     }
 
     /// Loads the users kept for `app` the first time an `App` of this id and server is made.
