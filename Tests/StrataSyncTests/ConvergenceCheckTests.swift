@@ -39,6 +39,13 @@ struct ConvergenceCheckTests {
         #expect(problems == ["token c1-1 appears twice: an upload was applied twice"])
     }
 
+    @Test func aTokenTwiceInAListWhoseElementsWereMovedIsTheKnownGapNotADoubledUpload() {
+        let line = dump(#"{"_id":"k0","tokens":["c1-1","c1-1"]}"#)
+        let moved = writes + [#"{"ops":[{"id":"k0","op":"listMove"}],"write":5}"#]
+        let problems = ConvergenceCheck.problems(dumps: [("a", line)], writeLines: moved)
+        #expect(problems == [ConvergenceCheck.knownMovePrefix + "token c1-1 appears twice in k0's list, whose elements were moved (concurrent moves re-insert them)"])
+    }
+
     @Test func aTokenNoAcknowledgedWriteInsertedIsReported() {
         let line = dump(#"{"_id":"k0","tokens":["c1-1","c9-9"]}"#)
         let problems = ConvergenceCheck.problems(dumps: [("a", line)], writeLines: writes)

