@@ -241,9 +241,13 @@ public final class Store: @unchecked Sendable {
     }
 
     static func mismatch(stored: Schema, requested: Schema) throws -> StoreError {
+        // A new type is named only when nothing else differs: where new types are allowed
+        // (a writable open), the difference that needs the migration is elsewhere.
+        var newType: String?
         for object in requested.objectSchemas {
             guard let old = stored[object.name] else {
-                return .schemaMismatch(type: object.name, property: nil, reason: "the type is new")
+                if newType == nil { newType = object.name }
+                continue
             }
             if old.isEmbedded != object.isEmbedded {
                 return .schemaMismatch(type: object.name, property: nil,
@@ -267,6 +271,7 @@ public final class Store: @unchecked Sendable {
                 return .schemaMismatch(type: object.name, property: property.name, reason: "the property was removed")
             }
         }
+        if let newType { return .schemaMismatch(type: newType, property: nil, reason: "the type is new") }
         return .schemaMismatch(type: requested.objectSchemas.first?.name ?? "?", property: nil, reason: "the schemas differ")
     }
 
