@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 
 enum Mood: String, PersistableEnum { case happy, sad, calm }
 enum Level: Int, PersistableEnum { case low = 1, mid = 5, high = 10 }
@@ -64,6 +64,7 @@ final class AllTypes: Object {
 final class TemporaryFolder {
     let url: URL
     init() {
+        SharedModelNames.register
         url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
@@ -75,4 +76,28 @@ final class TemporaryFolder {
         configuration.maximumFileSize = 1 << 30
         return configuration
     }
+}
+
+/// The model classes of this test binary whose stored name another class in it shares (a
+/// migration's `V0`/`V1` pair, the Realm-import tests' `Person`/`Note`/`Item`). A database
+/// opened without `objectTypes` starts with every class the process has used so far, leaving
+/// out names more than one of them has; a class used before its namesake was would give a fresh
+/// file the namesake's table, and the test using the other class would then find the wrong
+/// schema. Using all of them first (from `TemporaryFolder`) makes every such name ambiguous from
+/// the start, so each test's file gets the table of the class it uses.
+enum SharedModelNames {
+    static let register: Void = {
+        let types: [Object.Type] = [
+            Person.self, Note.self, NoteV0.self, NoteV1.self, Badge.self, BadgeV0.self, BadgeV1.self, BadgeV2.self,
+            Bookmark.self, ContactV0.self, ContactV1.self, ContactV2.self, Doorway.self, TopLevelDoorway.self,
+            Dwelling.self, TopLevelDwelling.self, LateV0.self, LateV1.self, LoopV0.self, LoopV1.self,
+            LoopHolderV0.self, LoopHolderV1.self, Member.self, MemberPlain.self, MemberMapped.self,
+            MemberRenamedInSwift.self, Place.self, PlaceV0.self, PlaceV1.self, Player.self, PlayerWithScoreList.self,
+            Reading.self, RawReading.self, Recipe.self, RecipeWithTagList.self, SchemaProbeString.self,
+            SchemaProbeInt.self, Setting.self, SettingV1.self, StopV0.self, StopV1.self, Tagged.self,
+            UnindexedTagged.self, TravellerV0.self, TravellerV1.self, Widget.self, WidgetWithSize.self,
+            WidgetWithNumericName.self,
+        ]
+        for type in types { _ = try? ClassInfo.of(type) }
+    }()
 }
