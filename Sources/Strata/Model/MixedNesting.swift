@@ -8,10 +8,11 @@ import StrataStore
 /// path in the property's current stored value (cached until the session's content serial
 /// moves), and every change reads the property, replaces the collection at the path and
 /// writes the property back, inside the write transaction (it is reported as a change of the
-/// property and is what sync sends). A path is followed by position: after an insertion or
-/// removal in a list above it, a view names the collection now at its position. When the path
-/// no longer leads to a collection of the view's kind (an element removed, a value of another
-/// kind assigned, the object deleted), the view is invalidated.
+/// property and is what sync sends). The path follows the view's element through insertions,
+/// removals and moves this instance makes above it (`MixedNestingRegistry`), and the removal of
+/// the element detaches the view; after other instances' changes it names the collection now
+/// at its positions. When the path no longer leads to a collection of the view's kind (a value
+/// of another kind assigned, the object deleted), the view is invalidated.
 ///
 /// Read from a frozen object, the nesting is frozen: its views hold their contents as read
 /// and never change.
