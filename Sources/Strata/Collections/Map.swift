@@ -275,10 +275,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     }
 
     /// The map's types and entries in RealmSwift's shape:
-    /// `Map<string, int> <0x…> (\n\t[a]: 1,\n\t[b]: 2\n)`.
+    /// `Map<string, int> <0x…> (\n\t[a]: 1,\n\t[b]: 2\n)`; `… (invalidated)` once invalidated.
     public var description: String {
         let shape = Value._strataMapValueShape
         let name = "Map<string, \(ObjectDescription.typeName(kind: shape.kind, objectType: shape.objectType))>"
+        if isInvalidated { return CollectionListing.invalidated(name) }
         return CollectionListing.describeMap(name, identity: self, keys: keys.map(\._strataMapKey), values: values.map { $0 as Any })
     }
 

@@ -74,13 +74,38 @@ import StrataStore
         #expect(deepest.isInvalidated && !dictionary.isInvalidated)
         try db.write { outer[0] = .fromArray([]) }  // a list where the dictionary was
         #expect(dictionary.isInvalidated && !outer.isInvalidated)
+        #expect(dictionary.description == "Map<string, mixed> (invalidated)")
         try db.write { setting.value = .string("no collection") }
         #expect(outer.isInvalidated)
+        #expect(outer.description == "List<mixed> (invalidated)")
         // A collection at the place again makes the view valid again (it names the place).
         try db.write { setting.value = .fromArray([.int(7)]) }
         #expect(!outer.isInvalidated && Array(outer) == [.int(7)])
         try db.write { db.delete(setting) }
         #expect(outer.isInvalidated)
+    }
+
+    @Test func aViewFollowsItsElementThroughThisInstancesInsertionsRemovalsAndMoves() throws {
+        let (db, setting) = try setting(value: .fromArray([.int(0), .fromArray([.string("mine")]), .fromArray([.string("other")])]))
+        let outer = try #require(setting.value.listValue)
+        let mine = try #require(outer[1].listValue)
+        try db.write { outer.insert(.int(-1), at: 0) }
+        #expect(Array(mine) == [.string("mine")])
+        try db.write { outer.move(from: 2, to: 3) }
+        #expect(Array(mine) == [.string("mine")])
+        try db.write { outer.swapAt(0, 3) }
+        try db.write { mine.append(.int(1)) }
+        #expect(outer[0] == .fromArray([.string("mine"), .int(1)]))
+        try db.write { setting.history.append(objectsIn: [.fromArray([.int(1)]), .fromDictionary(["k": .int(2)])]) }
+        let inHistory = try #require(setting.history[1].dictionaryValue)
+        try db.write { setting.history.insert(.none, at: 0) }
+        #expect(inHistory["k"] == .int(2))
+        // Removing its element invalidates the view for good, even with a list of its kind there.
+        try db.write { outer.remove(at: 0) }
+        try db.write { outer.insert(.fromArray([]), at: 0) }
+        #expect(mine.isInvalidated)
+        try db.write { setting.history.remove(at: 2) }
+        #expect(inHistory.isInvalidated)
     }
 
     @Test func collectionsNestedInElementsOfAMixedListAndValuesOfAMixedMapAreLive() throws {
