@@ -14,15 +14,18 @@ public protocol CollectionValue: _StrataLinkTyped {
 /// An unmanaged list is an in-memory array. Once its object is managed, the list reads and
 /// writes the database (writes inside a write transaction).
 public final class List<Element: CollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    private var storage: [Element] = []
+    /// An unmanaged list's elements; a nested list's as last read (see `storage`).
+    private var held: [Element] = []
+    /// A nested list's `held` is its elements while its nesting's serial is this one.
+    private var heldSerial: UInt64 = 0
     let owner: Object?
     let column: Int
     /// The managed list's stored values, valid while the session's content serial is unchanged
     /// (it moves with every change to objects and every change of version).
     private var cachedValues: [StoreValue] = []
     private var cachedSerial: UInt64 = 0
-    /// For a list nested in a mixed value read from an object: the property its changes are
-    /// written back to (the list itself holds its elements, as an unmanaged one does).
+    /// For a list nested in a mixed value read from an object: where it sits in the object's
+    /// property. Such a list is a live view of that place (see `MixedNesting`).
     let nestedIn: MixedNesting?
 
     /// An empty, unmanaged list.
@@ -38,7 +41,8 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         owner = nil
         column = -1
         nestedIn = nesting
-        storage = elements
+        held = elements
+        heldSerial = nesting?.serial ?? 0
     }
 
     init(owner: Object, column: Int) {
@@ -47,13 +51,41 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         nestedIn = nil
     }
 
-    /// Changes the in-memory elements of an unmanaged or nested list; a nested list read from
-    /// an object then writes the object's property back whole.
-    private func changeStorage(_ body: (inout [Element]) -> Void) {
-        nestedIn?.requireMutable()
-        body(&storage)
-        // A nested list is a List<MixedValue> (only MixedValue.load makes one).
-        if let nestedIn, let list = self as? List<MixedValue> { nestedIn.writeBack(.list(list)) }
+    /// An unmanaged list's elements, or a nested list's elements now (read again when the
+    /// stored data may have changed; a frozen one's never change). A nested list whose place
+    /// no longer holds a list stops with advice, as RealmSwift's invalidated collections do.
+    private var storage: [Element] {
+        get {
+            guard let nestedIn, !nestedIn.isFrozen else { return held }
+            let serial = nestedIn.serial
+            if serial == heldSerial { return held }
+            guard let elements = nestedIn.currentList() else { fatalError(nestedIn.invalidatedMessage("List")) }
+            // Only MixedValue.load makes a nested list, so its elements are MixedValues.
+            guard let loaded = nestedIn.load(elements: elements) as? [Element] else { fatalError("internal error: a nested list of \(Element.self)") }
+            held = loaded
+            heldSerial = serial
+            return held
+        }
+        set { held = newValue }
+    }
+
+    /// Changes the elements of an unmanaged list, or of a nested list, which writes the
+    /// changed list to its place in the object's property; `moving` says where the change
+    /// moved each position (nil: removed), so views nested in the elements follow them.
+    private func changeStorage(moving: ((MixedNesting.Step) -> MixedNesting.Step?)? = nil, _ body: (inout [Element]) -> Void) {
+        guard let nestedIn else { body(&held); return }
+        nestedIn.requireMutable()
+        var elements = storage
+        body(&elements)
+        nestedIn.write(.mixedList(elements.map { $0._strataElement(nestedIn.database) }), kind: "List")
+        if let moving { nestedIn.remapChildren(moving) }
+    }
+
+    /// For a managed `List<MixedValue>`: tells the views of collections nested in its elements
+    /// where a change moved each position (nil: removed).
+    private func moveNestedViews(_ map: @escaping (MixedNesting.Step) -> MixedNesting.Step?) {
+        guard Element.self == MixedValue.self, let owner, let context = owner._slot.table else { return }
+        context.nestedViews.remap(key: ObjectKey(owner._slot.key), column: column, root: .list, under: [], map)
     }
 
     /// The managed list's object and property column (for observers).
@@ -111,7 +143,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
             guard owner != nil else { return storage[position] }
             let values = stored()
             require(position >= 0 && position < values.count, "List index \(position) is out of bounds (the list has \(values.count) elements)")
-            return element(from: values[position], owner!._database)
+            return element(from: values[position], at: position, owner!._database)
         }
         set {
             replace(index: position, object: newValue)
@@ -129,7 +161,11 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Whether the list's object has been deleted or its database instance invalidated
     /// (reading the list is then an error). False for an unmanaged list.
-    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+    public var isInvalidated: Bool {
+        if let owner { return owner.isInvalidated }
+        guard let nestedIn else { return false }
+        return nestedIn.owner.isInvalidated || (!nestedIn.isFrozen && nestedIn.currentList() == nil)
+    }
 
     /// Whether both are the same list: the same list property of the same object in the same
     /// database instance, or the same unmanaged list.
@@ -144,8 +180,9 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// (`for dog in person.dogs { db.delete(dog) }` deletes them all), as in RealmSwift. An
     /// object deleted before the loop reaches it is still visited, invalidated.
     public func makeIterator() -> Iterator {
-        guard let owner else { return Iterator(unmanaged: storage, stored: [], database: nil, dynamicType: nil) }
-        return Iterator(unmanaged: [], stored: stored(), database: owner._database, dynamicType: dynamicElementType)
+        guard let owner else { return Iterator(unmanaged: storage, stored: [], database: nil, dynamicType: nil, nestedOwner: nil) }
+        return Iterator(unmanaged: [], stored: stored(), database: owner._database, dynamicType: dynamicElementType,
+                        nestedOwner: Element.self == MixedValue.self ? (owner, column) : nil)
     }
 
     /// Iterates over a list's elements as they were when the iteration began.
@@ -156,13 +193,17 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         private let database: Database?
         /// For a `List<DynamicObject>`: the stored type of its objects.
         private let dynamicType: String?
+        /// For a managed `List<MixedValue>`: its object and column, whose elements' nested
+        /// collections are live views there.
+        private let nestedOwner: (object: Object, column: Int)?
         private var position = 0
 
-        init(unmanaged: [Element], stored: [StoreValue], database: Database?, dynamicType: String?) {
+        init(unmanaged: [Element], stored: [StoreValue], database: Database?, dynamicType: String?, nestedOwner: (Object, Int)?) {
             self.unmanaged = unmanaged
             self.stored = stored
             self.database = database
             self.dynamicType = dynamicType
+            self.nestedOwner = nestedOwner
         }
 
         public mutating func next() -> Element? {
@@ -170,6 +211,10 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
             if position < unmanaged.count { return unmanaged[position] }
             guard position < stored.count else { return nil }
             if let dynamicType { return List.dynamicElement(from: stored[position], type: dynamicType, database) }
+            if let nestedOwner, stored[position].isNestedCollection,
+               let element = MixedValue.load(stored[position], of: nestedOwner.object, column: nestedOwner.column, at: .index(position)) as? Element {
+                return element
+            }
             return Element._strataElement(from: stored[position], database)
         }
     }
@@ -186,8 +231,11 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// The element a stored value reads as: through the element type, or for a list of
     /// dynamic objects, as the dynamic object of the target type.
-    private func element(from value: StoreValue, _ database: Database?) -> Element {
+    private func element(from value: StoreValue, at position: Int, _ database: Database?) -> Element {
         if let type = dynamicElementType { return Self.dynamicElement(from: value, type: type, database) }
+        if value.isNestedCollection, let owner, let element = MixedValue.load(value, of: owner, column: column, at: .index(position)) as? Element {
+            return element
+        }
         return Element._strataElement(from: value, database)
     }
 
@@ -263,16 +311,18 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
         require(index >= 0 && index <= count, "List insertion index \(index) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { changeStorage { $0.insert(element, at: index) }; return }
+        guard owner != nil else { changeStorage(moving: MixedNesting.Step.inserting(at: index)) { $0.insert(element, at: index) }; return }
         let value = storedElement(element, owner!._database)
         mutate(adding: [value]) { $0.insert(value, at: index); return [] }
+        moveNestedViews(MixedNesting.Step.inserting(at: index))
     }
 
     /// Removes the element at `index`.
     public func remove(at index: Int) {
         require(index >= 0 && index < count, "List index \(index) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { changeStorage { _ = $0.remove(at: index) }; return }
+        guard owner != nil else { changeStorage(moving: MixedNesting.Step.removing(at: index)) { _ = $0.remove(at: index) }; return }
         mutate { [$0.remove(at: index)] }
+        moveNestedViews(MixedNesting.Step.removing(at: index))
     }
 
     /// Removes the last element.
@@ -289,8 +339,9 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
 
     /// Removes every element (linked objects stay in the database).
     public func removeAll() {
-        guard owner != nil else { changeStorage { $0.removeAll() }; return }
+        guard owner != nil else { changeStorage(moving: MixedNesting.Step.removingAll()) { $0.removeAll() }; return }
         write([])
+        moveNestedViews(MixedNesting.Step.removingAll())
     }
 
     /// Replaces the element at `index`.
@@ -308,15 +359,17 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
         require(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { changeStorage { $0.insert($0.remove(at: from), at: to) }; return }
+        guard owner != nil else { changeStorage(moving: MixedNesting.Step.moving(from: from, to: to)) { $0.insert($0.remove(at: from), at: to) }; return }
         mutate { $0.insert($0.remove(at: from), at: to); return [] }
+        moveNestedViews(MixedNesting.Step.moving(from: from, to: to))
     }
 
     /// Swaps two elements.
     public func swapAt(_ i: Int, _ j: Int) {
         require(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
-        guard owner != nil else { changeStorage { $0.swapAt(i, j) }; return }
+        guard owner != nil else { changeStorage(moving: MixedNesting.Step.swapping(i, j)) { $0.swapAt(i, j) }; return }
         mutate { $0.swapAt(i, j); return [] }
+        moveNestedViews(MixedNesting.Step.swapping(i, j))
     }
 }
 
@@ -347,7 +400,7 @@ extension List: _Persistable {
         for item in members {
             // A managed embedded object has its parent: the new list gets a copy of it.
             guard let element = Element._strataElement(any: ClassInfo.copyingEmbedded(item), database) else { return nil }
-            list.storage.append(element)
+            list.held.append(element)
         }
         return list
     }

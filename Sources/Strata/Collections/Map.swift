@@ -97,15 +97,18 @@ public enum MapChange<Collection: KeyedCollection> {
 /// `$`, as in RealmSwift (setting such a key stops the program with a message).
 public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection, CustomStringConvertible {
     /// An unmanaged map's entries, in key order.
+    /// An unmanaged map's entries, in key order; a nested map's as last read (see `held`).
     private var storedKeys: [String] = []
     private var storedValues: [Value] = []
+    /// A nested map's stored entries are its entries while its nesting's serial is this one.
+    private var heldSerial: UInt64 = 0
     let owner: Object?
     let column: Int
     /// The managed map's stored entries, valid while the session's content serial is unchanged.
     private var cached: (keys: [String], values: [StoreValue]) = ([], [])
     private var cachedSerial: UInt64 = 0
-    /// For a map nested in a mixed value read from an object: the property its changes are
-    /// written back to (the map itself holds its entries, as an unmanaged one does).
+    /// For a map nested in a mixed value read from an object: where it sits in the object's
+    /// property. Such a map is a live view of that place (see `MixedNesting`).
     let nestedIn: MixedNesting?
 
     /// An empty, unmanaged map.
@@ -128,15 +131,56 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         column = -1
         nestedIn = nesting
         for (key, value) in entries { Self.set(value, forKey: key, keys: &storedKeys, values: &storedValues) }
+        heldSerial = nesting?.serial ?? 0
+    }
+
+    /// An unmanaged map's entries, or a nested map's entries now (read again when the stored
+    /// data may have changed; a frozen one's never change). A nested map whose place no
+    /// longer holds a dictionary stops with advice, as RealmSwift's invalidated collections do.
+    private var held: (keys: [String], values: [Value]) {
+        guard let nestedIn, !nestedIn.isFrozen else { return (storedKeys, storedValues) }
+        let serial = nestedIn.serial
+        if serial != heldSerial {
+            guard let entries = nestedIn.currentDictionary() else { fatalError(nestedIn.invalidatedMessage("Map")) }
+            var keys: [String] = [], values: [Value] = []
+            for (key, value) in nestedIn.load(entries: entries) {
+                // Only MixedValue.load makes a nested map, so its values are MixedValues.
+                guard let value = value as? Value else { fatalError("internal error: a nested map of \(Value.self)") }
+                Self.set(value, forKey: key, keys: &keys, values: &values)
+            }
+            (storedKeys, storedValues, heldSerial) = (keys, values, serial)
+        }
+        return (storedKeys, storedValues)
+    }
+
+    /// A value of a managed map read from the store; for a `Map<String, MixedValue>`, a nested
+    /// collection is a live view at `key`.
+    private func load(_ value: StoreValue, key: String) -> Value {
+        if value.isNestedCollection, let owner, let loaded = MixedValue.load(value, of: owner, column: column, at: .key(key)) as? Value {
+            return loaded
+        }
+        return Value._strataMapLoad(value, owner?._database)
     }
 
     /// Changes the in-memory entries of an unmanaged or nested map; a nested map read from an
     /// object then writes the object's property back whole.
-    private func changeStorage(_ body: (inout [String], inout [Value]) -> Void) {
-        nestedIn?.requireMutable()
-        body(&storedKeys, &storedValues)
-        // A nested map is a Map<String, MixedValue> (only MixedValue.load makes one).
-        if let nestedIn, let map = self as? Map<String, MixedValue> { nestedIn.writeBack(.dictionary(map)) }
+    private func changeStorage(removing removed: ((MixedNesting.Step) -> MixedNesting.Step?)? = nil,
+                               _ body: (inout [String], inout [Value]) -> Void) {
+        guard let nestedIn else { body(&storedKeys, &storedValues); return }
+        nestedIn.requireMutable()
+        var (keys, values) = held
+        body(&keys, &values)
+        let database = nestedIn.database
+        nestedIn.write(.mixedDictionary(Dictionary(uniqueKeysWithValues: zip(keys, values.map { $0._strataMapStore(database) }))), kind: "Map")
+        // Views of collections in removed values are detached (see MixedNestingRegistry).
+        if let removed { nestedIn.remapChildren(removed) }
+    }
+
+    /// For a managed `Map<String, MixedValue>`: detaches the views of collections nested in the
+    /// values `removed` selects.
+    private func detachNestedViews(_ removed: @escaping (MixedNesting.Step) -> MixedNesting.Step?) {
+        guard Value.self == MixedValue.self, let owner, let context = owner._slot.table else { return }
+        context.nestedViews.remap(key: ObjectKey(owner._slot.key), column: column, root: .map, under: [], removed)
     }
 
     /// Whether the map belongs to a managed object.
@@ -150,7 +194,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
 
     /// Whether the map can no longer be used: its object was deleted or its instance
     /// invalidated.
-    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+    public var isInvalidated: Bool {
+        if let owner { return owner.isInvalidated }
+        guard let nestedIn else { return false }
+        return nestedIn.owner.isInvalidated || (!nestedIn.isFrozen && nestedIn.currentDictionary() == nil)
+    }
 
     // MARK: Reading
 
@@ -175,21 +223,21 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     }
 
     /// The number of entries.
-    public var count: Int { owner == nil ? storedKeys.count : entries().keys.count }
+    public var count: Int { owner == nil ? held.keys.count : entries().keys.count }
 
     /// Whether the map has no entries.
     public var isEmpty: Bool { count == 0 }
 
     /// The keys, in order.
     public var keys: [Key] {
-        (owner == nil ? storedKeys : entries().keys).map(Key.init(_strataMapKey:))
+        (owner == nil ? held.keys : entries().keys).map(Key.init(_strataMapKey:))
     }
 
     /// The values, in the order of their keys.
     public var values: [Value] {
-        guard owner != nil else { return storedValues }
-        let database = owner?._database
-        return entries().values.map { Value._strataMapLoad($0, database) }
+        guard owner != nil else { return held.values }
+        let (keys, values) = entries()
+        return zip(keys, values).map { load($1, key: $0) }
     }
 
     /// The position of `key` among the sorted `keys`, and whether it is there.
@@ -203,12 +251,13 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
         get {
             let text = key._strataMapKey
             guard owner != nil else {
-                let (position, found) = Self.search(text, in: storedKeys)
-                return found ? storedValues[position] : nil
+                let (keys, values) = held
+                let (position, found) = Self.search(text, in: keys)
+                return found ? values[position] : nil
             }
             let (keys, values) = entries()
             let (position, found) = Self.search(text, in: keys)
-            return found ? Value._strataMapLoad(values[position], owner?._database) : nil
+            return found ? load(values[position], key: text) : nil
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -226,10 +275,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     }
 
     /// The map's types and entries in RealmSwift's shape:
-    /// `Map<string, int> <0x…> (\n\t[a]: 1,\n\t[b]: 2\n)`.
+    /// `Map<string, int> <0x…> (\n\t[a]: 1,\n\t[b]: 2\n)`; `… (invalidated)` once invalidated.
     public var description: String {
         let shape = Value._strataMapValueShape
         let name = "Map<string, \(ObjectDescription.typeName(kind: shape.kind, objectType: shape.objectType))>"
+        if isInvalidated { return CollectionListing.invalidated(name) }
         return CollectionListing.describeMap(name, identity: self, keys: keys.map(\._strataMapKey), values: values.map { $0 as Any })
     }
 
@@ -282,11 +332,12 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     public func removeObject(for key: Key) {
         let text = key._strataMapKey
         guard owner != nil else {
-            changeStorage { Self.remove(text, keys: &$0, values: &$1) }
+            changeStorage(removing: MixedNesting.Step.removing(key: text)) { Self.remove(text, keys: &$0, values: &$1) }
             return
         }
         change(inPlace: { table, key, column throws(StoreError) in _ = try table.removeMapValue(forKey: text, of: key, property: column) },
                whole: { keys, values in Self.remove(text, keys: &keys, values: &values) })
+        detachNestedViews(MixedNesting.Step.removing(key: text))
     }
 
     /// Sets `key`'s value in sorted entries (an unmanaged map's, or a managed map's stored ones).
@@ -313,10 +364,11 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
     /// Removes every entry (objects the map held stay in the database).
     public func removeAll() {
         guard owner != nil else {
-            changeStorage { $0.removeAll(); $1.removeAll() }
+            changeStorage(removing: MixedNesting.Step.removingAll()) { $0.removeAll(); $1.removeAll() }
             return
         }
         owner?._setStored(.map(keys: [], values: []), column)
+        detachNestedViews(MixedNesting.Step.removingAll())
     }
 
     /// Adds the entries of `other`; for a key both have, `combine` gets this map's value and
@@ -350,7 +402,8 @@ public final class Map<Key: _MapKey, Value: MapValue>: Sequence, KeyedCollection
             let (keys, values) = entries()
             return (keys, values)
         }
-        return (storedKeys, storedValues.map { $0._strataMapStore(database) })
+        let (keys, values) = held
+        return (keys, values.map { $0._strataMapStore(database) })
     }
 
     /// An unmanaged map with `pairs` (any order; a later pair for the same key wins).
@@ -457,14 +510,13 @@ extension Optional: OptionalObjectValue where Wrapped: Object {}
 
 extension Map {
     /// The map as of the version its object's database reads, immutable and usable from any
-    /// thread or actor. Returns `self` when already frozen. Freezing an unmanaged map is a
-    /// programming error.
+    /// thread or actor. Returns `self` when already frozen. A map nested in a mixed value is
+    /// frozen with its object (a view of the same place in the frozen object). Freezing an
+    /// unmanaged map is a programming error.
     public func freeze() -> Map<Key, Value> {
         if let nestedIn {
-            guard nestedIn.isFrozen else {
-                fatalError("Cannot freeze a Map nested in an AnyRealmValue/MixedValue property on its own: freeze its object and read the property from the frozen object.")
-            }
-            return self
+            if nestedIn.isFrozen { return self }
+            return Self.nested(at: nestedIn.moved(to: nestedIn.owner.freeze())) ?? { fatalError(nestedIn.invalidatedMessage("Map")) }()
         }
         guard let owner else { fatalError("Cannot freeze an unmanaged Map; only maps of managed objects can be frozen.") }
         if owner.isFrozen { return self }
@@ -472,11 +524,27 @@ extension Map {
     }
 
     /// The live map in the caller's context (this thread, or the actor the caller is isolated
-    /// to), or nil when its object has since been deleted. Returns `self` when live.
+    /// to), or nil when its object has since been deleted (or, for a map nested in a mixed
+    /// value, its place no longer holds a dictionary). Returns `self` when live.
     public func thaw(_isolation isolation: isolated (any Actor)? = #isolation) -> Map<Key, Value>? {
+        if let nestedIn {
+            guard nestedIn.isFrozen else { return self }
+            return nestedIn.owner.thaw(_isolation: isolation).flatMap { Self.nested(at: nestedIn.moved(to: $0)) }
+        }
         guard let owner else { fatalError("Cannot thaw an unmanaged Map; only maps of managed objects can be frozen and thawed.") }
         guard owner.isFrozen else { return self }
         return owner.thaw(_isolation: isolation).map { Map(owner: $0, column: column) }
+    }
+
+    /// The nested map at `nesting` now; nil when its place holds no dictionary.
+    private static func nested(at nesting: MixedNesting) -> Map<Key, Value>? {
+        guard let entries = nesting.currentDictionary() else { return nil }
+        var loaded: [(key: String, value: Value)] = []
+        for (key, value) in nesting.load(entries: entries) {
+            guard let value = value as? Value else { return nil }
+            loaded.append((key, value))
+        }
+        return Map(nestedEntries: loaded, in: nesting)
     }
 
     /// This map frozen, in a package Swift 6 lets you send across actors.

@@ -97,8 +97,10 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
     public func contains(_ member: Element) -> Bool { position(of: member) != nil }
 
     /// Adds `member` unless the set holds it already. An unmanaged object added to a managed
-    /// set is added to the database.
+    /// set is added to the database. A nested list or dictionary (`.list`, `.dictionary`) is
+    /// refused, as by RealmSwift: the program stops with advice.
     public func insert(_ member: Element) {
+        Self.requireNotNestedCollection(member)
         if list.changesInPlace, let database = list.database {
             // The store tests membership by hash: a loop of inserts in one write is linear.
             let value = list.storedElement(member, database)
@@ -106,6 +108,18 @@ public final class MutableSet<Element: CollectionValue>: RandomAccessCollection,
             return
         }
         if position(of: member) == nil { list.append(member) }
+    }
+
+    /// Stops on a nested list or dictionary offered to a `MutableSet<MixedValue>`: a set's
+    /// members are compared by value, and RealmSwift refuses collections in sets too.
+    static func requireNotNestedCollection(_ member: Element) {
+        guard let value = member as? MixedValue else { return }
+        switch value {
+        case .list, .dictionary:
+            fatalError("A MutableSet<AnyRealmValue>/MutableSet<MixedValue> cannot hold a nested list or dictionary (RealmSwift refuses them too): keep the collection in a List or Map of AnyRealmValue, or in an AnyRealmValue property.")
+        default:
+            return
+        }
     }
 
     /// Adds each of `members` the set does not hold yet.
@@ -187,6 +201,7 @@ extension MutableSet: _Persistable {
         MutableSet(list: List(owner: object, column: column))
     }
     public static func _strataSet(_ object: Object, _ column: Int, _ value: MutableSet<Element>) {
+        for member in value { requireNotNestedCollection(member) }
         let values = distinct(value).map { $0._strataElement(object._database) }
         object._setStored(.list(values), column)
     }

@@ -21,6 +21,9 @@ final class TableContext {
     /// Set when `invalidate()` released the instance's version: the objects made through this
     /// context are invalidated. The instance makes a new context on its next use of the class.
     var isReleased = false
+    /// The live views of collections nested in mixed values of this table's objects, so
+    /// changes made through this instance move them with their elements.
+    private(set) lazy var nestedViews = MixedNestingRegistry()
 
     init(core: DatabaseCore, table: TableAccess, info: ClassInfo) {
         self.core = core

@@ -41,8 +41,9 @@ public import StrataStore
 ///   (equal across kinds, and as -0 and 0) are compared object by object.
 /// - **Nested collections:** `.list` and `.dictionary` hold mixed values, which may be lists
 ///   and dictionaries again (up to 50 levels): `.fromArray([.int(1), .fromDictionary(["a":
-///   .string("x")])])`. Read from a managed object, they are `List`s and `Map`s whose changes
-///   (inside a write) are written back to the property whole; see ``listValue``. Two nested
+///   .string("x")])])`. Read from a managed object, they are `List`s and `Map`s that are live
+///   views of their place in the property (see ``listValue``): observable and freezable on
+///   their own; a `MutableSet` refuses them, as in RealmSwift. Two nested
 ///   collections are equal when their contents are. Queries read into them by path:
 ///   `"value[0] == 1"`, `"value['k'] == 'x'"`, `"value[*] == 'x'"`, `"value.@size > 2"`,
 ///   `"value.@type == 'list'"`, or `$0.value[0]`, `$0.value["k"]`, `$0.value.any`.
@@ -102,13 +103,17 @@ public enum MixedValue {
     public var decimal128Value: Decimal128? { if case .decimal128(let v) = self { v } else { nil } }
     /// The UUID, or nil for any other kind.
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
-    /// The nested dictionary, or nil for any other kind. Read from a managed object's
-    /// property, changing it inside a write transaction writes the property back (the whole
-    /// value); read from a frozen object, it is frozen.
-    public var dictionaryValue: Map<String, MixedValue>? { if case .dictionary(let v) = self { v } else { nil } }
-    /// The nested list, or nil for any other kind. Read from a managed object's property,
-    /// changing it inside a write transaction writes the property back (the whole value); read
+    /// The nested dictionary, or nil for any other kind. Read from a managed object (a mixed
+    /// property, or an element of a list or map of mixed values), it is a live view of its
+    /// place: it reads the stored value at each access, a change inside a write transaction is
+    /// stored there, and it is invalidated when the place no longer holds a dictionary. Read
     /// from a frozen object, it is frozen.
+    public var dictionaryValue: Map<String, MixedValue>? { if case .dictionary(let v) = self { v } else { nil } }
+    /// The nested list, or nil for any other kind. Read from a managed object (a mixed
+    /// property, or an element of a list or map of mixed values), it is a live view of its
+    /// place: it reads the stored value at each access, a change inside a write transaction is
+    /// stored there, and it is invalidated when the place no longer holds a list. Read from a
+    /// frozen object, it is frozen.
     public var listValue: List<MixedValue>? { if case .list(let v) = self { v } else { nil } }
 
     /// A value holding a new dictionary with `dictionary`'s entries.
@@ -232,39 +237,30 @@ extension MixedValue: _PersistableScalar {
         load(value, database, in: nil)
     }
 
-    /// The value of a mixed property; a nested collection it holds writes changes back to it.
+    /// The value of a mixed property; a nested collection it holds is a live view there.
     public static func _strataGet(_ object: Object, _ column: Int) -> MixedValue {
         let stored = object._storedValue(column)
         guard stored.isNestedCollection else { return _strataLoad(stored, object._database) ?? .none }
         return load(stored, object._database, in: MixedNesting(owner: object, column: column)) ?? .none
     }
 
-    /// Where a nested collection this value holds was read from; nil for other values.
-    private var nestedIn: MixedNesting? {
-        switch self {
-        case .list(let list): list.nestedIn
-        case .dictionary(let map): map.nestedIn
-        default: nil
-        }
+    /// An element of a managed `List<MixedValue>` (`step` its position) or a value of a managed
+    /// `Map<String, MixedValue>` (`step` its key); a nested collection is a live view there.
+    static func load(_ value: StoreValue, of owner: Object, column: Int, at step: MixedNesting.Step) -> MixedValue {
+        guard value.isNestedCollection else { return _strataLoad(value, owner._database) ?? .none }
+        return load(value, owner._database, in: MixedNesting(owner: owner, column: column, collectionStep: step)) ?? .none
     }
 
-    /// The value of a stored one; its nested collections, if any, belong to `nesting`.
+    /// The value of a stored one; its nested collections, if any, are live views at
+    /// `nesting` (copies holding their contents when `nesting` is nil).
     static func load(_ value: StoreValue, _ database: Database?, in nesting: MixedNesting?) -> MixedValue? {
         switch value {
         case .mixedList(let elements):
-            let loaded = elements.enumerated().map { position, element in
-                load(element, database, in: element.isNestedCollection ? nesting?.child(.index(position)) : nil) ?? .none
-            }
-            let list = List(nestedElements: loaded, in: nesting)
-            if nesting != nil { for element in loaded { element.nestedIn?.parent = list } }
-            return .list(list)
+            let loaded = nesting?.load(elements: elements) ?? elements.map { load($0, database, in: nil) ?? .none }
+            return .list(List(nestedElements: loaded, in: nesting))
         case .mixedDictionary(let entries):
-            let loaded = entries.map { key, element in
-                (key, load(element, database, in: element.isNestedCollection ? nesting?.child(.key(key)) : nil) ?? .none)
-            }
-            let map = Map<String, MixedValue>(nestedEntries: loaded, in: nesting)
-            if nesting != nil { for (_, element) in loaded { element.nestedIn?.parent = map } }
-            return .dictionary(map)
+            let loaded = nesting?.load(entries: entries) ?? entries.map { ($0.key, load($0.value, database, in: nil) ?? .none) }
+            return .dictionary(Map<String, MixedValue>(nestedEntries: loaded, in: nesting))
         case .null: return MixedValue.none
         case .int(let v): return .int(Int(truncatingIfNeeded: v))
         case .bool(let v): return .bool(v)

@@ -142,6 +142,7 @@ extension List {
                                                  _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void) async -> NotificationToken
         where C.Element == Element {
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
+            if (self as? List<MixedValue>)?.nestedIn != nil { fatalError(MixedNesting.queueMessage) }
             fatalError("Only managed lists and sets can be observed: add their object to a database first.")
         }
         context.core.verifyObservable(operation)

@@ -190,6 +190,7 @@ extension List {
     func changes<C: ListPresentation>(as presentation: C.Type, keyPaths: [String]?, operation: String) -> ChangeStream<CollectionChange<C>>
         where C.Element == Element {
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
+            if (self as? List<MixedValue>)?.nestedIn != nil { fatalError(MixedNesting.queueMessage) }
             fatalError("Only managed lists and sets can be observed: add their object to a database first.")
         }
         context.core.verifyObservable(operation)

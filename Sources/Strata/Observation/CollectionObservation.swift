@@ -116,7 +116,10 @@ extension List {
     /// `keyPaths` name, if given). If the list's object
     /// is deleted, a last update removes every element. See `Results.observe(keyPaths:on:_:)`
     /// for delivery, the rules and `queue` (on another queue, the callback gets the same
-    /// object's list there).
+    /// object's list there). A list nested in a mixed value reports its own elements (one
+    /// replaced at its position is a modification) and ends with a last update deleting every
+    /// element when its place no longer holds it; it is observed on its database's own thread
+    /// or queue only.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
         observeList(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -124,8 +127,8 @@ extension List {
 
     func observeList(keyPaths: [[String]]?, queue: DispatchQueue?,
                      _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        if let nestedIn { return observeNested(nestedIn, queue: queue, block) }
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
-            if nestedIn != nil { fatalError(MixedNesting.observationMessage) }
             fatalError("Only managed lists can be observed: add the list's object to a database first.")
         }
         let core = context.core

@@ -71,13 +71,16 @@ extension Map {
     /// objects, also keys whose object (or an object it links to) changed; only the properties
     /// `keyPaths` name count, if given. If the map's object is deleted, a last update removes
     /// every key. See `Results.observe(keyPaths:on:_:)` for delivery, the rules and `queue` (on
-    /// another queue, the callback gets the same object's map there).
+    /// another queue, the callback gets the same object's map there). A map nested in a mixed
+    /// value reports its own keys and ends with a last update removing every key when its place
+    /// no longer holds it; it is observed on its database's own thread or queue only.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         observeMap(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
     }
 
     func observeMap(keyPaths: [[String]]?, queue: DispatchQueue?, _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        if let nestedIn { return observeNested(nestedIn, queue: queue, block) }
         let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
         if let queue, !context.core.deliversItself(on: queue), let owner {
             let address = ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column)
@@ -93,7 +96,7 @@ extension Map {
     /// The map's owner and its key, checked to be observable here.
     private func observationSource(_ operation: String) -> (TableContext, ObjectKey) {
         guard let owner, let context = owner._slot.table else {
-            if nestedIn != nil { fatalError(MixedNesting.observationMessage) }
+            if nestedIn != nil { fatalError(MixedNesting.queueMessage) }
             fatalError("Only managed maps can be observed: add the map's object to a database first.")
         }
         context.core.verifyObservable(operation)

@@ -94,7 +94,8 @@ import Testing
         // Mixed values.
         Misuse(name: "mixed-embedded", message: "A MixedValue cannot hold an embedded 'Flat' object"),
         Misuse(name: "mixed-too-deep", message: "collections in a mixed value may nest at most 50 levels deep"),
-        Misuse(name: "mixed-nested-observe", message: "cannot be observed on its own: observe its object, with keyPaths naming the property"),
+        Misuse(name: "mixed-nested-invalidated", message: "nested in an AnyRealmValue/MixedValue is invalidated: its object was deleted, or the place it was read from no longer holds a dictionary"),
+        Misuse(name: "mixed-set-nested", message: "cannot hold a nested list or dictionary (RealmSwift refuses them too)"),
         // The dynamic API.
         Misuse(name: "dynamic-unknown-type", message: "The database has no type named 'Nope'."),
         Misuse(name: "dynamic-create-embedded", message: "dynamicCreate: 'Flat' is an embedded type"),

@@ -551,16 +551,23 @@ do {
             holder.value = deep
         }
 
-    case "mixed-nested-observe":
+    case "mixed-nested-invalidated":
         let holder = Holder()
-        holder.value = .fromArray([.int(1)])
+        holder.value = .fromArray([.fromDictionary(["k": .int(1)])])
         var mixedConfiguration = embeddedConfiguration
         mixedConfiguration.objectTypes = [Holder.self, Tenant.self, Flat.self]
         let database = try Database(configuration: mixedConfiguration)
         try database.write { database.add(holder) }
-        guard let nested = holder.value.listValue else { fail("no nested list") }
+        guard let nested = holder.value.listValue?[0].dictionaryValue else { fail("no nested dictionary") }
+        try database.write { holder.value = .string("replaced") }
+        guard nested.isInvalidated else { fail("the nested dictionary is not invalidated") }
         misusing()
-        _ = nested.observe { _ in }
+        _ = nested["k"]
+
+    case "mixed-set-nested":
+        let set = MutableSet<MixedValue>()
+        misusing()
+        set.insert(.fromArray([.int(1)]))
 
     case "mixed-embedded":
         let holder = Holder()
