@@ -1,18 +1,14 @@
-// RealmSwift's class-level schema questions on `Object`: `primaryKey()`,
-// `indexedProperties()`, `ignoredProperties()` and `sharedSchema()` (in Strata itself). For
+// RealmSwift's class-level schema questions on `Object`: `indexedProperties()` and
+// `ignoredProperties()` here, `primaryKey()` and `sharedSchema()` in Strata itself. For
 // `@Persisted` models RealmSwift answers them from the declarations; Strata does the same,
-// from the schema it derives. They are answers, not hooks: a model declares its primary key
-// and indexes with `@Persisted(primaryKey:)` and `@Persisted(indexed:)`, never by overriding
-// these.
+// from the schema it derives. `indexedProperties()` and `ignoredProperties()` are answers, not
+// hooks: a model declares its indexes with `@Persisted(indexed:)`. `primaryKey()` is also a
+// hook (RealmSwift's older way of naming the key of a `RealmOptional`/`RealmProperty` or other
+// property), which is why it is declared in `Object`'s body, where a subclass can override it.
 
 public import Strata
 
 extension Object {
-    /// The name of the class's primary key property; nil when it has none.
-    public class func primaryKey() -> String? {
-        sharedSchema()?.properties.first(where: \.isPrimaryKey)?.name
-    }
-
     /// The names of the class's indexed properties, in declaration order (the primary key is
     /// not among them unless declared indexed too).
     public class func indexedProperties() -> [String] {

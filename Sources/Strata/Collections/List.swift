@@ -419,7 +419,9 @@ extension List where Element: Object {
     /// any `Results`. Only managed lists can be queried.
     func asResults() -> Results<Element> {
         guard let owner, let database = owner._database else {
-            fatalError("Only lists of managed objects can be queried; add the object to a database first, or filter the list with Swift's filter(_:).")
+            // RealmSwift raises "This method may only be called on RLMArray instances retrieved
+            // from an RLMRealm" here: a `Results` reads a database.
+            fatalError("Only lists and sets of managed objects can be filtered with a query, sorted or made distinct into Results (RealmSwift: this method may only be called on collections retrieved from a Realm); add the object to a database first, or use Swift's filter(_:) and sorted(by:) on the unmanaged collection (index(matching:) with a predicate format is evaluated in memory).")
         }
         let context = database.core.withReadLock { database.core.existingContext(for: Element.self, typeName: dynamicElementType) }
         return Results(database: database, context: context, predicate: nil, listKeys: { [self] in

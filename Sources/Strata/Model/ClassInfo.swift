@@ -118,6 +118,10 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                          lineage: [schema.name])
     }
 
+    /// The class whose schema this task is deriving while it asks the class for an overridden
+    /// `primaryKey()` (see `Object.primaryKey()`).
+    @TaskLocal static var discovering: ObjectIdentifier?
+
     private static let cache = Locked<[ObjectIdentifier: ClassInfo]>([:])
     private static let byName = Locked<[String: TypeList]>([:])
 
@@ -287,6 +291,9 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                 }
             }
         }
+        if let declared = ClassInfo.$discovering.withValue(ObjectIdentifier(type), operation: { type.primaryKey() }) {
+            try applyDeclaredPrimaryKey(declared, to: &properties, className: name)
+        }
         try PropertyMapping.apply(type.propertiesMapping(), to: &properties, linking: linking.map(\.name), className: name)
         let schema = ObjectSchema(name: name, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         do {
@@ -311,6 +318,19 @@ final class ClassInfo: @unchecked Sendable {  // immutable once cached (see `of`
                          unpersistedProperties: unpersisted.map { $0.hasPrefix("$__lazy_storage_$_") ? String($0.dropFirst(18)) : $0 },
                          linkedTypes: linked, linkingProperties: linking, linkingFields: linkingFields,
                          lineage: mirrors.compactMap { ($0.subjectType as? Object.Type)?.className() })
+    }
+
+    /// Makes the property an overridden `primaryKey()` names the primary key (RealmSwift's
+    /// older way of declaring one), by its Swift name.
+    private static func applyDeclaredPrimaryKey(_ declared: String, to properties: inout [PropertySchema],
+                                                className name: String) throws(Database.Error) {
+        guard let index = properties.firstIndex(where: { $0.name == declared }) else {
+            throw Database.Error(.invalidInput, "'\(name).primaryKey()' names '\(declared)', which is not a persisted property of '\(name)'; return the name of a stored property, or nil.")
+        }
+        if let other = properties.first(where: { $0.isPrimaryKey && $0.name != declared }) {
+            throw Database.Error(.invalidInput, "'\(name)' has two primary keys: '\(other.name)' is declared @Persisted(primaryKey: true) and primaryKey() names '\(declared)'; keep one of them.")
+        }
+        properties[index].isPrimaryKey = true
     }
 
     /// The class a link or list wrapper points at, read from the wrapper's static type.

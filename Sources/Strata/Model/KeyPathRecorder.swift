@@ -11,6 +11,16 @@ public final class KeyPathRecorder {
 
     func child() -> KeyPathRecorder { self }
 
+    /// Makes `probe` record the properties read from it, in the order probes are attached:
+    /// its `@Persisted` wrappers through its slot, its reference-typed properties
+    /// (`RealmProperty`) through a flag of their own.
+    func attach(_ probe: Object) {
+        probe._slot.recorder = self
+        probes.append(probe)
+        guard let info = try? ClassInfo.of(type(of: probe)) else { return }
+        for reference in info.referenceProperties { reference.access.startRecording(probe) }
+    }
+
     /// The property names `keyPath` passes through, e.g. `["owner", "name"]`.
     static func names<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> [String] {
         names(partial: keyPath as PartialKeyPath<Root>)
@@ -18,7 +28,11 @@ public final class KeyPathRecorder {
 
     /// The property names a partial key path passes through.
     static func names<Root: Object>(partial keyPath: PartialKeyPath<Root>) -> [String] {
-        names { (probe: Root) in _ = probe[keyPath: keyPath] }
+        names { (probe: Root) in
+            // A key path ending at a reference-typed property (`\Person.age` of a
+            // `RealmProperty`) reads no value through it: the property it returns is marked.
+            (probe[keyPath: keyPath] as? any ReferencePropertyProtocol)?.markRecordingRead()
+        }
     }
 
     /// The property names `read` passes through when given a probe of `Root` (for key paths
@@ -32,8 +46,7 @@ public final class KeyPathRecorder {
             recorder.probes.removeAll()
         }
         let probe = Root()
-        probe._slot.recorder = recorder
-        recorder.probes.append(probe)
+        recorder.attach(probe)
         read(probe)
         var names: [String] = []
         for object in recorder.probes {

@@ -65,6 +65,30 @@ open class Object: CustomStringConvertible {
     /// <doc:PropertiesMapping>.
     open class func propertiesMapping() -> [String: String] { [:] }
 
+    /// The name of the class's primary key property; nil when it has none.
+    ///
+    /// Strata reads it from `@Persisted(primaryKey: true)`. Older RealmSwift models name their
+    /// primary key by overriding it instead, and Strata takes such an override when it derives
+    /// the schema, so a property without a wrapper of its own (RealmSwift's `RealmOptional`
+    /// and `RealmProperty`) can be the key:
+    ///
+    /// ```swift
+    /// class Tag: Object {
+    ///     let number = RealmOptional<Int>()
+    ///     override class func primaryKey() -> String? { "number" }
+    /// }
+    /// ```
+    ///
+    /// An override naming no persisted property, or a different one than a
+    /// `@Persisted(primaryKey: true)` property, makes the class unusable: opening a
+    /// configuration with it fails with `.invalidInput`.
+    open class func primaryKey() -> String? {
+        // While the schema is derived, the base answer is "not overridden" (it would read the
+        // schema being derived).
+        guard ClassInfo.discovering != ObjectIdentifier(self) else { return nil }
+        return sharedSchema()?.properties.first(where: \.isPrimaryKey)?.name
+    }
+
     // MARK: State
 
     /// The database instance managing this object; nil while unmanaged.
@@ -287,10 +311,9 @@ extension Object: _PersistableInsideOptional, CollectionValue {
 
     public static func _strataRecordingInside(_ recorder: KeyPathRecorder) -> Self {
         let probe = Self()
-        probe._slot.recorder = recorder
         // In order of access: a key path through a link records the link on the object before
         // and the property on this one (`\Note.owner?.name` is ["owner", "name"]).
-        recorder.probes.append(probe)
+        recorder.attach(probe)
         return probe
     }
 

@@ -38,6 +38,10 @@ public final class _ReferenceProperty<Value: _Persistable> {
     /// The value while unmanaged (nil: not set yet, the type's default).
     private var unmanagedValue: Value?
     private var binding: Binding?
+    /// Whether the property belongs to a key-path recorder's probe (see `KeyPathRecorder`).
+    private var isRecording = false
+    /// Whether a key path read the probe's property since the recorder last asked.
+    private var wasRead = false
 
     /// A property holding the type's default value: nil for an optional.
     public init() {}
@@ -55,6 +59,7 @@ public final class _ReferenceProperty<Value: _Persistable> {
                 let object = binding.accessor()
                 return Value._strataGet(object, binding.column)
             }
+            if isRecording { wasRead = true }
             return unmanaged
         }
         set {
@@ -80,6 +85,20 @@ public final class _ReferenceProperty<Value: _Persistable> {
         unmanagedValue = value
     }
 
+    /// Makes a key-path recorder's probe note reads of the property.
+    func startRecording() { isRecording = true }
+
+    /// Notes that a key path read the property, when it belongs to a probe.
+    func markRecordingRead() {
+        if isRecording { wasRead = true }
+    }
+
+    /// Whether a key path read the property since the last call (and clears that).
+    func takeRecordingMark() -> Bool {
+        defer { wasRead = false }
+        return wasRead
+    }
+
     /// Makes the property read and write column `column` of `owner`, which just became the
     /// managed accessor of object `key` in `context`.
     func bind(owner: Object, context: TableContext, key: Int64, column: Int) {
@@ -92,6 +111,8 @@ public final class _ReferenceProperty<Value: _Persistable> {
 protocol ReferencePropertyProtocol: AnyObject {
     static var valueShape: _PropertyShape { get }
     static func fieldAccess(offset: Int) -> any ReferenceFieldBinding
+    /// Notes that a key path read the property, when it belongs to a recorder's probe.
+    func markRecordingRead()
 }
 
 extension _ReferenceProperty: ReferencePropertyProtocol {
@@ -103,4 +124,6 @@ extension _ReferenceProperty: ReferencePropertyProtocol {
 /// object becomes managed.
 protocol ReferenceFieldBinding: FieldAccess {
     func bind(_ object: Object, context: TableContext, key: Int64, column: Int)
+    /// Makes the property of `object`, a key-path recorder's probe, note reads.
+    func startRecording(_ object: Object)
 }

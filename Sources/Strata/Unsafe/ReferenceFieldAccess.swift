@@ -41,9 +41,11 @@ struct ReferenceFieldAccess<Value: _Persistable>: ReferenceFieldBinding {
         return true
     }
 
-    /// Key-path recording reads a property through its wrapper; a reference-typed property
-    /// has none, so it is never marked (observe it by name instead).
-    func takeRecordingMark(_ object: Object) -> Bool { false }
+    /// Whether a key path read the property of `object`, a recorder's probe: through its
+    /// `value`, or by ending at the property itself.
+    func takeRecordingMark(_ object: Object) -> Bool { property(object).takeRecordingMark() }
+
+    func startRecording(_ object: Object) { property(object).startRecording() }
 
     func bind(_ object: Object, context: TableContext, key: Int64, column: Int) {
         property(object).bind(owner: object, context: context, key: key, column: column)
