@@ -7,7 +7,9 @@
 /// subsequence, as in patience diff). The other pairs become moves, which keep the element's
 /// identity; old elements without a pair are removed; new values without one are inserted.
 /// So `List.move(from:to:)` records one move and `swapAt` two, and two devices moving one
-/// element concurrently leave it once in the list.
+/// element concurrently leave it once in the list. Which element moved is the diff's reading
+/// of the two lists: moving an element by one place gives the same list as moving its
+/// neighbour the other way, and either may be recorded.
 ///
 /// Applied to a ``SyncObjectState`` whose list reads `old`, the operations make it read `new`:
 /// removes first; then, in the new order, each moved or inserted element goes right after its
