@@ -5,7 +5,8 @@ import StrataSyncProtocol
 /// applied in random orders with repeats, give identical states and identical encodings.
 @Suite struct ConvergenceTests {
     /// A random operation on `Ops.todo`, over few properties, keys, members and times so that
-    /// they collide; list operations anchor on earlier inserts (or anything, sometimes).
+    /// they collide; list operations name the timestamps of earlier inserts and moves (or
+    /// anything, sometimes).
     private static func operation(_ random: inout RandomValues, insertedSoFar: [HybridTimestamp]) -> SyncOperation {
         let time = HybridTimestamp(wallMilliseconds: UInt64(random.int(1 ... 30)), counter: UInt32(random.int(0 ... 1)),
                                    clientID: UInt64(random.int(1 ... 3)))
@@ -14,7 +15,7 @@ import StrataSyncProtocol
                 : HybridTimestamp(wallMilliseconds: UInt64(random.int(1 ... 30)), counter: 0, clientID: UInt64(random.int(1 ... 3)))
         }
         let property = random.pick(["p", "q"])
-        let change: SyncOperation.Change = switch random.int(0 ... 11) {
+        let change: SyncOperation.Change = switch random.int(0 ... 13) {
         case 0: .create(["p": random.smallValue(), "q": random.smallValue()])
         case 1, 2: .set(property: property, value: random.smallValue())
         case 3: .delete
@@ -24,6 +25,7 @@ import StrataSyncProtocol
         case 7: .mapRemove(property: "m", key: random.pick(["a", "b", "é", "e\u{301}"]))
         case 8, 9: .listInsert(property: "l", after: random.int(0 ... 4) == 0 ? nil : anyTime(&random), value: random.smallValue())
         case 10: .listRemove(property: "l", element: anyTime(&random))
+        case 11, 12: .listMove(property: "l", element: anyTime(&random), after: random.int(0 ... 4) == 0 ? nil : anyTime(&random))
         default: .clear(property: random.pick(["s", "m", "l"]))
         }
         return SyncOperation(timestamp: time, object: Ops.todo, change: change)
@@ -35,7 +37,12 @@ import StrataSyncProtocol
         for _ in 0 ..< 40 {
             var operations: [SyncOperation] = []
             for _ in 0 ..< random.int(1 ... 40) {
-                let inserted = operations.compactMap { if case .listInsert = $0.change { $0.timestamp } else { nil } }
+                let inserted = operations.compactMap { operation -> HybridTimestamp? in
+                    switch operation.change {
+                    case .listInsert, .listMove: operation.timestamp
+                    default: nil
+                    }
+                }
                 operations.append(Self.operation(&random, insertedSoFar: inserted))
             }
             let reference = Ops.state(operations)

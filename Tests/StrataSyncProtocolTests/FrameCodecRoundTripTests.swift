@@ -27,6 +27,7 @@ import StrataSyncProtocol
             .mapSet(property: "scores", key: "ann", value: .int(3)), .mapRemove(property: "scores", key: "ann"),
             .listInsert(property: "items", after: nil, value: .int(1)), .listInsert(property: "items", after: time, value: .int(2)),
             .listRemove(property: "items", element: time), .clear(property: "items"),
+            .listMove(property: "items", element: time, after: nil), .listMove(property: "items", element: time, after: time),
         ]
         return changes.enumerated().map { index, change in
             SyncOperation(timestamp: HybridTimestamp(wallMilliseconds: time.wallMilliseconds, counter: UInt32(index), clientID: 5),

@@ -14,22 +14,14 @@ import Testing
 @Suite("Convergence", .serialized, .enabled(if: ConvergenceEnvironment.canSync,
                                              "needs StrataSyncChild built with the sync client, and strata-sync-server"))
 struct ConvergenceTests {
-    private func run(_ storages: (String) throws -> [SyncServerProcess.Storage], seed: UInt64) async throws {
+    private func run(_ storages: (String) throws -> [SyncServerProcess.Storage], seed: UInt64, workloadFlags: [String] = []) async throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-convergence-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let all = try await ConvergenceRun(storages: try storages(folder), seed: seed, folder: folder).run()
-        let known = all.filter { $0.hasPrefix(ConvergenceCheck.knownMovePrefix) }
-        let problems = all.filter { !$0.hasPrefix(ConvergenceCheck.knownMovePrefix) }
+        let problems = try await ConvergenceRun(storages: try storages(folder), seed: seed, folder: folder,
+                                                workloadFlags: workloadFlags).run()
         #expect(problems.isEmpty, "seed \(seed), logs in \(folder):\n\(problems.joined(separator: "\n"))")
-        // Concurrent moves in one list duplicate the moved elements (issue 31's notes): shown as
-        // a known issue, so it stays visible without failing the run it happens in.
-        if !known.isEmpty {
-            withKnownIssue("concurrent list moves re-insert the moved elements", isIntermittent: true) {
-                Issue.record("seed \(seed):\n\(known.joined(separator: "\n"))")
-            }
-        }
-        if all.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
+        if problems.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -47,6 +39,19 @@ struct ConvergenceTests {
     func clientsSplitOverTwoServersOnOnePostgresConverge() async throws {
         let url = try PostgresTestEnvironment.requireURL()
         try await run({ _ in [.postgres(url: url), .postgres(url: url)] }, seed: 33)
+    }
+
+    /// All four clients insert, remove, move and swap tokens of one list through the same
+    /// faults: no token twice (moves keep identities), no removed token back (removes win).
+    @Test(.timeLimit(.minutes(3)), arguments: [34, 35] as [UInt64])
+    func concurrentMovesRemovesAndInsertsInOneListConvergeWithoutDuplicatesOnTheEmbeddedStore(seed: UInt64) async throws {
+        try await run({ folder in [.embedded(folder: "\(folder)/server-data")] }, seed: seed, workloadFlags: ["--lists-only"])
+    }
+
+    @Test(.timeLimit(.minutes(3)), .enabled(if: PostgresTestEnvironment.shouldRun))
+    func concurrentMovesRemovesAndInsertsInOneListConvergeWithoutDuplicatesOnPostgres() async throws {
+        let url = try PostgresTestEnvironment.requireURL()
+        try await run({ _ in [.postgres(url: url), .postgres(url: url)] }, seed: 36, workloadFlags: ["--lists-only"])
     }
 }
 

@@ -50,31 +50,40 @@ struct EndToEndRestartTests {
     /// acknowledgement and started again on its data; a newcomer then holds every write once.
     private func killTheServerMidUpload(_ storage: (String) throws -> SyncServerProcess.Storage) async throws {
         let folder = try ServerTestEnvironment.temporaryDirectory()
-        let server = try await SyncServerProcess(storage: try storage(folder + "/server-data"), logFolder: folder)
+        let serverStorage = try storage(folder + "/server-data")
+        // Every await is a named step under a deadline, so a step that never ends fails the
+        // test with its name instead of holding the run.
+        let server = try await withStepDeadline(seconds: 60, "starting the server") {
+            try await SyncServerProcess(storage: serverStorage, logFolder: folder)
+        }
         let app = App(id: ServerTestEnvironment.uniqueAppID("e2e-kill"),
                       configuration: AppConfiguration(baseURL: "http://127.0.0.1:\(server.port)", rootDirectory: URL(fileURLWithPath: folder)))
-        let writer = try await EndToEndDevice(name: "writer", app: app)
-        let session = try await writer.open()
+        let writer = try await withStepDeadline(seconds: 60, "logging in the writer") { try await EndToEndDevice(name: "writer", app: app) }
+        let session = try await withStepDeadline(seconds: 60, "opening the writer's file") { try await writer.open() }
         session.suspend()
-        #expect(await session.reach(.disconnected))
+        #expect(try await withStepDeadline(seconds: 30, "suspending the writer's session") { await session.reach(.disconnected) })
         // 2,000 changesets of ~700 bytes: at least two upload frames (≤ 1,000 changesets, ≤ 1 MiB).
-        let keys = try await writer.create(2_000, payloadBytes: 700)
+        let keys = try await withStepDeadline(seconds: 120, "writing 2,000 objects") { try await writer.create(2_000, payloadBytes: 700) }
         session.resume()
-        await session.firstUploadAcknowledgement()
-        await server.kill()
-        try await server.start()
-        try await writer.sync()
+        try await withStepDeadline(seconds: 60, "the first acknowledgement of the upload") { await session.firstUploadAcknowledgement() }
+        try await withStepDeadline(seconds: 30, "killing the server") { await server.kill() }
+        try await withStepDeadline(seconds: 60, "starting the server again") { try await server.start() }
+        try await withStepDeadline(seconds: 120, "syncing the writer after the restart") { try await writer.sync() }
 
-        let newcomer = try await EndToEndDevice(name: "newcomer", app: app)
-        try await newcomer.open()
-        let seen = try await newcomer.dump()
+        let newcomer = try await withStepDeadline(seconds: 60, "logging in the newcomer") { try await EndToEndDevice(name: "newcomer", app: app) }
+        try await withStepDeadline(seconds: 120, "opening the newcomer's file") { try await newcomer.open() }
+        let seen = try await withStepDeadline(seconds: 60, "reading the newcomer's objects") { try await newcomer.dump() }
         #expect(Set(seen.keys) == Set(keys), "server: \(server.errorOutput)")
-        try await writer.user.logOut()
-        try await newcomer.user.logOut()
-        await server.kill()
+        try await withStepDeadline(seconds: 30, "logging the users out") {
+            try await writer.user.logOut()
+            try await newcomer.user.logOut()
+        }
+        try await withStepDeadline(seconds: 30, "stopping the server") { await server.kill() }
 
         // The server's history holds each of the writer's changesets exactly once.
-        let history = try await Self.history(of: app.appID, in: try storage(folder + "/server-data"))
+        let history = try await withStepDeadline(seconds: 120, "reading the server's history") {
+            try await Self.history(of: app.appID, in: serverStorage)
+        }
         #expect(history.count == keys.count)
         #expect(Set(history.map { "\($0.clientID):\($0.clientSequence)" }).count == history.count)
         #expect(Set(history.map(\.clientSequence)) == Set(1...UInt64(keys.count)))

@@ -46,6 +46,20 @@ struct LoginFaultTests {
         try await aRealLoginStillWorks()
     }
 
+    @Test func loginsCutBeforeTheUpgradeLeaveNoSocketOpen() async throws {
+        // The WebSocket client would keep each half-closed socket open for good; the login
+        // closes it before it returns, so the count is exact without waiting.
+        let server = try await HangUpServer.start()
+        for refresh in [false, true] {
+            for _ in 0 ..< 5 {
+                let error = await failure(server.baseURL, refresh: refresh, deadline: .milliseconds(200))
+                #expect(error?.code == .loginFailed)
+            }
+        }
+        #expect(try OpenSockets.connected(toPort: server.port) == 0)
+        await server.stop()
+    }
+
     @Test func aServerThatNeverAnswersFailsAtTheDeadline() async throws {
         let server = try await FakeAuthServer.start(.neverAnswer)
         for refresh in [false, true] {

@@ -79,6 +79,18 @@ enum LedgerEncoding {
             writer.string(name)
             writer.timestamp(time)
         }
+        // Moves last: a state stored before moves existed ends after the clears.
+        let moved = lists.filter { !$0.1.moves.isEmpty }
+        writer.count(moved.count)
+        for (name, list) in moved {
+            writer.string(name)
+            writer.count(list.moves.count)
+            for (id, move) in list.moves.sorted(by: { $0.key < $1.key }) {
+                writer.timestamp(id)
+                writer.timestamp(move.element)
+                writer.optionalTimestamp(move.after)
+            }
+        }
         return writer.bytes
     }
 
@@ -127,6 +139,17 @@ enum LedgerEncoding {
         for _ in 0..<(try reader.count()) {
             let name = try reader.string()
             cleared[name] = try reader.timestamp()
+        }
+        if !reader.isAtEnd {
+            for _ in 0..<(try reader.count()) {
+                let name = try reader.string()
+                var list = lists[name] ?? SyncObjectState.ListState()
+                for _ in 0..<(try reader.count()) {
+                    let id = try reader.timestamp()
+                    list.moves[id] = SyncObjectState.ListMove(element: try reader.timestamp(), after: try reader.optionalTimestamp())
+                }
+                lists[name] = list
+            }
         }
         try reader.finish()
         return SyncObjectState(object: object, created: created, deleted: deleted, registers: registers, sets: sets,
@@ -286,6 +309,7 @@ private struct LedgerWriter {
         case .listInsert(let property, let after, let value): u8(7); string(property); optionalTimestamp(after); self.value(value)
         case .listRemove(let property, let element): u8(8); string(property); timestamp(element)
         case .clear(let property): u8(9); string(property)
+        case .listMove(let property, let element, let after): u8(10); string(property); timestamp(element); optionalTimestamp(after)
         }
     }
 }
@@ -414,10 +438,14 @@ private struct LedgerReader {
         case 7: change = .listInsert(property: try string(), after: try optionalTimestamp(), value: try value())
         case 8: change = .listRemove(property: try string(), element: try timestamp())
         case 9: change = .clear(property: try string())
+        case 10: change = .listMove(property: try string(), element: try timestamp(), after: try optionalTimestamp())
         case let other: throw .damagedMetadata("an operation tag \(other)")
         }
         return SyncOperation(timestamp: time, object: object, change: change)
     }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { position == bytes.count }
 
     func finish() throws(SyncLedgerError) {
         guard position == bytes.count else { throw .damagedMetadata("\(bytes.count - position) bytes after the end of a record") }

@@ -95,7 +95,11 @@ struct LedgerRecording {
     }
 
     private mutating func emit(_ change: SyncOperation.Change, on state: inout SyncObjectState) {
-        let operation = SyncOperation(timestamp: clock.tick(wallMilliseconds: wallClock()), object: state.object, change: change)
+        record(SyncOperation(timestamp: clock.tick(wallMilliseconds: wallClock()), object: state.object, change: change), on: &state)
+    }
+
+    /// Applies an operation stamped by this recording's clock and adds it to the changeset.
+    private mutating func record(_ operation: SyncOperation, on state: inout SyncObjectState) {
         state.apply(operation)
         operations.append(operation)
     }
@@ -141,16 +145,16 @@ struct LedgerRecording {
                 for value in old where !newSet.contains(value) { emit(.setRemove(property: property.persistedName, value: value), on: &state) }
                 for value in new where !oldSet.contains(value) { emit(.setInsert(property: property.persistedName, value: value), on: &state) }
             } else if property.isList {
-                let old = state.listElements(of: property.persistedName)
-                var previousInsert: HybridTimestamp?
-                for edit in LocalListDiff.edits(from: old, to: try values.elements(index, of: key, in: table)) {
-                    switch edit {
-                    case .remove(let element):
-                        emit(.listRemove(property: property.persistedName, element: element), on: &state)
-                    case .insert(let after, let chained, let value):
-                        emit(.listInsert(property: property.persistedName, after: chained ? previousInsert : after, value: value), on: &state)
-                        previousInsert = operations.last?.timestamp
-                    }
+                let old = state.listEntries(of: property.persistedName)
+                let new = try values.elements(index, of: key, in: table)
+                var clock = self.clock
+                let wallClock = self.wallClock
+                let changes = ListDiff.changes(property: property.persistedName, from: old, to: new) {
+                    clock.tick(wallMilliseconds: wallClock())
+                }
+                self.clock = clock
+                for (timestamp, change) in changes {
+                    record(SyncOperation(timestamp: timestamp, object: state.object, change: change), on: &state)
                 }
             } else {
                 let value = try values.property(index, of: key, in: table)

@@ -30,6 +30,7 @@ enum SyncStateOperations {
         for (name, list) in state.lists {
             for (id, node) in list.nodes { add(id, .listInsert(property: name, after: node.after, value: node.value)) }
             for id in list.removed { add(id, .listRemove(property: name, element: id)) }
+            for (id, move) in list.moves { add(id, .listMove(property: name, element: move.element, after: move.after)) }
         }
         for (name, time) in state.cleared { add(time, .clear(property: name)) }
         if let deleted = state.deleted { add(deleted, .delete) }

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 package import Logging
+import NIOPosix
 import Synchronization
 
 /// The login over a WebSocket to `{ws|wss}://host[/prefix]/apps/{appID}/auth`: one text message
@@ -119,7 +120,10 @@ package struct WebSocketLogin: LoginService {
 ///
 /// The deadline is what ends a connection the peer closes before answering the upgrade: the
 /// WebSocket client keeps half-closed sockets open and its HTTP upgrade step does not react to
-/// the peer's close, nor to cancellation, so that connection's task outlives the call.
+/// the peer's close, nor to cancellation. So each exchange runs on an event loop group of its
+/// own (one thread), shut down before the call returns: that closes a socket the client would
+/// keep, ends the connection's task, and frees the thread, so no exchange leaves a descriptor
+/// or a task behind, whatever the peer did.
 private struct AuthExchange {
     let url: URL
     let request: String
@@ -128,6 +132,16 @@ private struct AuthExchange {
     let logger: Logger
 
     func run() async throws -> String {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let result: Result<String, any Error>
+        do { result = .success(try await exchange(on: group)) } catch { result = .failure(error) }
+        // Closes the connection if it is still open (the answer came, or the exchange failed)
+        // and waits until it is closed.
+        try? await group.shutdownGracefully()
+        return try result.get()
+    }
+
+    private func exchange(on group: MultiThreadedEventLoopGroup) async throws -> String {
         let outcome = Outcome()
         let url = url, request = request, purpose = purpose, deadline = deadline, logger = logger
         let configuration = WebSocketClientConfiguration(maxFrameSize: WebSocketLogin.maximumAnswerSize, autoPing: .disabled)
@@ -136,7 +150,8 @@ private struct AuthExchange {
                 outcome.set(continuation)
                 let connection = Task {
                     do {
-                        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, eventLoopGroup: group,
+                                                          logger: logger) { inbound, outbound, _ in
                             try await outbound.write(.text(request))
                             var messages = inbound.messages(maxSize: WebSocketLogin.maximumAnswerSize).makeAsyncIterator()
                             switch try await messages.next() {

@@ -2,6 +2,7 @@ package import Foundation
 import HummingbirdWSClient
 package import Logging
 import NIOCore
+import NIOPosix
 import StrataSyncProtocol
 import Synchronization
 
@@ -14,7 +15,22 @@ package struct WebSocketTransport: SyncTransport {
         self.logger = logger
     }
 
+    /// Opens a connection to `url`. Each connection runs on an event loop group of its own
+    /// (one thread), shut down when the connection ends or the attempt fails: the WebSocket
+    /// client keeps a socket the server half-closed before answering the upgrade open, and
+    /// cancelling it does not close it, so shutting the group down is what closes it. A failed
+    /// or cancelled attempt returns only once its socket is closed.
     package func connect(to url: URL) async throws -> any SyncConnection {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            return try await connect(to: url, on: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private func connect(to url: URL, on group: MultiThreadedEventLoopGroup) async throws -> any SyncConnection {
         let connection = WebSocketConnection()
         let opened = OpenSignal()
         let logger = logger
@@ -22,7 +38,7 @@ package struct WebSocketTransport: SyncTransport {
                                                          autoPing: .enabled(timePeriod: .seconds(30)))
         let attempt = Mutex<Task<Void, Never>?>(nil)
         // Cancelling the caller (the session gave up on this attempt) cancels the attempt's
-        // task too, so a handshake the server never answers does not hold its socket forever.
+        // task too (and the caller then shuts its group down, closing the socket).
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any SyncConnection, any Error>) in
                 opened.set(continuation)
@@ -31,7 +47,8 @@ package struct WebSocketTransport: SyncTransport {
                 // task of its own; the handler hands the open connection back through `opened`.
                 let task = Task {
                     do {
-                        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, eventLoopGroup: group,
+                                                          logger: logger) { inbound, outbound, _ in
                             connection.attach(outbound)
                             opened.resume(returning: connection)
                             do {
@@ -50,6 +67,8 @@ package struct WebSocketTransport: SyncTransport {
                         opened.resume(throwing: SyncError(connectionFailed: String(describing: error), url: url))
                         connection.finish(throwing: error)
                     }
+                    // The connection ended: its thread is no longer needed.
+                    try? await group.shutdownGracefully()
                 }
                 attempt.withLock { $0 = task }
             }

@@ -1,12 +1,12 @@
 // The encoding of a merged object state, for snapshots and both sides' stores.
 //
 // Deterministic: every dictionary is written sorted (names and keys by UTF-8 bytes, set
-// members by ``SyncValue``'s order, list nodes and removed ids by timestamp), so two replicas
+// members by ``SyncValue``'s order, list nodes, removed ids and moves by timestamp), so two replicas
 // that applied the same operations in any order hold byte-identical encodings.
 
 extension BinaryWriter {
     /// Appends an object state: reference, create and delete times, registers, sets, maps,
-    /// lists (nodes and removed ids) and clears.
+    /// lists (nodes and removed ids), clears and list moves.
     public mutating func write(_ state: SyncObjectState) {
         write(state.object)
         write(state.created)
@@ -55,14 +55,30 @@ extension BinaryWriter {
             writeString(property)
             write(time)
         }
+        // The list moves come last, so a state stored before moves existed (which ends after
+        // the clears) still decodes standalone.
+        let moved = state.lists.filter { !$0.value.moves.isEmpty }
+        writeCount(moved.count)
+        for (property, list) in moved.sortedForEncoding {
+            writeString(property)
+            writeCount(list.moves.count)
+            for (id, move) in list.moves.sorted(by: { $0.key < $1.key }) {
+                write(id)
+                write(move.element)
+                write(move.after)
+            }
+        }
     }
 }
 
 extension BinaryReader {
     /// Reads an object state, refusing a name, key, member or id that appears twice, and a
     /// state no sequence of operations makes (a value kept past the delete or clear that drops
-    /// it, an empty set or map).
-    public mutating func readObjectState() throws(SyncProtocolError) -> SyncObjectState {
+    /// it, an empty set or map, moves of a list the state does not hold).
+    ///
+    /// `movesMayBeAbsent`: the bytes may end right after the clears (a state stored before
+    /// list moves existed), which reads as a state without moves. Only for a standalone state.
+    public mutating func readObjectState(movesMayBeAbsent: Bool = false) throws(SyncProtocolError) -> SyncObjectState {
         let object = try readObjectRef("a state's object")
         let created = try readOptionalTimestamp("a state's create time")
         let deleted = try readOptionalTimestamp("a state's delete time")
@@ -132,6 +148,30 @@ extension BinaryReader {
             let property = try readString("a cleared property")
             try insertOnce(try readTimestamp("the clear time of \(property)"), for: property, into: &cleared, "clear")
         }
+        if !(movesMayBeAbsent && isAtEnd) {
+            var movedLists: Set<String> = []
+            for _ in 0 ..< (try readCount("a state's moved list count", minimumElementSize: 2)) {
+                let property = try readString("a moved list's property")
+                guard movedLists.insert(property).inserted else {
+                    throw .malformed("the moves of list \(property) before offset \(offset) appear twice")
+                }
+                guard var list = lists[property] else {
+                    throw .malformed("the state keeps moves of list \(property) but not the list")
+                }
+                let count = try readCount("the move count of list \(property)", minimumElementSize: 7)
+                guard count > 0 else { throw .malformed("the state keeps an empty move list for \(property)") }
+                for _ in 0 ..< count {
+                    let start = offset
+                    let id = try readTimestamp("a move id of list \(property)")
+                    let element = try readTimestamp("the element of a move of list \(property)")
+                    let after = try readOptionalTimestamp("the anchor of a move of list \(property)")
+                    guard list.moves.updateValue(SyncObjectState.ListMove(element: element, after: after), forKey: id) == nil else {
+                        throw .malformed("the move \(id) of list \(property) at offset \(start) appears twice")
+                    }
+                }
+                lists[property] = list
+            }
+        }
         try checkNothingSurvivesItsDrop(deleted: deleted, cleared: cleared, registers: registers, sets: sets, maps: maps)
         return SyncObjectState(object: object, created: created, deleted: deleted, registers: registers, sets: sets,
                                maps: maps, lists: lists, cleared: cleared)
@@ -189,7 +229,7 @@ extension SyncObjectState {
     /// Decodes ``encoded()``'s bytes, refusing malformed or trailing bytes.
     public init(decoding bytes: some Collection<UInt8>) throws(SyncProtocolError) {
         var reader = BinaryReader(bytes)
-        self = try reader.readObjectState()
+        self = try reader.readObjectState(movesMayBeAbsent: true)
         try reader.expectEnd()
     }
 }

@@ -2,12 +2,12 @@
 //
 // An operation is its timestamp, its object reference, its change's tag (0 create, 1 set,
 // 2 delete, 3 setInsert, 4 setRemove, 5 mapSet, 6 mapRemove, 7 listInsert, 8 listRemove,
-// 9 clear) and the change's fields in declaration order; a create's values are sorted by
+// 9 clear, 10 listMove) and the change's fields in declaration order; a create's values are sorted by
 // property name.
 
 /// The wire tags of ``SyncOperation/Change``.
 private enum ChangeTag: UInt8 {
-    case create = 0, set, delete, setInsert, setRemove, mapSet, mapRemove, listInsert, listRemove, clear
+    case create = 0, set, delete, setInsert, setRemove, mapSet, mapRemove, listInsert, listRemove, clear, listMove
 }
 
 extension BinaryWriter {
@@ -58,6 +58,11 @@ extension BinaryWriter {
         case .clear(let property):
             writeByte(ChangeTag.clear.rawValue)
             writeString(property)
+        case .listMove(let property, let element, let after):
+            writeByte(ChangeTag.listMove.rawValue)
+            writeString(property)
+            write(element)
+            write(after)
         }
     }
 
@@ -134,6 +139,10 @@ extension BinaryReader {
             change = .listRemove(property: property, element: try readTimestamp("the element of a listRemove from \(property)"))
         case .clear:
             change = .clear(property: try readString("the property of a clear"))
+        case .listMove:
+            let property = try readString("the property of a listMove")
+            let element = try readTimestamp("the element of a listMove in \(property)")
+            change = .listMove(property: property, element: element, after: try readOptionalTimestamp("the anchor of a listMove in \(property)"))
         case nil:
             throw .malformed("an operation's change at offset \(tagOffset) has the unknown tag \(tag)")
         }

@@ -9,10 +9,14 @@
 ///   object lives again only if it is created again after `d` (`created > deleted`).
 /// - **Sets**: per element, last writer wins between insert and remove.
 /// - **Maps**: per key, last writer wins between set and remove.
-/// - **Lists**: a replicated growable array. Each element is identified by the timestamp of
-///   the operation that inserted it and hangs after the element it was inserted after; the
-///   children of one element are ordered newest first, and the list is the depth-first walk.
-///   So concurrent inserts are all kept, in one order everywhere; removes are idempotent.
+/// - **Lists**: a replicated growable array of positions. An insert makes an element and its
+///   first position, both identified by the insert's timestamp; a move gives an existing
+///   element a new position, identified by the move's timestamp. A position hangs after the
+///   position it was made after; the children of one position are ordered newest first, and
+///   the list is the depth-first walk, showing each element at its newest position. So
+///   concurrent inserts are all kept, in one order everywhere; of concurrent moves of one
+///   element the newest wins and the element appears once; removes are idempotent and win
+///   over moves (a move of a removed element changes nothing).
 /// - **Clear** of a collection hides every element written at or before it.
 ///
 /// Every rule keeps the maximum of something or a union, so the state does not depend on the
@@ -92,17 +96,52 @@ public struct SyncObjectState: Sendable, Hashable {
         public init(after: HybridTimestamp?, value: SyncValue) { self.after = after; self.value = value }
     }
 
+    /// One move of a list element: the element moved and the position it was moved after. Its
+    /// id (the key it is stored under, and the id of the new position) is the moving
+    /// operation's timestamp.
+    public struct ListMove: Sendable, Hashable {
+        /// The id of the element moved (its insert's timestamp).
+        public var element: HybridTimestamp
+        /// The position the element was moved after (nil: the front).
+        public var after: HybridTimestamp?
+        /// Makes a move.
+        public init(element: HybridTimestamp, after: HybridTimestamp?) { self.element = element; self.after = after }
+    }
+
     /// A list property's elements: every one ever inserted (removed ones stay, as anchors for
-    /// later inserts), and the ids of the removed ones.
+    /// later inserts), every move (superseded ones stay, as anchors too), and the ids of the
+    /// removed elements.
     public struct ListState: Sendable, Hashable {
         /// Every inserted element, by id.
         public var nodes: [HybridTimestamp: ListNode] = [:]
         /// The ids of removed elements (including ones whose insert has not arrived).
         public var removed: Set<HybridTimestamp> = []
+        /// Every move, by the move's timestamp.
+        public var moves: [HybridTimestamp: ListMove] = [:]
         /// Makes a list state.
-        public init(nodes: [HybridTimestamp: ListNode] = [:], removed: Set<HybridTimestamp> = []) {
+        public init(nodes: [HybridTimestamp: ListNode] = [:], removed: Set<HybridTimestamp> = [],
+                    moves: [HybridTimestamp: ListMove] = [:]) {
             self.nodes = nodes
             self.removed = removed
+            self.moves = moves
+        }
+    }
+
+    /// One visible list element: its identity, the position it shows at, and its value. New
+    /// inserts and moves anchor on ``position``; removes and moves name ``element``.
+    public struct ListEntry: Sendable, Hashable {
+        /// The element's id (its insert's timestamp).
+        public var element: HybridTimestamp
+        /// The id of the element's current position: its newest move's timestamp, or
+        /// ``element`` if it never moved.
+        public var position: HybridTimestamp
+        /// The element's value.
+        public var value: SyncValue
+        /// Makes an entry.
+        public init(element: HybridTimestamp, position: HybridTimestamp, value: SyncValue) {
+            self.element = element
+            self.position = position
+            self.value = value
         }
     }
 
@@ -143,6 +182,7 @@ public struct SyncObjectState: Sendable, Hashable {
         for list in lists.values {
             for id in list.nodes.keys { latest = max(latest, id) }
             for id in list.removed { latest = max(latest, id) }
+            for id in list.moves.keys { latest = max(latest, id) }
         }
         for clear in cleared.values { latest = max(latest, clear) }
         return latest
@@ -188,6 +228,12 @@ public struct SyncObjectState: Sendable, Hashable {
         case .listRemove(let property, let element):
             lists[property, default: ListState()].removed.insert(element)
             noteStored(element)
+        case .listMove(let property, let element, let after):
+            // Kept even for a removed or hidden element: later inserts may hang after it.
+            let move = ListMove(element: element, after: after)
+            if let current = lists[property]?.moves[time], !Self.precedes(current, move) { return }
+            lists[property, default: ListState()].moves[time] = move
+            noteStored(time)
         case .clear(let property):
             guard cleared[property].map({ time > $0 }) ?? true else { return }
             cleared[property] = time
@@ -215,6 +261,16 @@ public struct SyncObjectState: Sendable, Hashable {
     /// Whether list node `lhs` loses to node `rhs` inserted with the same timestamp.
     private static func precedes(_ lhs: ListNode, _ rhs: ListNode) -> Bool {
         if lhs.value != rhs.value { return lhs.value < rhs.value }
+        switch (lhs.after, rhs.after) {
+        case (.some(let left), .some(let right)): return left < right
+        case (.none, .some): return true
+        default: return false
+        }
+    }
+
+    /// Whether move `lhs` loses to move `rhs` made with the same timestamp.
+    private static func precedes(_ lhs: ListMove, _ rhs: ListMove) -> Bool {
+        if lhs.element != rhs.element { return lhs.element < rhs.element }
         switch (lhs.after, rhs.after) {
         case (.some(let left), .some(let right)): return left < right
         case (.none, .some): return true
@@ -304,22 +360,45 @@ public struct SyncObjectState: Sendable, Hashable {
 
     /// The visible elements of a list property in order, each with its identity.
     public func listElements(of property: String) -> [(id: HybridTimestamp, value: SyncValue)] {
+        listEntries(of: property).map { ($0.element, $0.value) }
+    }
+
+    /// The visible elements of a list property in order, each with its identity and position.
+    ///
+    /// The positions are the inserts (an element's first position, with the element's id) and
+    /// the moves (with the move's id); a move whose id is also an insert's (two operations with
+    /// one timestamp, which no correct client makes) is ignored. An element shows at its
+    /// newest position, if its insert has arrived, it is not removed, and no delete or clear
+    /// hides its insert.
+    public func listEntries(of property: String) -> [ListEntry] {
         guard let list = lists[property] else { return [] }
+        // Each position's element and anchor.
+        var positions: [HybridTimestamp: (element: HybridTimestamp, after: HybridTimestamp?)] = [:]
+        positions.reserveCapacity(list.nodes.count + list.moves.count)
+        for (id, node) in list.nodes { positions[id] = (id, node.after) }
+        for (id, move) in list.moves where list.nodes[id] == nil { positions[id] = (move.element, move.after) }
+        // Each element's newest position.
+        var current: [HybridTimestamp: HybridTimestamp] = [:]
+        current.reserveCapacity(list.nodes.count)
+        for (id, position) in positions where current[position.element].map({ id > $0 }) ?? true {
+            current[position.element] = id
+        }
         var children: [HybridTimestamp?: [HybridTimestamp]] = [:]
-        for (id, node) in list.nodes {
-            // A node whose anchor has not arrived hangs from the front until it does; so does
-            // one whose anchor is not older than itself, which keeps the tree acyclic (every
-            // node's parent is older), so the walk below reaches every node exactly once.
-            let parent = node.after.flatMap { $0 < id && list.nodes[$0] != nil ? $0 : nil }
+        for (id, position) in positions {
+            // A position whose anchor has not arrived hangs from the front until it does; so
+            // does one whose anchor is not older than itself, which keeps the tree acyclic
+            // (every position's parent is older), so the walk below reaches each exactly once.
+            let parent = position.after.flatMap { $0 < id && positions[$0] != nil ? $0 : nil }
             children[parent, default: []].append(id)
         }
-        var result: [(id: HybridTimestamp, value: SyncValue)] = []
+        var result: [ListEntry] = []
         result.reserveCapacity(list.nodes.count)
         // Depth-first, newest child first, without recursion (lists can be long chains).
         var stack: [HybridTimestamp] = (children[nil] ?? []).sorted()
         while let id = stack.popLast() {
-            if let node = list.nodes[id], !list.removed.contains(id), isVisible(id, property) {
-                result.append((id, node.value))
+            if let position = positions[id], current[position.element] == id, let node = list.nodes[position.element],
+               !list.removed.contains(position.element), isVisible(position.element, property) {
+                result.append(ListEntry(element: position.element, position: id, value: node.value))
             }
             if let next = children[id] { stack.append(contentsOf: next.sorted()) }
         }

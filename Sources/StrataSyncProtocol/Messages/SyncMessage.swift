@@ -124,10 +124,12 @@ public enum SyncMessage: Sendable, Hashable {
 /// Protocol-wide constants.
 public enum SyncProtocol {
     /// The version of the message set and encoding this build speaks. Version 2 added lists
-    /// and dictionaries nested in mixed values (``SyncValue/mixedList(_:)``); a peer of
+    /// and dictionaries nested in mixed values (``SyncValue/mixedList(_:)``), version 3 list
+    /// moves (``SyncOperation/Change/listMove(property:element:after:)``, and the moves in an
+    /// object state's encoding); a peer of
     /// another version is refused with ``SyncErrorCode/unsupportedProtocolVersion`` at its
     /// first frame, before any value could be misread.
-    public static let version: UInt16 = 2
+    public static let version: UInt16 = 3
     /// The largest frame either side accepts (bytes); a larger one is ``SyncErrorCode/frameTooLarge``.
     public static let maximumFrameSize = 16 * 1024 * 1024
 }

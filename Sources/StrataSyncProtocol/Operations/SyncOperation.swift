@@ -38,7 +38,14 @@ public struct SyncOperation: Sendable, Hashable {
         /// identity is the operation's timestamp.
         case listInsert(property: String, after: HybridTimestamp?, value: SyncValue)
         /// The list element inserted by the operation with timestamp `element` was removed.
+        /// A remove wins over every move of the element.
         case listRemove(property: String, element: HybridTimestamp)
+        /// The list element inserted by the operation with timestamp `element` was moved to
+        /// just after the position `after` (nil: the front). The element keeps its identity;
+        /// the move's timestamp is the id of its new position (later inserts and moves may
+        /// hang after it). Of concurrent moves of one element the newest wins; a move of a
+        /// removed element changes nothing.
+        case listMove(property: String, element: HybridTimestamp, after: HybridTimestamp?)
         /// Every element of a list, set or map property was removed (as one operation, so a
         /// concurrent insert elsewhere survives it).
         case clear(property: String)

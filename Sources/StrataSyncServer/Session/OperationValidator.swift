@@ -54,7 +54,7 @@ struct OperationValidator {
         case .mapSet(let name, _, let value): try check(value, try property(name, [.map]))
         case .mapRemove(let name, _): _ = try property(name, [.map])
         case .listInsert(let name, _, let value): try check(value, try property(name, [.list]))
-        case .listRemove(let name, _): _ = try property(name, [.list])
+        case .listRemove(let name, _), .listMove(let name, _, _): _ = try property(name, [.list])
         case .clear(let name): _ = try property(name, [.list, .set, .map])
         }
     }

@@ -78,7 +78,7 @@ struct RandomValues {
     }
 
     mutating func change() -> SyncOperation.Change {
-        switch int(0 ... 9) {
+        switch int(0 ... 10) {
         case 0: .create(Dictionary((0 ..< int(0 ... 3)).map { _ in (string(), value()) }, uniquingKeysWith: { a, _ in a }))
         case 1: .set(property: string(), value: value())
         case 2: .delete
@@ -88,6 +88,7 @@ struct RandomValues {
         case 6: .mapRemove(property: string(), key: string())
         case 7: .listInsert(property: string(), after: bool() ? timestamp() : nil, value: value())
         case 8: .listRemove(property: string(), element: timestamp())
+        case 9: .listMove(property: string(), element: timestamp(), after: bool() ? timestamp() : nil)
         default: .clear(property: string())
         }
     }

@@ -8,17 +8,12 @@ import Foundation
 /// - Every object an acknowledged write created is present, unless some write deleted that
 ///   primary key (deletes win over concurrent updates, and a later create brings it back; the
 ///   simple rule is enough to catch lost uploads).
-/// - No list token appears twice (each list insert carries a token unique to it, so a
-///   duplicate means an upload was applied twice), and every token present was inserted by an
-///   acknowledged write. One exception is reported apart, prefixed with ``knownMovePrefix``: a
-///   duplicate in the list of an item some write moved elements of. The client records a move
-///   as removes and re-inserts of the changed middle of the list (a prefix/suffix diff), so two
-///   devices moving elements of one list concurrently both re-insert them, and the merge keeps
-///   both inserts: a known gap of the list merge (docs/design/sync.md), not a doubled upload.
+/// - No list token appears twice (each list insert carries a token unique to it, and a move
+///   keeps the element's identity, so a duplicate means an upload was applied twice or a move
+///   re-inserted), and every token present was inserted by an acknowledged write.
+/// - No token an acknowledged write removed is present (a remove wins over every move, and
+///   nothing inserts that token again).
 enum ConvergenceCheck {
-    /// The prefix of a problem that is the known concurrent-move duplicate (see above).
-    static let knownMovePrefix = "known gap: "
-
     /// What went wrong, one line per problem; empty when the run converged.
     static func problems(dumps: [(client: String, line: String)], writeLines: [String]) -> [String] {
         var problems: [String] = []
@@ -30,7 +25,7 @@ enum ConvergenceCheck {
         var created: Set<String> = []
         var deleted: Set<String> = []
         var insertedTokens: Set<String> = []
-        var moved: Set<String> = []
+        var removedTokens: Set<String> = []
         for line in writeLines {
             guard let write = jsonObject(line), let operations = write["ops"] as? [[String: Any]] else {
                 problems.append("not a write line: \(line)")
@@ -42,7 +37,7 @@ enum ConvergenceCheck {
                 case "create": created.insert(id)
                 case "delete": deleted.insert(id)
                 case "listInsert": if let token = operation["token"] as? String { insertedTokens.insert(token) }
-                case "listMove": moved.insert(id)
+                case "listRemove": if let token = operation["token"] as? String { removedTokens.insert(token) }
                 default: break
                 }
             }
@@ -58,12 +53,12 @@ enum ConvergenceCheck {
         var seenTokens: Set<String> = []
         for item in items {
             for token in item["tokens"] as? [String] ?? [] {
+                let id = item["_id"] as? String ?? "?"
                 if !seenTokens.insert(token).inserted {
-                    if let id = item["_id"] as? String, moved.contains(id) {
-                        problems.append(knownMovePrefix + "token \(token) appears twice in \(id)'s list, whose elements were moved (concurrent moves re-insert them)")
-                    } else {
-                        problems.append("token \(token) appears twice: an upload was applied twice")
-                    }
+                    problems.append("token \(token) appears twice (in \(id)'s list): an upload was applied twice or a move re-inserted it")
+                }
+                if removedTokens.contains(token) {
+                    problems.append("token \(token) was removed by an acknowledged write and is present in \(id)'s list")
                 }
                 if !insertedTokens.contains(token) {
                     problems.append("token \(token) was never inserted by an acknowledged write")

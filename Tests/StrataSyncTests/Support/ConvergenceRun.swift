@@ -31,6 +31,8 @@ struct ConvergenceRun {
     let storages: [SyncServerProcess.Storage]
     let seed: UInt64
     let folder: String
+    /// Extra flags for every writing client (`--lists-only`: all of them edit one list).
+    var workloadFlags: [String] = []
 
     /// What a run started, stopped at its end whatever happened.
     private final class Started {
@@ -77,6 +79,7 @@ struct ConvergenceRun {
             var arguments = ["--file", "\(folder)/client-\(client).strata", "--server", serverURL(forClient: client),
                              "--app", app, "--seed", String(seed), "--ops", String(operations), "--client", name]
             if let killAfter { arguments += ["--kill-after-ops", String(killAfter)] }
+            arguments += workloadFlags
             let process = try SpawnedProcess.start(executable: child, arguments: arguments,
                                                    errorLogPath: "\(folder)/\(name).stderr")
             started.processes.append(process)

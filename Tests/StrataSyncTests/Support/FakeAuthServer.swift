@@ -88,19 +88,23 @@ final class FakeAuthServer: Sendable {
 final class HangUpServer: Sendable {
     let port: Int
     private let listener: any Channel
+    /// One element per connection the server hung up on.
+    let hangUps: AsyncStream<Void>
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(port: Int, listener: any Channel) {
+    private init(port: Int, listener: any Channel, hangUps: AsyncStream<Void>) {
         self.port = port
         self.listener = listener
+        self.hangUps = hangUps
     }
 
     static func start() async throws -> HangUpServer {
+        let (hangUps, hungUp) = AsyncStream<Void>.makeStream()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HangUpHandler())
+                    try channel.pipeline.syncOperations.addHandler(HangUpHandler(hungUp: hungUp))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -108,7 +112,7 @@ final class HangUpServer: Sendable {
             try? await listener.close()
             throw ChannelError.inappropriateOperationForState
         }
-        return HangUpServer(port: port, listener: listener)
+        return HangUpServer(port: port, listener: listener, hangUps: hangUps)
     }
 
     func stop() async {
@@ -119,9 +123,17 @@ final class HangUpServer: Sendable {
 /// Closes the connection when the first bytes of a request arrive.
 private final class HangUpHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    let hungUp: AsyncStream<Void>.Continuation
+
+    private var closing = false
+
+    init(hungUp: AsyncStream<Void>.Continuation) { self.hungUp = hungUp }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.close(promise: nil)
+        guard !closing else { return }
+        closing = true
+        let hungUp = hungUp
+        context.close().whenComplete { _ in hungUp.yield() }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -36,6 +36,9 @@ struct ChildArguments {
     /// Every write appends one token to the item `tokens` instead of the random workload, so a
     /// test can require each printed write's token exactly once and in order.
     var tokensOnly = false
+    /// Every write edits the one list of the item `lists` (`ListWorkload`) instead of the
+    /// random workload.
+    var listsOnly = false
 
     init(_ arguments: [String]) throws(Problem) {
         var values: [String: String] = [:]
@@ -44,7 +47,7 @@ struct ChildArguments {
         while index < arguments.count {
             let option = arguments[index]
             switch option {
-            case "--dump", "--local", "--tokens-only":
+            case "--dump", "--local", "--tokens-only", "--lists-only":
                 flags.insert(option)
                 index += 1
             case "--file", "--server", "--app", "--seed", "--ops", "--kill-after-ops", "--client":
@@ -65,6 +68,7 @@ struct ChildArguments {
         dumpOnly = flags.contains("--dump")
         local = flags.contains("--local")
         tokensOnly = flags.contains("--tokens-only")
+        listsOnly = flags.contains("--lists-only")
         server = values["--server"]
         app = values["--app"]
         if !local {

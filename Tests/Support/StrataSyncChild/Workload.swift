@@ -20,7 +20,7 @@ struct Workload {
     }
 
     /// Makes one write on `database` and returns its description (one JSON object per
-    /// operation): `op`, `id`, and `token` for list inserts.
+    /// operation): `op`, `id`, and `token` for list inserts and removes.
     mutating func write(on database: Database) throws -> [[String: Any]] {
         let key = random.pick(Self.keys)
         let roll = Int.random(in: 0..<100, using: &random)
@@ -40,8 +40,10 @@ struct Workload {
                 return [["op": "listInsert", "id": key, "token": token]]
             case 60..<65:
                 guard !item.tokens.isEmpty else { return [["op": "none", "id": key]] }
-                item.tokens.remove(at: Int.random(in: 0..<item.tokens.count, using: &random))
-                return [["op": "listRemove", "id": key]]
+                let index = Int.random(in: 0..<item.tokens.count, using: &random)
+                let token = item.tokens[index]
+                item.tokens.remove(at: index)
+                return [["op": "listRemove", "id": key, "token": token]]
             case 65..<70:
                 guard item.tokens.count > 1 else { return [["op": "none", "id": key]] }
                 let from = Int.random(in: 0..<item.tokens.count, using: &random)

@@ -7,6 +7,8 @@
 //       With --kill-after-ops M it SIGKILLs itself right after printing its Mth write.
 //       With --tokens-only each write instead appends the token NAME-I to the list of the item
 //       "tokens" (created by the first write): {"ops":[{"op":"listInsert",…}],"write":I}.
+//       With --lists-only each write instead inserts, removes, moves or swaps tokens of the list
+//       of the item "lists" (ListWorkload), printing inserted and removed tokens.
 //   StrataSyncChild --file PATH --server URL --app ID --dump
 //       syncs down and prints the dump only.
 //   StrataSyncChild --file PATH --local --seed N --ops K
@@ -55,9 +57,10 @@ do {
     }
     if !arguments.dumpOnly {
         var workload = Workload(seed: arguments.seed, client: arguments.client)
+        var listWorkload = ListWorkload(seed: arguments.seed, client: arguments.client)
         for index in 1...max(1, arguments.operations) where arguments.operations > 0 {
-            let operations = arguments.tokensOnly
-                ? try TokenAppend.write(index, client: arguments.client, on: database)
+            let operations = arguments.tokensOnly ? try TokenAppend.write(index, client: arguments.client, on: database)
+                : arguments.listsOnly ? try listWorkload.write(on: database)
                 : try workload.write(on: database)
             try printLine(["write": index, "ops": operations])
             if arguments.killAfterOperations == index {
