@@ -80,7 +80,8 @@ struct CodableTable: Sendable {
     }
 
     /// The column values of `item` (in their stored form, by property name), and the loose
-    /// values of its lists, maps and embedded objects, written after the row (`write`).
+    /// values of its lists, maps and embedded objects: the value-tree form of an item, which
+    /// schema evolution reads defaults from (saves go through `write(_:columns:)`).
     func storedValues<T: Encodable>(of item: T) throws(RepositoryError) -> StoredRow {
         let tree: Any
         do {
@@ -153,30 +154,6 @@ struct CodableTable: Sendable {
             }
         }
         try write(values, embedded: embedded, columns: columns)
-    }
-
-    /// Stores `row` as the item with its id in the column map's table: a new object, or every
-    /// property of the existing one replaced. Inside a write transaction.
-    func write(_ row: StoredRow, columns: ColumnMap) throws(RepositoryError) {
-        let schema = columns.context.table.schema
-        var values = [StoreValue](repeating: .null, count: schema.properties.count)
-        for (position, field) in fields.enumerated() {
-            switch field.storage {
-            case .column, .json: break
-            default: continue
-            }
-            guard let index = columns.fieldColumns[position] else {
-                throw .schemaMismatch(type: typeName, property: field.name, reason: "the file has no such column")
-            }
-            let value = row.values[field.name] ?? NSNull()
-            if isNull(value) { continue }
-            let kind = schema.properties[index].kind
-            guard let converted = StoreValue.from(any: value, kind: kind), !converted.isNull else {
-                throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit a \(kind) column")
-            }
-            values[index] = converted
-        }
-        try write(values, embedded: row.embedded, columns: columns)
     }
 
     /// Stores a row of column values (by the file's column index) and then its lists, maps
@@ -388,7 +365,7 @@ private func isNull(_ value: Any) -> Bool {
 }
 
 /// One item's values: its columns' (stored form, by property name), and the loose values of
-/// its lists, maps and embedded objects, written after the row (`CodableTable.write`).
+/// its lists, maps and embedded objects (what schema evolution reads defaults from).
 struct StoredRow {
     let values: [String: Any]
     let embedded: [(CodableField, Any)]

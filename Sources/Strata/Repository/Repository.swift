@@ -385,13 +385,12 @@ extension Repository {
         if database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) != nil { return }
         let items = try load()
         let table = table
-        var rows: [StoredRow] = []
-        rows.reserveCapacity(items.count)
-        for item in items { rows.append(try table.storedValues(of: item)) }
         try write(database) { () throws(RepositoryError) in
             guard database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) == nil else { return }
             let columns = try columnMap(database)
-            for row in rows { try table.write(row, columns: columns) }
+            // An item that cannot be stored throws here and the transaction (record included)
+            // rolls back.
+            for item in items { try table.write(item, columns: columns) }
             database.dynamicCreate(Self.importRecordType, value: ["id": key, "imported": Date()], update: .error)
         }
     }
