@@ -80,7 +80,8 @@ struct CodableTable: Sendable {
     }
 
     /// The column values of `item` (in their stored form, by property name), and the loose
-    /// values of its lists, maps and embedded objects, written after the row (`write`).
+    /// values of its lists, maps and embedded objects: the value-tree form of an item, which
+    /// schema evolution reads defaults from (saves go through `write(_:columns:)`).
     func storedValues<T: Encodable>(of item: T) throws(RepositoryError) -> StoredRow {
         let tree: Any
         do {
@@ -112,31 +113,55 @@ struct CodableTable: Sendable {
         return StoredRow(values: values, embedded: embedded)
     }
 
-    /// Stores `row` as the item with its id in the column map's table: a new object, or every
-    /// property of the existing one replaced. Inside a write transaction.
-    func write(_ row: StoredRow, columns: ColumnMap) throws(RepositoryError) {
+    /// Stores `item` as the item with its id in the column map's table: a new object, or every
+    /// property of the existing one replaced. Inside a write transaction. Scalar properties go
+    /// straight into the row (``ColumnEncoder``); the others through the value tree, as
+    /// `storedValues(of:)` converts them.
+    func write<T: Encodable>(_ item: T, columns: ColumnMap) throws(RepositoryError) {
+        let encoder = ColumnEncoder(columns: columns)
+        do {
+            try item.encode(to: encoder)
+        } catch {
+            throw .valueConversion(type: typeName, property: "(value)", reason: "encoding failed: \(error)")
+        }
+        guard case .keyed(let nodes) = encoder.rest.content else {
+            throw .valueConversion(type: typeName, property: "(value)", reason: "the value did not encode as a keyed container")
+        }
+        let schema = columns.context.table.schema
+        var values = encoder.values
+        var embedded: [(CodableField, Any)] = []
+        for (position, field) in fields.enumerated() where !encoder.direct[position] {
+            let value = nodes[field.name]?.value ?? NSNull()
+            switch field.storage {
+            case .embedded, .embeddedList, .list, .map:
+                embedded.append((field, value))
+            case .column, .json:
+                guard let index = columns.fieldColumns[position] else {
+                    throw .schemaMismatch(type: typeName, property: field.name, reason: "the file has no such column")
+                }
+                if isNull(value) {
+                    guard field.isOptional else {
+                        throw .valueConversion(type: typeName, property: field.name, reason: "no value was encoded for a property that is not optional")
+                    }
+                    continue
+                }
+                let stored = try stored(value, field)
+                let kind = schema.properties[index].kind
+                guard let converted = StoreValue.from(any: stored, kind: kind), !converted.isNull else {
+                    throw .valueConversion(type: typeName, property: field.name, reason: "\(stored) does not fit a \(kind) column")
+                }
+                values[index] = converted
+            }
+        }
+        try write(values, embedded: embedded, columns: columns)
+    }
+
+    /// Stores a row of column values (by the file's column index) and then its lists, maps
+    /// and embedded objects: inserted under a new key, or every column and field of the object
+    /// with the same primary key replaced.
+    private func write(_ values: [StoreValue], embedded: [(CodableField, Any)], columns: ColumnMap) throws(RepositoryError) {
         let access = columns.context.table
         let schema = access.schema
-        var values = [StoreValue](repeating: .null, count: schema.properties.count)
-        var written: [Int] = []
-        written.reserveCapacity(fields.count)
-        for (position, field) in fields.enumerated() {
-            switch field.storage {
-            case .column, .json: break
-            default: continue
-            }
-            guard let index = columns.fieldColumns[position] else {
-                throw .schemaMismatch(type: typeName, property: field.name, reason: "the file has no such column")
-            }
-            written.append(index)
-            let value = row.values[field.name] ?? NSNull()
-            if isNull(value) { continue }
-            let kind = schema.properties[index].kind
-            guard let converted = StoreValue.from(any: value, kind: kind), !converted.isNull else {
-                throw .valueConversion(type: typeName, property: field.name, reason: "\(value) does not fit a \(kind) column")
-            }
-            values[index] = converted
-        }
         guard let pk = schema.primaryKeyIndex else {
             throw .schemaMismatch(type: typeName, property: "id", reason: "the file's type has no primary key")
         }
@@ -144,14 +169,25 @@ struct CodableTable: Sendable {
         do {
             if let existing = try access.locate(primaryKey: values[pk]) {
                 key = existing.key
-                for index in written where index != pk { try access.set(values[index], for: key, property: index) }
+                for (position, field) in fields.enumerated() {
+                    switch field.storage {
+                    case .column, .json: break
+                    default: continue
+                    }
+                    guard let index = columns.fieldColumns[position] else {
+                        throw RepositoryError.schemaMismatch(type: typeName, property: field.name, reason: "the file has no such column")
+                    }
+                    if index != pk { try access.set(values[index], for: key, property: index) }
+                }
             } else {
                 key = try access.insert(values)
             }
+        } catch let error as RepositoryError {
+            throw error
         } catch {
             throw .database(reason: "writing a '\(typeName)' item failed: \(error)")
         }
-        for (field, value) in row.embedded { try store(value, field, in: access, key: key) }
+        for (field, value) in embedded { try store(value, field, in: access, key: key) }
     }
 
     /// Stores a value that is not a plain column (a list, a map, an embedded object or a list
@@ -329,7 +365,7 @@ private func isNull(_ value: Any) -> Bool {
 }
 
 /// One item's values: its columns' (stored form, by property name), and the loose values of
-/// its lists, maps and embedded objects, written after the row (`CodableTable.write`).
+/// its lists, maps and embedded objects (what schema evolution reads defaults from).
 struct StoredRow {
     let values: [String: Any]
     let embedded: [(CodableField, Any)]

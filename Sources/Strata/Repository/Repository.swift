@@ -38,6 +38,10 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     private var columnMap: ColumnMap?
     /// The running `changes` observations (Repository+Observation.swift).
     var observations = RepositoryObservations<T>()
+    /// Items `find(by:)` decoded, valid for one version of the file (ItemCache.swift).
+    private var cache: ItemCache<T>
+    /// The most ids a save or delete lists for the cache; a larger batch empties it instead.
+    private static var cachedIDsPerCommit: Int { 1_024 }
 
     /// A repository of `type`'s values in the database `configuration` names.
     ///
@@ -58,8 +62,11 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     ///   - renamed: properties renamed since the file was written, old name → new name: the
     ///     values stored under the old name are carried over to the new one. A property of a
     ///     nested struct is named by its path: `["address.zip": "address.postalCode"]`.
+    ///   - cachedItems: how many items `find(by:)` keeps decoded between calls (see
+    ///     "Lookups and the item cache" in <doc:Repositories>); nil for the default, as many as
+    ///     take about 16 MiB inline (at least 1,024), 0 for none.
     public init(_ type: T.Type = T.self, in configuration: Database.Configuration, name: String? = nil,
-                indexes: [String] = [], renamed: [String: String] = [:]) throws(RepositoryError) {
+                indexes: [String] = [], renamed: [String: String] = [:], cachedItems: Int? = nil) throws(RepositoryError) {
         var configuration = configuration
         if configuration.objectTypes == nil { configuration.objectTypes = [] }
         self.configuration = configuration
@@ -68,13 +75,21 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         let table = try CodableTable(type, typeName: typeName, indexes: indexes)
         self.renamed = try table.typeRenames(renamed)
         self.table = table
+        let limit = max(0, cachedItems ?? ItemCache<T>.defaultLimit)
+        cacheLimit = limit
+        cache = ItemCache(limit: limit)
     }
 
     /// A repository of `type`'s values in the database file at `fileURL`.
     public init(_ type: T.Type = T.self, fileURL: URL, name: String? = nil, indexes: [String] = [],
-                renamed: [String: String] = [:]) throws(RepositoryError) {
-        try self.init(type, in: Database.Configuration(fileURL: fileURL), name: name, indexes: indexes, renamed: renamed)
+                renamed: [String: String] = [:], cachedItems: Int? = nil) throws(RepositoryError) {
+        try self.init(type, in: Database.Configuration(fileURL: fileURL), name: name, indexes: indexes, renamed: renamed,
+                      cachedItems: cachedItems)
     }
+
+    /// How many items `find(by:)` keeps decoded between calls at most (`cachedItems:`).
+    public nonisolated var cachedItemLimit: Int { cacheLimit }
+    private nonisolated let cacheLimit: Int
 
     // MARK: Writing
 
@@ -88,23 +103,31 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     public func save(contentsOf items: some Sequence<T> & Sendable) async throws(RepositoryError) {
         let database = try await open()
         let table = table
-        try write(database) { () throws(RepositoryError) in
+        var ids: [T.ID]? = []
+        let versions = try write(database) { () throws(RepositoryError) in
             let columns = try columnMap(database)
             // One row at a time, so that a large batch's encoded rows are never all in memory;
             // an item that cannot be stored throws here and the transaction rolls back.
-            for item in items { try table.write(table.storedValues(of: item), columns: columns) }
+            for item in items {
+                try table.write(item, columns: columns)
+                if ids != nil {
+                    if ids!.count < Self.cachedIDsPerCommit { ids!.append(item.id) } else { ids = nil }
+                }
+            }
         }
+        cache.commit(from: versions.base, to: versions.committed, writing: ids)
     }
 
     /// Deletes the item with this id; nothing happens when there is none.
     public func delete(_ id: T.ID) async throws(RepositoryError) {
         let database = try await open()
         let typeName = typeName
-        try write(database) {
+        let versions = try write(database) {
             if let object = database.dynamicObject(ofType: typeName, forPrimaryKey: id._repositoryStored) {
                 database.delete(object)
             }
         }
+        cache.commit(from: versions.base, to: versions.committed, writing: [id])
     }
 
     /// Deletes every item matching a string predicate (`"done == true"`), in one transaction;
@@ -114,13 +137,19 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         let database = try await open()
         let matching = try query(database, predicate, arguments, sortedBy: nil, ascending: true)
         let count = matching.count
-        try write(database) { database.delete(matching) }
+        let versions = try write(database) { database.delete(matching) }
+        cache.commit(from: versions.base, to: versions.committed, writing: nil)
         return count
     }
 
     // MARK: Reading
 
     /// The item with this id, or nil.
+    ///
+    /// Items found are kept decoded (up to `cachedItems:`) for the version of the file they
+    /// were read at, so a second lookup of the same id costs a dictionary read until a commit
+    /// (in this process or another) makes a new version; see "Lookups and the item cache" in
+    /// <doc:Repositories>.
     public func find(by id: T.ID) async throws(RepositoryError) -> T? {
         // Once open, no suspension point: the lookup runs in the one hop onto the actor.
         let database: Database
@@ -130,6 +159,8 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         } else {
             database = try await openForReading()
         }
+        let version = database.version
+        if let cached = cache.item(id, at: version) { return cached }
         let columns = try columnMap(database)
         let located: (key: ObjectKey, cluster: ClusterView, row: Int)?
         do {
@@ -138,7 +169,9 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
             throw .database(reason: "looking up a '\(typeName)' item by id failed: \(error)")
         }
         guard let (key, cluster, row) = located else { return nil }
-        return try columns.item(T.self, cluster: cluster, row: row, key: key)
+        let item: T = try columns.item(T.self, cluster: cluster, row: row, key: key)
+        cache.insert(item, at: version)
+        return item
     }
 
     /// Every item, in the order they were first saved.
@@ -161,6 +194,9 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         }
         return items
     }
+
+    /// How many decoded items the lookup cache holds now (for tests of its bound).
+    var cachedItemCount: Int { cache.count }
 
     /// How many items are stored.
     public var count: Int {
@@ -275,14 +311,26 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         try table.check(stored: CodableTable.sessionSchema(session))
     }
 
-    private func write(_ database: Database, _ block: () throws(RepositoryError) -> Void) throws(RepositoryError) {
+    /// Runs `block` in a write transaction and commits it; returns the version the transaction
+    /// started from and the one its commit made (nil when the instance is not at that version
+    /// afterwards), for the item cache.
+    @discardableResult
+    private func write(_ database: Database, _ block: () throws(RepositoryError) -> Void) throws(RepositoryError)
+        -> (base: UInt64, committed: UInt64?) {
+        var base: UInt64 = 0
+        var committing: UInt64?
         do {
-            try database.write(block)
+            try database.write { () throws -> Void in
+                base = database.version
+                committing = database.core.session.committingVersion
+                try block()
+            }
         } catch let error as RepositoryError {
             throw error
         } catch {
             throw .database(reason: "the write failed: \(error)")
         }
+        return (base, committing == database.version ? committing : nil)
     }
 
     func query(_ database: Database, _ predicate: String?, _ arguments: [any Sendable], sortedBy sortKey: String?,
@@ -337,13 +385,12 @@ extension Repository {
         if database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) != nil { return }
         let items = try load()
         let table = table
-        var rows: [StoredRow] = []
-        rows.reserveCapacity(items.count)
-        for item in items { rows.append(try table.storedValues(of: item)) }
         try write(database) { () throws(RepositoryError) in
             guard database.dynamicObject(ofType: Self.importRecordType, forPrimaryKey: key) == nil else { return }
             let columns = try columnMap(database)
-            for row in rows { try table.write(row, columns: columns) }
+            // An item that cannot be stored throws here and the transaction (record included)
+            // rolls back.
+            for item in items { try table.write(item, columns: columns) }
             database.dynamicCreate(Self.importRecordType, value: ["id": key, "imported": Date()], update: .error)
         }
     }
