@@ -63,7 +63,7 @@ private actor CompatWriter {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct InstanceBehaviourCompatTests {
+@Suite(.timeLimit(.minutes(10))) struct InstanceBehaviourCompatTests {
     @Test func testInvalidate() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

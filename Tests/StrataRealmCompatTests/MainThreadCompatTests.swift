@@ -67,7 +67,7 @@ private func isOnMainQueue() -> Bool { DispatchQueue.getSpecific(key: mainQueueK
 /// The documentation's actor for background work.
 private actor DocBackgroundActor {}
 
-@Suite(.timeLimit(.minutes(2))) @MainActor struct MainThreadCompatTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct MainThreadCompatTests {
     let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-compat-\(UUID().uuidString)")
     var configuration: Realm.Configuration { mainThreadConfiguration(folder) }
 

@@ -113,7 +113,7 @@ struct DamagedFileTests {
 
 /// Seeded random damage to the fixtures: whatever the mutation, reading gives a result or a
 /// `RealmFileError`.
-@Suite("RealmFile fuzzing", .timeLimit(.minutes(5)))
+@Suite("RealmFile fuzzing", .timeLimit(.minutes(10)))
 struct RealmFileFuzzTests {
     /// Applies 1–6 mutations: a random byte, a random bit of a node header (an 8-aligned
     /// word), or a word overwritten with a plausible ref or size.

@@ -24,18 +24,18 @@ struct ConvergenceTests {
         if problems.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func clientsConvergeThroughFaultsOnTheEmbeddedStore() async throws {
         try await run({ folder in [.embedded(folder: "\(folder)/server-data")] }, seed: 31)
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: PostgresTestEnvironment.shouldRun))
+    @Test(.timeLimit(.minutes(10)), .enabled(if: PostgresTestEnvironment.shouldRun))
     func clientsConvergeThroughFaultsOnPostgres() async throws {
         let url = try PostgresTestEnvironment.requireURL()
         try await run({ _ in [.postgres(url: url)] }, seed: 32)
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: PostgresTestEnvironment.shouldRun))
+    @Test(.timeLimit(.minutes(10)), .enabled(if: PostgresTestEnvironment.shouldRun))
     func clientsSplitOverTwoServersOnOnePostgresConverge() async throws {
         let url = try PostgresTestEnvironment.requireURL()
         try await run({ _ in [.postgres(url: url), .postgres(url: url)] }, seed: 33)
@@ -43,12 +43,12 @@ struct ConvergenceTests {
 
     /// All four clients insert, remove, move and swap tokens of one list through the same
     /// faults: no token twice (moves keep identities), no removed token back (removes win).
-    @Test(.timeLimit(.minutes(3)), arguments: [34, 35] as [UInt64])
+    @Test(.timeLimit(.minutes(10)), arguments: [34, 35] as [UInt64])
     func concurrentMovesRemovesAndInsertsInOneListConvergeWithoutDuplicatesOnTheEmbeddedStore(seed: UInt64) async throws {
         try await run({ folder in [.embedded(folder: "\(folder)/server-data")] }, seed: seed, workloadFlags: ["--lists-only"])
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: PostgresTestEnvironment.shouldRun))
+    @Test(.timeLimit(.minutes(10)), .enabled(if: PostgresTestEnvironment.shouldRun))
     func concurrentMovesRemovesAndInsertsInOneListConvergeWithoutDuplicatesOnPostgres() async throws {
         let url = try PostgresTestEnvironment.requireURL()
         try await run({ _ in [.postgres(url: url), .postgres(url: url)] }, seed: 36, workloadFlags: ["--lists-only"])

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import StrataSyncServer
 
-@Suite("EndToEnd client kills", .serialized, .timeLimit(.minutes(3)),
+@Suite("EndToEnd client kills", .serialized, .timeLimit(.minutes(10)),
        .enabled(if: ConvergenceEnvironment.canSync, "needs StrataSyncChild built with the sync client"))
 struct EndToEndClientKillTests {
     /// The tokens of the item `tokens` in a child's dump line.

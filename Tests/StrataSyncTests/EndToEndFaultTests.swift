@@ -29,7 +29,7 @@ struct EndToEndServer {
     }
 }
 
-@Suite("EndToEnd faults", .timeLimit(.minutes(3)))
+@Suite("EndToEnd faults", .timeLimit(.minutes(10)))
 struct EndToEndFaultTests {
     // MARK: Credentials and schemas
 

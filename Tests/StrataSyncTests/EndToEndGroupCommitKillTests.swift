@@ -9,7 +9,7 @@ import Strata
 import StrataSyncProtocol
 import StrataSyncServer
 
-@Suite("EndToEnd group commit kills", .serialized, .timeLimit(.minutes(3)))
+@Suite("EndToEnd group commit kills", .serialized, .timeLimit(.minutes(10)))
 struct EndToEndGroupCommitKillTests {
     /// Four writers with outboxes of 500 changesets each resume at once (so their uploads reach
     /// the store together); the server is SIGKILLed at the first acknowledgement and started

@@ -44,7 +44,7 @@ extension SyncSession {
     }
 }
 
-@Suite("EndToEnd restarts", .serialized, .timeLimit(.minutes(3)))
+@Suite("EndToEnd restarts", .serialized, .timeLimit(.minutes(10)))
 struct EndToEndRestartTests {
     /// A large outbox (several upload frames), the server SIGKILLed at the first
     /// acknowledgement and started again on its data; a newcomer then holds every write once.

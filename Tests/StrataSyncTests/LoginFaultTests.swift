@@ -7,7 +7,7 @@ import Foundation
 @testable import StrataSync
 import Testing
 
-@Suite("Login faults", .timeLimit(.minutes(2)))
+@Suite("Login faults", .timeLimit(.minutes(10)))
 struct LoginFaultTests {
     /// Logs in (or refreshes) against `baseURL` and returns the `SyncError` it must end with.
     private func failure(_ baseURL: String, refresh: Bool = false, deadline: Duration = .seconds(20)) async -> SyncError? {

@@ -9,7 +9,7 @@ import PostgresNIO
 import Testing
 @testable import StrataSyncServer
 
-@Suite("PostgreSQL connection loss", .serialized, .timeLimit(.minutes(1)))
+@Suite("PostgreSQL connection loss", .serialized, .timeLimit(.minutes(10)))
 struct PostgresConnectionLossTests {
     /// Ends the backend of `connection` and returns once the connection closed.
     private static func terminateBackend(of connection: PostgresConnection) async throws {

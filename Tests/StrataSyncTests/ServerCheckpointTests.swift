@@ -4,7 +4,7 @@ import Testing
 
 /// When the server sends a client a download that carries only a checkpoint, and how it
 /// decides a reset for a client whose checkpoint lags only because nothing was for it.
-@Suite("Server checkpoints", .timeLimit(.minutes(2)))
+@Suite("Server checkpoints", .timeLimit(.minutes(10)))
 struct ServerCheckpointTests {
     typealias F = ServerFixtures
 

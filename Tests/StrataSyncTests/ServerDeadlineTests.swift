@@ -4,7 +4,7 @@
 import Testing
 @testable import StrataSyncServer
 
-@Suite("Server store deadline", .timeLimit(.minutes(1)))
+@Suite("Server store deadline", .timeLimit(.minutes(10)))
 struct ServerDeadlineTests {
     private struct Refused: Error, Equatable {}
 

@@ -76,7 +76,7 @@ private final class Announced: Sendable {
     let newest = Atomic<UInt64>(0)
 }
 
-@Suite("Server history cache", .timeLimit(.minutes(5)))
+@Suite("Server history cache", .timeLimit(.minutes(10)))
 struct ServerHistoryCacheTests {
     @Test func manySessionsCatchingUpOnACommitReadTheStoreOnce() async throws {
         let storage = HistoryOnlyStorage()

@@ -2,7 +2,7 @@ import StrataSyncServer
 import Testing
 
 /// The storage contract on the embedded store.
-@Suite("Server storage: embedded", .timeLimit(.minutes(2)))
+@Suite("Server storage: embedded", .timeLimit(.minutes(10)))
 struct ServerEmbeddedStorageTests {
     private func check(_ body: (any SyncStorage) async throws -> Void) async throws {
         let store = try await ServerStoreUnderTest.embedded()
@@ -26,7 +26,7 @@ struct ServerEmbeddedStorageTests {
 /// (scripts/with-postgres.sh provides one); in CI (`STRATA_CI`) it runs regardless, so a missing
 /// database fails instead of passing unnoticed; on a developer's machine without either it is
 /// reported as skipped.
-@Suite("Server storage: PostgreSQL", .enabled(if: ServerTestEnvironment.runsPostgres), .timeLimit(.minutes(2)))
+@Suite("Server storage: PostgreSQL", .enabled(if: ServerTestEnvironment.runsPostgres), .timeLimit(.minutes(10)))
 struct ServerPostgresStorageTests {
     private func check(_ body: (any SyncStorage) async throws -> Void) async throws {
         let store = try await ServerStoreUnderTest.postgres()

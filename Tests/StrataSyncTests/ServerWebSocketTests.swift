@@ -11,7 +11,7 @@ enum SyncSessionHandlerFrameBudget {
 }
 
 /// The server over real WebSockets and HTTP, on the embedded store.
-@Suite("Server over WebSockets", .timeLimit(.minutes(2)))
+@Suite("Server over WebSockets", .timeLimit(.minutes(10)))
 struct ServerWebSocketTests {
     typealias F = ServerFixtures
 
@@ -427,7 +427,7 @@ struct ServerWebSocketTests {
 
 /// Two servers sharing one PostgreSQL database: a commit through one reaches a client of the
 /// other through LISTEN/NOTIFY. Enabled like the PostgreSQL storage suite.
-@Suite("Server over PostgreSQL", .enabled(if: ServerTestEnvironment.runsPostgres), .timeLimit(.minutes(2)))
+@Suite("Server over PostgreSQL", .enabled(if: ServerTestEnvironment.runsPostgres), .timeLimit(.minutes(10)))
 struct ServerPostgresInstancesTests {
     typealias F = ServerFixtures
 

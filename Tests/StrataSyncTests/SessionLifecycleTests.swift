@@ -6,7 +6,7 @@ import Testing
 import StrataSyncProtocol
 @testable import StrataSync
 
-@Suite("Session lifecycle", .timeLimit(.minutes(2)))
+@Suite("Session lifecycle", .timeLimit(.minutes(10)))
 struct SessionLifecycleTests {
     @Test(arguments: [SyncErrorCode.invalidToken, .schemaMismatch, .unknownApp, .unsupportedProtocolVersion])
     func aFatalServerErrorStopsTheSessionAndFailsWaiters(code: SyncErrorCode) async throws {

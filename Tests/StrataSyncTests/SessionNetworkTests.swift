@@ -6,7 +6,7 @@ import Foundation
 import Testing
 @testable import StrataSync
 
-@Suite("Session network", .timeLimit(.minutes(2)))
+@Suite("Session network", .timeLimit(.minutes(10)))
 struct SessionNetworkTests {
     @Test func aRefusedWebSocketConnectionIsAConnectionFailure() async throws {
         let url = try #require(URL(string: "ws://127.0.0.1:1/sync/app"))

@@ -7,7 +7,7 @@ import Testing
 import StrataSyncProtocol
 @testable import StrataSync
 
-@Suite("Session progress", .timeLimit(.minutes(2)))
+@Suite("Session progress", .timeLimit(.minutes(10)))
 struct SessionProgressTests {
     @Test func waitForUploadReturnsWhenTheLastCommitIsAcknowledged() async throws {
         let harness = SessionHarness()

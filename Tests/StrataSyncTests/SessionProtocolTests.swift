@@ -6,7 +6,7 @@ import Testing
 import StrataSyncProtocol
 @testable import StrataSync
 
-@Suite("Session protocol", .timeLimit(.minutes(2)))
+@Suite("Session protocol", .timeLimit(.minutes(10)))
 struct SessionProtocolTests {
     @Test func helloCarriesTheFileStateAndWelcomeConnects() async throws {
         let ledger = MemoryLedger(clientID: 77)

@@ -113,7 +113,7 @@ actor SyncAPIOpener {
     }
 }
 
-@Suite("SyncAPI", .timeLimit(.minutes(2)))
+@Suite("SyncAPI", .timeLimit(.minutes(10)))
 struct SyncAPITests {
     // MARK: Apps and users
 
@@ -415,7 +415,7 @@ struct SyncAPITests {
     }
 }
 
-@Suite("SyncAPI attaching", .timeLimit(.minutes(2)))
+@Suite("SyncAPI attaching", .timeLimit(.minutes(10)))
 struct SyncAPIAttachingTests {
     @Test func anOpenOfTheFileFromInsideTheAttachStartsNoSecondSession() async throws {
         let base = APIHarness()  // its folder holds the files until the test ends

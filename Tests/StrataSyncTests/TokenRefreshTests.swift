@@ -7,7 +7,7 @@ import StrataSyncProtocol
 @testable import StrataSyncServer
 import Testing
 
-@Suite("Token refresh", .timeLimit(.minutes(2)))
+@Suite("Token refresh", .timeLimit(.minutes(10)))
 struct TokenRefreshTests {
     @Test func aRefreshedAccessTokenOpensASessionAndAForgedRefreshTokenIsRefused() async throws {
         let server = try await ServerUnderTest.start(apps: AppsConfiguration(accessTokenLifetime: 600))

@@ -14,7 +14,7 @@ import StrataSyncProtocol
 import Synchronization
 import Testing
 
-@Suite("WebSocket login against the server", .timeLimit(.minutes(2)))
+@Suite("WebSocket login against the server", .timeLimit(.minutes(10)))
 struct WebSocketLoginTests {
     @Test func anAnonymousLoginGivesTokensTheSyncRouteAcceptsAndARefreshGivesANewOne() async throws {
         let server = try await ServerUnderTest.start()

@@ -63,7 +63,7 @@ actor InstanceWriter {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct InstanceBehaviourTests {
+@Suite(.timeLimit(.minutes(10))) struct InstanceBehaviourTests {
     private static func addPerson(_ id: Int, _ name: String, _ configuration: Database.Configuration) throws {
         let db = try Database(configuration: configuration)
         try db.write { db.add(Person(value: ["id": id, "name": name])) }

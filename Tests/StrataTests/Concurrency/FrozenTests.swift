@@ -25,7 +25,7 @@ actor Reporter {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct FrozenTests {
+@Suite(.timeLimit(.minutes(10))) struct FrozenTests {
     /// A file with people 1...count, each with a dog and tags; returns the thread instance.
     static func populated(_ folder: TemporaryFolder, count: Int = 50) throws -> Database {
         let db = try Database(configuration: folder.configuration(objectTypes: [Person.self, Dog.self]))
@@ -257,7 +257,7 @@ actor Auditor {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct FrozenStressTests {
+@Suite(.timeLimit(.minutes(10))) struct FrozenStressTests {
     @Test func readersSeeOneConsistentVersionWhileWritersCommit() async throws {
         let folder = TemporaryFolder()
         var config = folder.configuration(objectTypes: [Account.self])

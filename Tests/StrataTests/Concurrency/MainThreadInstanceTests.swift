@@ -9,7 +9,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.timeLimit(.minutes(2))) @MainActor struct MainThreadInstanceTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct MainThreadInstanceTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: notificationTypes) }
     /// Whether code runs on the main queue: the main actor's executor.

@@ -39,7 +39,7 @@ actor SelfObservingWriter {
     func stop() { token?.invalidate() }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct AsyncWriteDeliveryTests {
+@Suite(.timeLimit(.minutes(10))) struct AsyncWriteDeliveryTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: notificationTypes) }
 

@@ -19,7 +19,7 @@ final class QueueItem: Object {
     @Persisted(originProperty: "items") var shelves: LinkingObjects<QueueShelf>
 }
 
-@Suite(.timeLimit(.minutes(2))) @MainActor struct QueueObservationTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct QueueObservationTests {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration {
         folder.configuration(objectTypes: notificationTypes + [QueueShelf.self, QueueItem.self])

@@ -68,7 +68,7 @@ actor LiveQueryHost {
     func release() { query = nil }
 }
 
-@Suite("ActorLiveQuery: an observable repository query on the caller's actor", .timeLimit(.minutes(3)))
+@Suite("ActorLiveQuery: an observable repository query on the caller's actor", .timeLimit(.minutes(10)))
 struct ActorLiveQueryTests {
     let folder = TemporaryFolder()
 

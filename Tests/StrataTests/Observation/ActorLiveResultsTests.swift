@@ -62,7 +62,7 @@ actor LiveResultsHost {
     var isEmpty: Bool { live?.isEmpty ?? false }
 }
 
-@Suite("ActorLiveResults: observable Object results on a given actor", .timeLimit(.minutes(3)))
+@Suite("ActorLiveResults: observable Object results on a given actor", .timeLimit(.minutes(10)))
 struct ActorLiveResultsTests {
     let folder = TemporaryFolder()
 

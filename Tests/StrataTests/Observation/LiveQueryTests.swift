@@ -3,7 +3,7 @@ import Observation
 import Testing
 @testable import Strata
 
-@Suite("LiveQuery: an observable repository query", .timeLimit(.minutes(3))) @MainActor
+@Suite("LiveQuery: an observable repository query", .timeLimit(.minutes(10))) @MainActor
 struct LiveQueryTests {
     let folder = TemporaryFolder()
 

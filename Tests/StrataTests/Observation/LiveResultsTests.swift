@@ -4,7 +4,7 @@ import StrataTestWorkloads
 import Testing
 @testable import Strata
 
-@Suite("LiveResults: an observable Results", .timeLimit(.minutes(3))) @MainActor
+@Suite("LiveResults: an observable Results", .timeLimit(.minutes(10))) @MainActor
 struct LiveResultsTests {
     let folder = TemporaryFolder()
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite("LocalRepository.changes", .timeLimit(.minutes(3)))
+@Suite("LocalRepository.changes", .timeLimit(.minutes(10)))
 struct LocalRepositoryChangesTests {
     @Test("the first element holds the imported JSON file's items; each save and delete follows")
     func followsImportAndSaves() async throws {

@@ -7,7 +7,7 @@ import StrataTestWorkloads
 import Testing
 @testable import Strata
 
-@Suite("repository.changes across processes", .timeLimit(.minutes(3)))
+@Suite("repository.changes across processes", .timeLimit(.minutes(10)))
 struct RepositoryChangesAcrossProcessesTests {
     /// Runs StrataCommitChild with `--question path id owner`, returning its exit status and
     /// what it printed; nil (with the issue recorded) when the executable is not found.

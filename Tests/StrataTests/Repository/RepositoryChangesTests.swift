@@ -3,7 +3,7 @@ import StrataTestWorkloads
 import Testing
 @testable import Strata
 
-@Suite("repository.changes", .timeLimit(.minutes(3)))
+@Suite("repository.changes", .timeLimit(.minutes(10)))
 struct RepositoryChangesTests {
     @Test("the first element is the initial state; each commit then yields its insertions, modifications and deletions")
     func initialThenEachCommit() async throws {

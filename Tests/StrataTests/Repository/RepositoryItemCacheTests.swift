@@ -7,7 +7,7 @@ import StrataTestWorkloads
 import Testing
 @testable import Strata
 
-@Suite("Repository lookup cache", .timeLimit(.minutes(3)))
+@Suite("Repository lookup cache", .timeLimit(.minutes(10)))
 struct RepositoryItemCacheTests {
     @Test("a find after this repository's save of the same id returns the saved item")
     func ownSaveReplacesCachedItem() async throws {
