@@ -7,7 +7,9 @@ import StrataRealmFile
 
 /// How a configuration whose `fileURL` names a Realm file opens a Strata file instead.
 ///
-/// When `Realm()` or `Realm(configuration:)` opens a `fileURL` that holds a Realm file (its
+/// When any open — `Realm()`, `Realm(configuration:)`, `Realm(configuration:queue:)`,
+/// `try await Realm(configuration:)`, `try await Realm(configuration:actor:)`,
+/// `Realm.asyncOpen` — names a `fileURL` that holds a Realm file (its
 /// header has Realm's `T-DB` mark, or the configuration has an ``Database/Configuration/encryptionKey``
 /// and the file ends in `.realm`), and the Strata file beside it (``strataFileURL(for:)``:
 /// `default.realm` → `default.strata`) does not exist yet, the Realm file is imported into
@@ -135,12 +137,14 @@ extension Database {
     /// Opens `configuration`, importing the Realm file it names first when there is one
     /// (``RealmFileSwitch``): RealmSwift's `Realm(configuration:)`.
     public init(configuration: Configuration) throws {
-        try self.init(configuration: RealmFileSwitch.resolve(configuration), queue: nil)
+        RealmFileSwitchResolverProvider.install()
+        try self.init(configuration: configuration, queue: nil)
     }
 
     /// Opens the default configuration, importing its Realm file first when there is one
     /// (``RealmFileSwitch``): RealmSwift's `Realm()`.
     public init() throws {
-        try self.init(configuration: RealmFileSwitch.resolve(.defaultConfiguration), queue: nil)
+        RealmFileSwitchResolverProvider.install()
+        try self.init(configuration: .defaultConfiguration, queue: nil)
     }
 }
