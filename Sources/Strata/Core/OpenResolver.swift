@@ -34,9 +34,12 @@ package enum DatabaseOpenResolver {
 
     private static let state = Mutex(State())
 
-    /// The provider types looked up by name on the first open: one per module that may have
-    /// a resolver. A type absent from the process (its module not linked) is skipped.
-    private static let providerNames = ["StrataRealmCompat.RealmFileSwitchResolverProvider"]
+    /// The provider types looked up on the first open, by mangled name (the runtime finds a
+    /// type by its mangled name, not by `Module.Type`): one per module that may have a
+    /// resolver. A type absent from the process (its module not linked) is skipped.
+    /// `17StrataRealmCompat31RealmFileSwitchResolverProviderV` is the struct
+    /// `StrataRealmCompat.RealmFileSwitchResolverProvider`.
+    package static let providerNames = ["17StrataRealmCompat31RealmFileSwitchResolverProviderV"]
 
     /// Installs `resolve` for every later open in the process. Only the first call installs;
     /// later calls change nothing (a module installs from several entry points).
