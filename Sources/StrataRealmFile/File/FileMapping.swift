@@ -26,7 +26,8 @@ final class FileMapping {
 
     /// Maps the file at `path`.
     init(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so a FIFO at the path is refused below instead of blocking the open.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw RealmFileError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
