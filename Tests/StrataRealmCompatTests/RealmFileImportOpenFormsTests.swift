@@ -3,6 +3,9 @@
 // synchronous `Realm(configuration:)` does.
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import Strata
 import StrataRealmCompat
@@ -121,6 +124,20 @@ actor ImportingActor {
         // Both instances share one Strata file: a write through one is seen by the other actor.
         try await first.addItem(id: 9, name: "glue", config)
         #expect(try await second.itemNames(config) == Self.importedNames + ["glue"])
+    }
+
+    @Test func aFIFONamedRealmWithAKeyIsRefusedWithoutBlockingTheOpen() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-compat-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("default.realm")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        var config = Realm.Configuration(fileURL: fifo)
+        config.encryptionKey = Data(repeating: 7, count: 64)
+        config.allowsUnencryptedFile = true
+        config.objectTypes = []
+        #expect(throws: (any Error).self) { try Realm(configuration: config) }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("default.strata").path))
     }
 
     @Test func anAsyncOpenWithTheWrongKeyThrowsTheReadersErrorAndImportsNothing() async throws {
