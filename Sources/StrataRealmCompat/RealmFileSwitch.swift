@@ -3,11 +3,18 @@
 // first open.
 public import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import StrataRealmFile
 
 /// How a configuration whose `fileURL` names a Realm file opens a Strata file instead.
 ///
-/// When `Realm()` or `Realm(configuration:)` opens a `fileURL` that holds a Realm file (its
+/// When any open — `Realm()`, `Realm(configuration:)`, `Realm(configuration:queue:)`,
+/// `try await Realm(configuration:)`, `try await Realm(configuration:actor:)`,
+/// `Realm.asyncOpen` — names a `fileURL` that holds a Realm file (its
 /// header has Realm's `T-DB` mark, or the configuration has an ``Database/Configuration/encryptionKey``
 /// and the file ends in `.realm`), and the Strata file beside it (``strataFileURL(for:)``:
 /// `default.realm` → `default.strata`) does not exist yet, the Realm file is imported into
@@ -72,13 +79,19 @@ public enum RealmFileSwitch {
         return true
     }
 
-    /// Whether the file at `url` is a Realm file: Realm's header mark, or (encrypted files show
-    /// none) a key given for a file named `.realm`.
+    /// Whether the file at `url` is a Realm file: a regular file with Realm's header mark, or
+    /// (encrypted files show none) a regular file named `.realm` with a key given. Opened
+    /// non-blocking, so a FIFO or device at the path never blocks the open; anything but a
+    /// regular file is not a Realm file (and Strata's own open then reports it).
     static func isRealmFile(_ url: URL, encryptionKey: Data?) -> Bool {
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
         if encryptionKey != nil && url.pathExtension == "realm" { return true }
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 24), header.count == 24 else { return false }
+        var header = [UInt8](repeating: 0, count: 24)
+        guard pread(descriptor, &header, 24, 0) == 24 else { return false }
         return Array(header[16..<20]) == Array("T-DB".utf8)
     }
 
@@ -135,12 +148,14 @@ extension Database {
     /// Opens `configuration`, importing the Realm file it names first when there is one
     /// (``RealmFileSwitch``): RealmSwift's `Realm(configuration:)`.
     public init(configuration: Configuration) throws {
-        try self.init(configuration: RealmFileSwitch.resolve(configuration), queue: nil)
+        RealmFileSwitchResolverProvider.install()
+        try self.init(configuration: configuration, queue: nil)
     }
 
     /// Opens the default configuration, importing its Realm file first when there is one
     /// (``RealmFileSwitch``): RealmSwift's `Realm()`.
     public init() throws {
-        try self.init(configuration: RealmFileSwitch.resolve(.defaultConfiguration), queue: nil)
+        RealmFileSwitchResolverProvider.install()
+        try self.init(configuration: .defaultConfiguration, queue: nil)
     }
 }

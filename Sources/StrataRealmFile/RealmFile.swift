@@ -48,15 +48,25 @@ public final class RealmFile {
     }
 
     /// Opens the encrypted Realm file at `url` with its 64-byte key (RealmSwift's
-    /// `Realm.Configuration.encryptionKey`). The whole file is decrypted into memory first.
+    /// `Realm.Configuration.encryptionKey`). Pages are decrypted as they are read, a bounded
+    /// number of them kept (4 MiB), so a file of any size reads in bounded memory.
     ///
     /// - Throws: ``RealmFileError/invalidEncryptionKey(length:)`` for a key that is not 64
     ///   bytes, ``RealmFileError/wrongEncryptionKey`` if the file does not decrypt with it,
-    ///   and the errors of ``init(url:)``.
+    ///   and the errors of ``init(url:)``. Reading an object later throws
+    ///   ``RealmFileError/damagedEncryptedBlock(fileOffset:)`` if a page it lies in was damaged.
     public convenience init(url: URL, encryptionKey: Data) throws {
-        let encrypted = try FileMapping(path: url.path)
-        try self.init(mapping: FileMapping(bytes: try EncryptedFile.decrypt(encrypted, key: [UInt8](encryptionKey))))
+        try self.init(url: url, encryptionKey: encryptionKey, decryptedPageLimit: EncryptedPages.cachedPageLimit)
     }
+
+    /// Opens an encrypted Realm file holding at most `decryptedPageLimit` decrypted pages.
+    convenience init(url: URL, encryptionKey: Data, decryptedPageLimit: Int) throws {
+        let encrypted = try FileMapping(path: url.path)
+        try self.init(mapping: FileMapping(decrypting: encrypted, key: [UInt8](encryptionKey), pageLimit: decryptedPageLimit))
+    }
+
+    /// For an encrypted file, the number of decrypted pages held now.
+    var heldDecryptedPageCount: Int? { reader.graph.file.heldDecryptedPageCount }
 
     /// Reads a Realm file held in memory (a copy is kept).
     public convenience init(bytes: [UInt8]) throws {

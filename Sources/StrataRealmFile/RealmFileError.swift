@@ -22,6 +22,10 @@ public enum RealmFileError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The file's first encrypted page does not authenticate under the key given: the key is
     /// not the one the file was written with (or the file is not encrypted).
     case wrongEncryptionKey
+    /// A 4 KiB block of an encrypted file, beginning `fileOffset` bytes into the file, fails
+    /// its authentication code (HMAC-SHA224): it was changed or damaged after Realm wrote it.
+    /// (A damaged first block reads as ``wrongEncryptionKey``: the two cannot be told apart.)
+    case damagedEncryptedBlock(fileOffset: Int)
 
     /// What went wrong and, where there is one, what to do about it.
     public var description: String {
@@ -42,6 +46,9 @@ public enum RealmFileError: Error, Equatable, Sendable, CustomStringConvertible 
             return "the Realm file has no class named \(name)"
         case let .invalidEncryptionKey(length):
             return "a Realm encryption key is 64 bytes, and this one is \(length)"
+        case let .damagedEncryptedBlock(fileOffset):
+            return "the encrypted Realm file is damaged: its 4 KiB block at byte \(fileOffset) fails its authentication code "
+                + "(it was changed after Realm wrote it); restore the file from a backup"
         case .wrongEncryptionKey:
             return "the Realm file cannot be decrypted with this key: it is not the key the file was written with, or the file is not encrypted"
         }

@@ -57,17 +57,58 @@ struct EncryptedFileTests {
         }
     }
 
-    @Test("a flipped byte in a later encrypted page is reported as damage")
-    func damagedPage() throws {
-        var bytes = [UInt8](try Data(contentsOf: Fixtures.url("encrypted.realm")))
-        bytes[20 * 4_096 + 100] ^= 0x10
-        let url = try Fixtures.temporaryFile(bytes)
-        defer { try? FileManager.default.removeItem(at: url) }
-        #expect {
-            try RealmFile(url: url, encryptionKey: try key())
-        } throws: { error in
-            guard case .corrupted = error as? RealmFileError else { return false }
-            return true
+    /// Compares every object of every top-level class of `file` (reading every page the data
+    /// lies in) with the encrypted fixture's manifest.
+    private func compareWithManifest(_ file: RealmFile) throws {
+        let comparison = try ManifestComparison(file: file, manifest: try Fixtures.manifest("encrypted"))
+        for objectClass in file.schema.classes where !objectClass.isEmbedded {
+            try comparison.compareClass(objectClass.name)
         }
+    }
+
+    @Test("with a cache of a few decrypted pages the file still reads exactly, never holding more than the bound")
+    func boundedPageCache() throws {
+        for limit in [1, 3, 16] {
+            let file = try RealmFile(url: Fixtures.url("encrypted.realm"), encryptionKey: try key(), decryptedPageLimit: limit)
+            try compareWithManifest(file)
+            let held = try #require(file.heldDecryptedPageCount)
+            #expect(held <= limit)
+            #expect(held == limit, "the file has more pages than the limit, so the cache is full")
+        }
+        // The default bound: the file's 512 data pages all fit, and no more than them are held.
+        let file = try RealmFile(url: Fixtures.url("encrypted.realm"), encryptionKey: try key())
+        try compareWithManifest(file)
+        #expect(try #require(file.heldDecryptedPageCount) <= 512)
+        #expect(try Fixtures.open("all-types").heldDecryptedPageCount == nil)
+    }
+
+    @Test("a flipped byte in an encrypted block is reported with that block's offset when its data is read")
+    func damagedPage() throws {
+        let original = [UInt8](try Data(contentsOf: Fixtures.url("encrypted.realm")))
+        var generator = SplitMix64(seed: 33)
+        var failures = 0
+        // Data blocks only (every 65th block, from 0, holds the IVs and codes of the next 64).
+        let dataBlocks = (1..<(original.count / 4_096)).filter { $0 % 65 != 0 }
+        for block in stride(from: 1, to: dataBlocks.count, by: 41).map({ dataBlocks[$0] }) {
+            var bytes = original
+            bytes[block * 4_096 + Int(generator.next() % 4_096)] ^= 0x10
+            let url = try Fixtures.temporaryFile(bytes)
+            defer { try? FileManager.default.removeItem(at: url) }
+            do {
+                // A block the current version does not use is never read: the data is intact.
+                try compareWithManifest(try RealmFile(url: url, encryptionKey: try key()))
+            } catch let error as RealmFileError {
+                #expect(error == .damagedEncryptedBlock(fileOffset: block * 4_096))
+                #expect(error.description.contains("byte \(block * 4_096)"))
+                failures += 1
+            }
+        }
+        #expect(failures > 0, "some damaged block holds data the objects are read from")
+        // A damaged first block cannot be told from a wrong key.
+        var first = original
+        first[4_096 + 7] ^= 1
+        let url = try Fixtures.temporaryFile(first)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: RealmFileError.wrongEncryptionKey) { try RealmFile(url: url, encryptionKey: try key()) }
     }
 }

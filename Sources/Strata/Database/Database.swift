@@ -52,7 +52,7 @@ public struct Database {
         } else {
             confinement = .callingThread
         }
-        core = try DatabaseCore.open(configuration, confinement)
+        core = try DatabaseCore.open(resolving: configuration, confinement)
     }
 
     /// Opens the database at `fileURL` with the default configuration's other settings.
@@ -65,7 +65,7 @@ public struct Database {
     /// Opens a database isolated to the main actor: `try await Database()` in `@MainActor` code.
     @MainActor
     public init(configuration: Configuration = .defaultConfiguration) async throws {
-        core = try DatabaseCore.open(configuration, .mainActor)
+        core = try DatabaseCore.open(resolving: configuration, .mainActor)
     }
 
     /// Opens a database isolated to `actor` (a custom actor, a global actor's shared instance or
@@ -73,7 +73,7 @@ public struct Database {
     /// initializer, `try await Database(actor: self)`.
     public init(configuration: Configuration = .defaultConfiguration, actor: isolated any Actor) async throws {
         try Task.checkCancellation()
-        core = try DatabaseCore.open(configuration, .isolated(to: actor))
+        core = try DatabaseCore.open(resolving: configuration, .isolated(to: actor))
     }
 
     /// Opens a database isolated to the caller's actor.

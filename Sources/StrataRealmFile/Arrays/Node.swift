@@ -35,10 +35,8 @@ struct Node {
     let isInnerBPlusTreeNode: Bool
     let hasRefs: Bool
     let contextFlag: Bool
-    /// The payload: the bytes after the header, inside the file's mapping.
-    let payload: UnsafeRawBufferPointer
-    /// Keeps the mapping `payload` points into alive as long as the node.
-    private let file: FileMapping
+    /// The payload: the bytes after the header (which keep the memory they lie in alive).
+    let payload: FileBytes
 
     static let headerSize = 8
 
@@ -100,7 +98,6 @@ struct Node {
             throw RealmFileError.corrupted(reason: "the node at \(ref) has an unknown header kind 0x\(String(kind, radix: 16))")
         }
         self.ref = ref
-        self.file = file
         if payloadBits == 0 && count > Node.maximumZeroWidthCount {
             throw RealmFileError.corrupted(reason: "the node at \(ref) claims \(count) elements of width 0")
         }

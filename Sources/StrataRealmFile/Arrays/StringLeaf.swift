@@ -130,10 +130,10 @@ enum StringLeaf {
         return result
     }
 
-    private static func blobBytes(_ blob: Node) throws -> UnsafeRawBufferPointer {
+    private static func blobBytes(_ blob: Node) throws -> [UInt8] {
         guard blob.encoding == .ignore else {
             throw RealmFileError.corrupted(reason: "the blob at \(blob.ref) is not a byte array")
         }
-        return blob.payload
+        return blob.payload.array
     }
 }
