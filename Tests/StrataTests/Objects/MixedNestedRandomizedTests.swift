@@ -60,19 +60,6 @@ private indirect enum Shape: Equatable {
     let folder = TemporaryFolder()
     var configuration: Database.Configuration { folder.configuration(objectTypes: [Setting.self, Appliance.self]) }
 
-    /// SplitMix64: a tiny generator fully determined by its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A small random shape: an integer, or (while `depth` allows) an empty or one-element
     /// collection.
     private static func randomShape(_ random: inout SeededGenerator, depth: Int) -> Shape {

@@ -8,19 +8,6 @@ import Testing
 /// was read back from the file. A failure names the seed and the step.
 @Suite("Repository against an in-memory model")
 struct RepositoryModelTests {
-    /// SplitMix64: a tiny generator fully determined by its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let owners = ["Ann", "Bob", "Cy"]
 
     /// A random question among 40 possible ids, so saves often replace and deletes often hit.
