@@ -9,29 +9,6 @@ import Testing
 
 @Suite("repository.changes across processes", .timeLimit(.minutes(10)))
 struct RepositoryChangesAcrossProcessesTests {
-    /// Runs StrataCommitChild with `--question path id owner`, returning its exit status and
-    /// what it printed; nil (with the issue recorded) when the executable is not found.
-    func saveInChild(path: String, id: String, owner: String) async throws -> (status: Int32, output: String)? {
-        guard let child = locateProductExecutable(named: "StrataCommitChild", override: "STRATA_COMMIT_CHILD") else {
-            Issue.record("StrataCommitChild not found near the test bundle")
-            return nil
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: child)
-        process.arguments = ["--question", path, id, owner]
-        let output = Pipe()
-        process.standardOutput = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, printed)
-    }
-
     @Test("an item another process saves arrives as the next element, with its insertion")
     func anotherProcessesSaveArrives() async throws {
         let folder = TemporaryFolder()
@@ -43,7 +20,7 @@ struct RepositoryChangesAcrossProcessesTests {
         #expect(initial?.isInitial == true)
         #expect(initial?.items.map(\.id) == ["a"])
 
-        guard let child = try await saveInChild(path: try #require(configuration.fileURL).path, id: "from-child", owner: "Child") else { return }
+        guard let child = try await saveQuestionInChild(path: try #require(configuration.fileURL).path, id: "from-child", owner: "Child") else { return }
         // Without the child's commit the next element would never come: stop here instead.
         try #require(child.status == 0 && child.output.contains("committed"), "the child did not commit: \(child.output)")
 
@@ -66,9 +43,9 @@ struct RepositoryChangesAcrossProcessesTests {
         let initial = try await changes.next()
         #expect(initial?.isInitial == true && initial?.items.isEmpty == true)
 
-        guard let unrelated = try await saveInChild(path: path, id: "bob-1", owner: "Bob") else { return }
+        guard let unrelated = try await saveQuestionInChild(path: path, id: "bob-1", owner: "Bob") else { return }
         try #require(unrelated.status == 0, "the child did not commit: \(unrelated.output)")
-        guard let related = try await saveInChild(path: path, id: "child-1", owner: "Child") else { return }
+        guard let related = try await saveQuestionInChild(path: path, id: "child-1", owner: "Child") else { return }
         try #require(related.status == 0, "the child did not commit: \(related.output)")
 
         // Had the unrelated commit yielded an element, it would come first and hold no items.

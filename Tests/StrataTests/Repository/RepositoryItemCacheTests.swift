@@ -67,23 +67,7 @@ struct RepositoryItemCacheTests {
         let repository = try Repository(Question.self, in: configuration)
         try await repository.save(question("shared", owner: "Ann", created: 1))
         #expect(try await repository.find(by: "shared")?.owner == "Ann")
-        guard let child = locateProductExecutable(named: "StrataCommitChild", override: "STRATA_COMMIT_CHILD") else {
-            Issue.record("StrataCommitChild not found near the test bundle")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: child)
-        process.arguments = ["--question", try #require(configuration.fileURL).path, "shared", "Child"]
-        let output = Pipe()
-        process.standardOutput = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard let (status, printed) = try await saveQuestionInChild(path: try #require(configuration.fileURL).path, id: "shared", owner: "Child") else { return }
         try #require(status == 0 && printed.contains("committed"), "the child did not commit: \(printed)")
         let found = try await repository.find(by: "shared")
         #expect(found?.owner == "Child")
