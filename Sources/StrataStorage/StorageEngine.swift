@@ -122,7 +122,7 @@ public final class StorageEngine: @unchecked Sendable {
         self.lockFile = opened.lockFile
         self.pageSize = pageSize
         self.base = opened.base
-        self.maximumPages = options.maximumFileSize / UInt64(pageSize)
+        self.maximumPages = min(options.maximumFileSize, opened.file.mappableLength ?? .max) / UInt64(pageSize)
         self.verifier = PageVerifier(maximumPages: maximumPages)
         self.writeLock = WriteLock(descriptor: opened.lockFile.descriptor, wanted: opened.lockFile.writeLockWanted,
                                    wantSignal: opened.lockFile.writeLockWantSignal)

@@ -22,7 +22,10 @@ public struct StorageOptions: Sendable, Hashable {
     /// size it was created with.
     public var pageSize: Int
     /// The largest the file may grow. The engine reserves this much address space (not memory)
-    /// for its read-only mapping. 1 TiB by default.
+    /// for its read-only mapping, 1 TiB by default; in a process with no free range that large
+    /// it reserves the largest power-of-two fraction that is free and still holds the file, and
+    /// that lower limit holds while the file stays open (a commit past it fails with
+    /// `StorageError.fileTooLarge`).
     public var maximumFileSize: UInt64
     /// Open without ever writing the database file. Writes fail with `StorageError.readOnly`.
     public var readOnly: Bool

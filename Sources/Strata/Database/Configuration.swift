@@ -64,8 +64,11 @@ extension Database {
         /// `.none` survives process crashes only.
         public var durability: Durability
         /// The largest the file may grow, in bytes (default 1 TiB). This much address space is
-        /// reserved (not allocated) when the file opens, so that the mapping never moves;
-        /// lower it where address space is scarce (many databases open at once, sanitizers).
+        /// reserved (not allocated) when the file opens, so that the mapping never moves. Where
+        /// the process has no free range that large (many databases open at once, sanitizers),
+        /// the open reserves the largest power-of-two fraction that is free and still holds
+        /// the file, and the file cannot grow past that while it stays open
+        /// (`.addressSpaceExhausted`); set a lower value to make the limit explicit.
         public var maximumFileSize: UInt64 = StorageOptions().maximumFileSize
         /// The most versions of the file that snapshots may pin at once (nil or 0: no limit).
         ///

@@ -4,7 +4,8 @@
 //
 // Invariants of `PosixFile`:
 // - The read-only mapping is one reserved range of virtual memory (`maximumFileSize` long,
-//   PROT_NONE) into which the file is mapped in growing sections with MAP_FIXED. The base
+//   PROT_NONE; shorter when the process has no room that large, see `reserveAddressSpace`,
+//   and then `mappableLength` is the file's limit) into which the file is mapped in growing sections with MAP_FIXED. The base
 //   address never changes and sections are never unmapped before `close()`, so a pointer a
 //   reader holds stays valid however far the file grows.
 // - Only pages below the file's size are ever touched through the mapping (the engine checks
@@ -77,6 +78,10 @@ public protocol StorageFile: AnyObject, Sendable {
     /// Cuts the file to `size` bytes (or extends it with zeros), giving its blocks past there
     /// back to the volume. The default throws ENOTSUP.
     func truncate(to size: UInt64) throws
+    /// How many bytes `map(length:)` can ever cover, when less than the engine's
+    /// `maximumFileSize` allows: the engine never grows the file past it. Nil (the default):
+    /// no limit of the file's own.
+    var mappableLength: UInt64? { get }
 }
 
 extension StorageFile {
@@ -92,6 +97,9 @@ extension StorageFile {
 
     /// Returns false: nothing is set aside, and writes find space as they go.
     public func allocate(_ range: Range<UInt64>) throws -> Bool { false }
+
+    /// Nil: the file maps as far as the engine's options allow.
+    public var mappableLength: UInt64? { nil }
 
     /// Returns nil: the free space is unknown.
     public func availableSpace() -> UInt64? { nil }
@@ -126,20 +134,50 @@ public final class PosixFile: StorageFile, @unchecked Sendable {
     public init(path: String, create: Bool, readOnly: Bool = false, maximumSize: UInt64, writesInPlace: Bool = false) throws {
         let (fd, created) = try DatabasePath.openRegularFile(path, readOnly: readOnly, create: create)
         self.created = created
-        let length = Int(min(maximumSize, UInt64(Int.max / 2)))
-        let base = mmap(nil, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-        guard let base, base != MAP_FAILED else {
-            let code = errno
+        let reserved: (base: UnsafeMutableRawPointer, length: Int)
+        do {
+            reserved = try Self.reserveAddressSpace(maximumSize, descriptor: fd)
+        } catch {
             Glibc_close(fd)
-            throw StorageError.ioFailure(operation: "reserve address space", code: code)
+            throw error
         }
         self.descriptor = fd
         self.path = path
-        self.reservation = base
-        self.reservationLength = length
+        self.reservation = reserved.base
+        self.reservationLength = reserved.length
         let inPlace = writesInPlace && !readOnly && strata_supports_in_place_writes(fd) != 0
         self.inPlace = inPlace ? Locked(InPlaceWrites(sectionSize: Self.sectionSize)) : nil
     }
+
+    /// Reserves `maximumSize` bytes of address space (PROT_NONE) for the file's mapping, or,
+    /// when the process has no free range that large, the largest power-of-two fraction of it
+    /// that still holds the whole file as it is now. A process's address space is finite
+    /// (128 TiB on x86-64 Linux, a few TiB of it under the thread sanitizer), and every open
+    /// file holds its reservation until it is closed: with many files open, insisting on the
+    /// full size would make an open fail though the file is small. A shorter reservation only
+    /// lowers how far this file may grow while this instance has it open (`mappableLength`);
+    /// the engine refuses a commit past it with `StorageError.fileTooLarge`.
+    private static func reserveAddressSpace(_ maximumSize: UInt64, descriptor fd: Int32) throws
+        -> (base: UnsafeMutableRawPointer, length: Int) {
+        var length = Int(min(maximumSize, UInt64(Int.max / 2)))
+        var info = stat()
+        let fileSize = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        // Never shorter than the file (and one section): the open must be able to read it all.
+        let floor = min(length, max(Self.sectionSize, (fileSize + Self.sectionSize - 1) / Self.sectionSize * Self.sectionSize))
+        while true {
+            let base = mmap(nil, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            if let base, base != MAP_FAILED { return (base, length) }
+            let code = errno
+            guard code == ENOMEM, length / 2 >= floor else {
+                throw StorageError.ioFailure(operation: "reserve \(length) bytes of address space to map the file", code: code)
+            }
+            length /= 2
+        }
+    }
+
+    /// The bytes this instance reserved for the mapping: the file cannot grow past them while
+    /// it is open.
+    public var mappableLength: UInt64? { UInt64(reservationLength) }
 
     /// Whether `writeInPlace` may accept ranges (the option was asked for and the file is on
     /// a file system that allows it: tmpfs).

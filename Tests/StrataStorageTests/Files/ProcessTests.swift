@@ -198,6 +198,23 @@ struct ProcessTests {
         try expectHealthy(engine, "after the children's commits")
     }
 
+    /// A process whose address space has no free range as large as `maximumFileSize` (many
+    /// files open, or a sanitizer's smaller address space) still opens, commits and reads: the
+    /// file reserves the largest range that is free instead of failing the open with ENOMEM.
+    @Test func anOpenInACrowdedAddressSpaceReservesLessAndWorks() throws {
+        let directory = TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.file("crowded.strata")
+        let child = try Child("crowded", path, "key", "value")
+        let line = try child.readLine()
+        #expect(child.waitForExit() == .exited(0), "\(child.errorOutput())")
+        let mappable = line.hasPrefix("mappable ") ? UInt64(line.dropFirst("mappable ".count)) : nil
+        #expect(mappable.map { $0 >= 64 << 20 && $0 < 16 << 30 } == true, "the child printed \(line)")
+        // The file it wrote is whole for an open with the full reservation.
+        let engine = try StorageEngine.open(path: path)
+        defer { engine.close() }
+        try expectContents(engine, equal: [[UInt8]("key"): [UInt8]("value")], "after the crowded child's commit")
+    }
+
     /// A child that starts waiting while this engine is inside a write transaction gets the
     /// lock when that transaction ends: the end of the transaction sees the waiter and drops
     /// the OFD lock instead of keeping it.

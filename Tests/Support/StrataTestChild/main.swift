@@ -9,6 +9,9 @@
 //   StrataTestChild commit-once PATH KEY VALUE  commit one put to tree "kv"
 //   StrataTestChild compact-crash-at STEP PATH  compact the file in place, _exit(9) after STEP
 //                                               (a CompactionStep, or "none": print "compacted")
+//   StrataTestChild crowded PATH KEY VALUE      take the address space until no free range of
+//                                               16 GiB is left, then open, commit one put to tree
+//                                               "kv", read it back and print "mappable BYTES"
 //
 // Every line is written unbuffered: the parent synchronises on these lines. Exit status
 // 0 means success; failures print "error: ..." to stderr and exit 1.
@@ -145,6 +148,27 @@ do {
             return txn.version + 1
         }
         say("\(version)")
+
+    case ("crowded", 4):
+        // Hold PROT_NONE ranges (no memory behind them) from 1 TiB down to 16 GiB, each size
+        // until the process has no free range of it: afterwards none of 16 GiB is left.
+        var held = 0
+        var size = 1 << 40
+        while size >= 16 << 30 {
+            let range = mmap(nil, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            if let range, range != MAP_FAILED { held += 1 } else { size /= 2 }
+        }
+        guard held > 0 else { fail("took no address space") }
+        let engine = try StorageEngine.open(path: arguments[1])
+        try engine.write { txn in
+            try txn.put(bytes(arguments[3]), forKey: bytes(arguments[2]), in: try txn.createTree(named: "kv"))
+        }
+        let read = try engine.read { txn in try txn.tree(named: "kv").flatMap { try txn.value(forKey: bytes(arguments[2]), in: $0) } }
+        guard read == bytes(arguments[3]) else { fail("read back \(String(describing: read))") }
+        engine.close()
+        let file = try PosixFile(path: arguments[1], create: false, maximumSize: 1 << 40)
+        defer { file.close() }
+        say("mappable \(file.mappableLength ?? 0)")
 
     default:
         fail("usage: see Tests/Support/StrataTestChild/main.swift; got \(arguments)")
