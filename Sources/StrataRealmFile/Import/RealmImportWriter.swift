@@ -121,8 +121,10 @@ struct RealmImportWriter {
                     let object = RowValues(key: objectKey, columns: columns, row: row)
                     let key = try insert(object, of: realmClass, into: table, plans: plans)
                     // Before the object's own key is recorded, `keys` is what `insert` saw.
-                    for plan in deferred {
-                        guard let value = object[plan.position], value != .null, !isWrittenOnInsert(value, plan: plan) else { continue }
+                    for index in deferred.indices {
+                        guard let value = object[deferred[index].position], value != .null,
+                              !isWrittenOnInsert(value, plan: deferred[index]) else { continue }
+                        let plan = deferred[index]
                         if canWriteNow(value) {
                             _ = try setDeferred([plan], of: object, key: key, in: table, className: realmClass.name)
                         } else {
@@ -203,8 +205,16 @@ struct RealmImportWriter {
     private mutating func insert(_ object: RowValues, of realmClass: RealmClassSchema, into table: TableAccess,
                                  plans: [PropertyPlan]) throws -> ObjectKey {
         var values = [StoreValue](repeating: .null, count: table.schema.properties.count)
-        for plan in plans where plan.realm.collection == .none {
-            guard let value = object[plan.position] else { continue }
+        // By index, not `for plan in plans`: reading a plan's fields in place does not copy
+        // (and retain) its names per object.
+        for position in plans.indices where plans[position].realm.collection == .none {
+            guard let value = object[position] else { continue }
+            let type = plans[position].realm.type
+            if type != .object && type != .mixed {
+                values[plans[position].index] = try plain(value)
+                continue
+            }
+            let plan = plans[position]
             if plan.realm.type == .object {
                 // A link to an object copied before; anything else is written later.
                 if case let .link(link) = value, let target = keys[link.className]?[link.objectKey] { values[plan.index] = .link(target) }
@@ -215,12 +225,11 @@ struct RealmImportWriter {
                 values[plan.index] = try mixed(value, plan: plan, object: object, className: realmClass.name) ?? .null
                 continue
             }
-            values[plan.index] = try plain(value)
         }
         let key = try table.insert(values)
-        for plan in plans where plan.realm.collection != .none && !plan.isDeferred {
-            guard let value = object[plan.position] else { continue }
-            try setCollection(value, plan: plan, of: object, key: key, in: table, className: realmClass.name)
+        for position in plans.indices where plans[position].realm.collection != .none && !plans[position].isDeferred {
+            guard let value = object[position] else { continue }
+            try setCollection(value, plan: plans[position], of: object, key: key, in: table, className: realmClass.name)
         }
         return key
     }
