@@ -26,6 +26,7 @@ let package = Package(
                 "CSQLite",
                 .product(name: "StrataStorage", package: "Strata"),
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataRealmFile", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "StrataSync", package: "Strata"),
                 .product(name: "StrataSyncServer", package: "Strata"),

@@ -98,6 +98,21 @@ public final class RealmFile {
         try reader.forEachObject(of: try table(className), body)
     }
 
+    /// Calls `body` with each cluster of `className`'s objects in Realm's order: their object
+    /// keys and, for each of `properties` (in that order), every object's value. Reads only
+    /// those properties' columns, without building an object per row: the importer's path.
+    func forEachCluster(ofClass className: String, properties: [String],
+                        _ body: (_ keys: [Int64], _ values: [[RealmValue]]) throws -> Void) throws {
+        let table = try table(className)
+        let columns = try properties.map { name in
+            guard let column = table.columns.first(where: { $0.name == name && $0.type != .backlink }) else {
+                throw RealmFileError.corrupted(reason: "\(className) has no stored property \(name)")
+            }
+            return column
+        }
+        try reader.forEachCluster(of: table, columns: columns, body)
+    }
+
     /// Every object of `className`, in Realm's order.
     public func objects(ofClass className: String) throws -> [RealmObject] {
         var result: [RealmObject] = []

@@ -84,6 +84,13 @@ struct Options {
 /// and, until its object engine exists, `strata` only for the kv workloads; `grdb` and `json`
 /// only for the object workloads, and `json` not for the query workloads).
 func runOnce(_ engine: String, _ workload: Workload, kv: () -> Dataset, objects: ObjectBench, directory: String) async throws -> Double? {
+    if workload == .realmImport {
+        #if NO_STRATA
+        return nil
+        #else
+        return engine == StrataEngineName ? try measureRealmImport(directory: directory) : nil
+        #endif
+    }
     if workload.isQueryWorkload {
         guard let type = QueryEngineCatalog.engine(named: engine) else { return nil }
         return try await measureQueries(type, workload, bench: objects.queries)
@@ -160,7 +167,7 @@ func runBenchmarks(_ arguments: [String]) async throws {
 
     let machine = machineDescription()
     let date = ISO8601DateFormatter().string(from: Date())
-    let hasKV = options.workloads.contains { !$0.isObjectWorkload && !$0.isSyncWorkload && !$0.isRepoWorkload }
+    let hasKV = options.workloads.contains { !$0.isObjectWorkload && !$0.isSyncWorkload && !$0.isRepoWorkload && $0 != .realmImport }
     let hasObjects = options.workloads.contains { $0.isObjectWorkload }
     print("strata-bench on \(machine), \(date)")
     print("data in \(base) (\(fsName)); median of \(options.runs) runs; every engine commits with full durability")
@@ -291,6 +298,11 @@ func runBenchmarks(_ arguments: [String]) async throws {
     if let server = results.first(where: { $0.workload == .syncServer && $0.engine == StrataEngineName }),
        let peer = results.first(where: { $0.workload == .syncServer && $0.engine == "postgres" }) {
         print("sync-server: the sync server ingests \(String(format: "%.0f", 100 * server.median / peer.median))% of postgres-nio's rows/s")
+    }
+
+    if let imported = results.first(where: { $0.workload == .realmImport && $0.engine == StrataEngineName }),
+       let inserted = results.first(where: { $0.workload == .bulkInsert && $0.engine == StrataEngineName }) {
+        print("realm-import: the import runs at \(String(format: "%.2f", imported.median / inserted.median))x bulk-insert's objects/s (target: at least 0.5x)")
     }
 
     if let path = options.json {

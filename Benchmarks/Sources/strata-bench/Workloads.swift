@@ -157,6 +157,8 @@ enum Workload: String, CaseIterable {
     case repoOpen = "repo-open"
     case repoLoadAll = "repo-load-all"
     case repoMemory = "repo-rss"
+    // Importing a Realm file (RealmImportWorkload.swift), Strata only.
+    case realmImport = "realm-import"
 
     var isObjectWorkload: Bool {
         switch self {
@@ -166,6 +168,7 @@ enum Workload: String, CaseIterable {
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         case .syncUpload, .syncLatency, .syncLatencyP99, .syncBootstrap, .syncServer: return false
         case .repoSave, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return false
+        case .realmImport: return false
         }
     }
 
@@ -245,6 +248,7 @@ enum Workload: String, CaseIterable {
         case .repoOpen: return "open a repository of L items and find one by id, ms"
         case .repoLoadAll: return "every item of an N-item repository decoded (json: JSONDecoder on its file), ms"
         case .repoMemory: return "anonymous memory held after opening a repository of L items and serving N lookups, bytes"
+        case .realmImport: return "the Realm Core 14 fixture people-50k.realm (44,961 objects; not scaled) imported into a new Strata file as `strata import-realm` does, from opening the Realm file to the renamed, synced copy, objects/s"
         case .syncServer: return "100 clients writing 1,000 objects each in transactions of 100 at once, until all acknowledged (strata: the sync server on PostgreSQL; postgres: postgres-nio's multi-row INSERTs of the same rows from 100 writers), objects/s"
         }
     }

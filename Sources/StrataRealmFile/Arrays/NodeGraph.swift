@@ -32,6 +32,9 @@ final class NodeGraph {
     /// number of elements in every child but the last; then the children; last, tagged, the
     /// number of elements in the subtree. Leaves are whatever node the element type uses.
     func bPlusTreeLeaves(root: Int) throws -> [Node] {
+        // Most collections fit one leaf: no walk to track.
+        let rootNode = try node(root)
+        if !rootNode.isInnerBPlusTreeNode { return [rootNode] }
         var leaves: [Node] = []
         var visited: Set<Int> = []
         try collectLeaves(ref: root, depth: 0, visited: &visited, into: &leaves)

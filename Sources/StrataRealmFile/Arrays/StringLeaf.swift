@@ -10,11 +10,35 @@
 ///   null); a blob with refs is a chain of chunks.
 /// Strings keep a terminating zero byte in the medium and long forms; binaries do not.
 enum StringLeaf {
-    /// The strings of a string leaf (nil for null), validated as UTF-8.
+    /// The strings of a string leaf (nil for null), validated as UTF-8. Short and medium
+    /// strings are decoded straight from the file's bytes.
     static func strings(graph: NodeGraph, node: Node, nullable: Bool) throws -> [String?] {
-        try byteStrings(graph: graph, node: node, nullable: nullable, zeroTerminated: true).map { bytes in
+        if !node.hasRefs {
+            return try strings(in: node.payload, at: try shortStringRanges(node: node, nullable: nullable), node: node)
+        }
+        if !node.contextFlag {
+            let (blob, ranges) = try smallBlobRanges(graph: graph, node: node)
+            return try strings(in: blob, at: ranges.map { range in
+                guard let range else { return nil }
+                guard range.count > 0, blob[range.upperBound - 1] == 0 else {
+                    throw RealmFileError.corrupted(reason: "a string in the node at \(node.ref) lacks its terminating zero")
+                }
+                return range.lowerBound..<(range.upperBound - 1)
+            }, node: node)
+        }
+        return try byteStrings(graph: graph, node: node, nullable: nullable, zeroTerminated: true).map { bytes in
             guard let bytes else { return nil }
             guard let string = String(validating: bytes, as: UTF8.self) else {
+                throw RealmFileError.corrupted(reason: "a string in the node at \(node.ref) is not valid UTF-8")
+            }
+            return string
+        }
+    }
+
+    private static func strings(in bytes: FileBytes, at ranges: [Range<Int>?], node: Node) throws -> [String?] {
+        try ranges.map { range in
+            guard let range else { return nil }
+            guard let string = bytes.string(in: range) else {
                 throw RealmFileError.corrupted(reason: "a string in the node at \(node.ref) is not valid UTF-8")
             }
             return string
@@ -24,11 +48,15 @@ enum StringLeaf {
     /// The raw bytes of a string leaf's elements (nil for null), with the terminator removed.
     static func byteStrings(graph: NodeGraph, node: Node, nullable: Bool, zeroTerminated: Bool) throws -> [[UInt8]?] {
         if !node.hasRefs {
-            return try shortStrings(node: node, nullable: nullable)
+            return try shortStringRanges(node: node, nullable: nullable).map { $0.map { node.payload[$0] } }
         }
-        let values = node.contextFlag
-            ? try bigBlobs(graph: graph, node: node)
-            : try smallBlobs(graph: graph, node: node)
+        let values: [[UInt8]?]
+        if node.contextFlag {
+            values = try bigBlobs(graph: graph, node: node)
+        } else {
+            let (blob, ranges) = try smallBlobRanges(graph: graph, node: node)
+            values = ranges.map { $0.map { blob[$0] } }
+        }
         guard zeroTerminated else { return values }
         return try values.map { value in
             guard let value else { return nil }
@@ -44,10 +72,13 @@ enum StringLeaf {
         guard node.hasRefs else {
             throw RealmFileError.corrupted(reason: "the binary leaf at \(node.ref) has no blob refs")
         }
-        return node.contextFlag ? try bigBlobs(graph: graph, node: node) : try smallBlobs(graph: graph, node: node)
+        if node.contextFlag { return try bigBlobs(graph: graph, node: node) }
+        let (blob, ranges) = try smallBlobRanges(graph: graph, node: node)
+        return ranges.map { $0.map { blob[$0] } }
     }
 
-    private static func shortStrings(node: Node, nullable: Bool) throws -> [[UInt8]?] {
+    /// Where each short string lies in the leaf's payload (nil for null).
+    private static func shortStringRanges(node: Node, nullable: Bool) throws -> [Range<Int>?] {
         let width: Int
         switch node.encoding {
         case let .bytes(byteWidth): width = byteWidth
@@ -56,9 +87,9 @@ enum StringLeaf {
             throw RealmFileError.corrupted(reason: "the short-string leaf at \(node.ref) has a bit-packed layout")
         }
         if width == 0 {
-            return Array(repeating: nullable ? nil : [], count: node.count)
+            return Array(repeating: nullable ? nil : 0..<0, count: node.count)
         }
-        var result: [[UInt8]?] = []
+        var result: [Range<Int>?] = []
         result.reserveCapacity(node.count)
         for index in 0..<node.count {
             let start = index * width
@@ -70,13 +101,13 @@ enum StringLeaf {
             guard padding < width else {
                 throw RealmFileError.corrupted(reason: "a short string in the node at \(node.ref) has padding \(padding) in a \(width)-byte slot")
             }
-            let length = width - 1 - padding
-            result.append(Array(node.payload[start..<(start + length)]))
+            result.append(start..<(start + width - 1 - padding))
         }
         return result
     }
 
-    private static func smallBlobs(graph: NodeGraph, node: Node) throws -> [[UInt8]?] {
+    /// A medium ("small blob") leaf's bytes and where each element lies in them (nil for null).
+    private static func smallBlobRanges(graph: NodeGraph, node: Node) throws -> (FileBytes, [Range<Int>?]) {
         guard node.count >= 2, let offsets = try graph.child(of: node, at: 0), let blob = try graph.child(of: node, at: 1) else {
             throw RealmFileError.corrupted(reason: "the blob leaf at \(node.ref) lacks its offsets or data")
         }
@@ -84,8 +115,11 @@ enum StringLeaf {
         if let nulls, nulls.count < offsets.count {
             throw RealmFileError.corrupted(reason: "the blob leaf at \(node.ref) has fewer null flags than elements")
         }
-        let data = try blobBytes(blob)
-        var result: [[UInt8]?] = []
+        guard blob.encoding == .ignore else {
+            throw RealmFileError.corrupted(reason: "the blob at \(blob.ref) is not a byte array")
+        }
+        let data = blob.payload
+        var result: [Range<Int>?] = []
         result.reserveCapacity(offsets.count)
         var begin = 0
         for index in 0..<offsets.count {
@@ -96,11 +130,11 @@ enum StringLeaf {
             if let nulls, try nulls.integer(at: index) != 0 {
                 result.append(nil)
             } else {
-                result.append(Array(data[begin..<end]))
+                result.append(begin..<end)
             }
             begin = end
         }
-        return result
+        return (data, result)
     }
 
     private static func bigBlobs(graph: NodeGraph, node: Node) throws -> [[UInt8]?] {

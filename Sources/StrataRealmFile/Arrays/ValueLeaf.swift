@@ -110,9 +110,15 @@ extension ObjectReader {
     /// The elements of a list or set whose B+tree is rooted at `root` (nil: empty).
     func collectionElements(root: Int?, kind: ElementKind, nullable: Bool, depth: Int) throws -> [RealmValue] {
         guard let root else { return [] }
-        var result: [RealmValue] = []
-        for leaf in try graph.bPlusTreeLeaves(root: root) {
-            result.append(contentsOf: try values(of: leaf, kind: kind, nullable: nullable, depth: depth, inCollection: true))
+        let leaves = try graph.bPlusTreeLeaves(root: root)
+        var result: [RealmValue]
+        if leaves.count == 1 {
+            result = try values(of: leaves[0], kind: kind, nullable: nullable, depth: depth, inCollection: true)
+        } else {
+            result = []
+            for leaf in leaves {
+                result.append(contentsOf: try values(of: leaf, kind: kind, nullable: nullable, depth: depth, inCollection: true))
+            }
         }
         if case .link = kind {
             // Links to objects that were deleted but are still referenced (tombstones) are

@@ -34,6 +34,13 @@ struct FileBytes {
         withExtendedLifetime(owner) { Array(base) }
     }
 
+    /// The bytes in `range` as a string, or nil if they are not valid UTF-8.
+    func string(in range: Range<Int>) -> String? {
+        withExtendedLifetime(owner) {
+            String(validating: UnsafeRawBufferPointer(rebasing: base[range]).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
+    }
+
     /// The value of type `T` stored (unaligned, in memory order) at `offset`.
     func loadUnaligned<T: BitwiseCopyable>(fromByteOffset offset: Int, as type: T.Type) -> T {
         withExtendedLifetime(owner) { base.loadUnaligned(fromByteOffset: offset, as: type) }

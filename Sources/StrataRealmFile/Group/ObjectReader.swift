@@ -51,6 +51,25 @@ final class ObjectReader {
         return .embedded(object)
     }
 
+    /// Calls `body` with each cluster of `table` in key order: its object keys and, for each
+    /// of `columns` (in that order), the value of every object. Only those columns are read,
+    /// so a caller that needs a few properties does not pay for the others (nor for embedded
+    /// objects behind a link column it does not ask for).
+    func forEachCluster(of table: TableInfo, columns: [TableInfo.Column],
+                        _ body: (_ keys: [Int64], _ values: [[RealmValue]]) throws -> Void) throws {
+        guard let root = table.clusterTreeRef else { return }
+        for leaf in try graph.clusterLeaves(root: root) {
+            let keys = try graph.objectKeys(of: leaf)
+            let rows = Array(keys.indices)
+            var values: [[RealmValue]] = []
+            values.reserveCapacity(columns.count)
+            for column in columns {
+                values.append(try columnValues(column, in: leaf, of: table, rowCount: keys.count, rows: rows, depth: 0))
+            }
+            try body(keys, values)
+        }
+    }
+
     private func objects(in leaf: NodeGraph.ClusterLeaf, of table: TableInfo, depth: Int, onlyRow: Int? = nil) throws -> [RealmObject] {
         let keys = try graph.objectKeys(of: leaf)
         let rows = onlyRow.map { [$0] } ?? Array(keys.indices)
@@ -60,11 +79,8 @@ final class ObjectReader {
         var valuesByRow = Array(repeating: [String: RealmValue](), count: rows.count)
         var backlinksByRow = Array(repeating: [RealmBacklinks](), count: rows.count)
         for column in table.columns {
-            guard column.key.clusterSlot < leaf.node.count, let columnRef = try leaf.node.ref(at: column.key.clusterSlot) else {
-                throw RealmFileError.corrupted(reason: "the cluster at \(leaf.node.ref) lacks column \(column.name) of \(table.name)")
-            }
-            let columnLeaf = try graph.node(columnRef)
             if column.type == .backlink {
+                let columnLeaf = try self.columnLeaf(column, in: leaf, of: table)
                 let source = try backlinkSource(of: column, in: table)
                 let perRow = try backlinks(of: columnLeaf, rowCount: keys.count)
                 for (position, row) in rows.enumerated() {
@@ -73,48 +89,57 @@ final class ObjectReader {
                 }
                 continue
             }
-            guard let kind = ElementKind(column: column) else {
-                throw RealmFileError.unsupportedFeature("typed link properties (\(table.name).\(column.name))")
-            }
-            let values: [RealmValue]
-            switch column.collection {
-            case .none:
-                if case let .link(targetTableKey) = kind {
-                    // Only the rows asked for: resolving a link can read an embedded object,
-                    // and reading one object must not read the links of its whole cluster.
-                    let stored = try (0..<keys.count).map { try columnLeaf.integer(at: $0) }
-                    var linked = Array(repeating: RealmValue.null, count: keys.count)
-                    for row in rows where stored[row] != 0 {
-                        linked[row] = try linkValue(tableKey: targetTableKey, objectKey: stored[row] - 1, depth: depth)
-                    }
-                    values = linked
-                } else {
-                    values = try self.values(of: columnLeaf, kind: kind, nullable: column.isNullable, depth: depth)
-                }
-            case .list, .set, .dictionary:
-                guard columnLeaf.count == keys.count else {
-                    throw RealmFileError.corrupted(reason: "column \(column.name) of \(table.name) has \(columnLeaf.count) collections for \(keys.count) objects")
-                }
-                values = try rows.map { row in
-                    let root = try columnLeaf.ref(at: row)
-                    switch column.collection {
-                    case .list: return .list(try collectionElements(root: root, kind: kind, nullable: column.isNullable, depth: depth))
-                    case .set: return .set(try collectionElements(root: root, kind: kind, nullable: column.isNullable, depth: depth))
-                    default: return .dictionary(try dictionaryEntries(root: root, depth: depth))
-                    }
-                }
-            }
-            if column.collection == .none {
-                guard values.count == keys.count else {
-                    throw RealmFileError.corrupted(reason: "column \(column.name) of \(table.name) has \(values.count) values for \(keys.count) objects")
-                }
-                for (position, row) in rows.enumerated() { valuesByRow[position][column.name] = values[row] }
-            } else {
-                for position in rows.indices { valuesByRow[position][column.name] = values[position] }
-            }
+            let values = try columnValues(column, in: leaf, of: table, rowCount: keys.count, rows: rows, depth: depth)
+            for position in rows.indices { valuesByRow[position][column.name] = values[position] }
         }
         return rows.enumerated().map { position, row in
             RealmObject(key: keys[row], className: className, values: valuesByRow[position], backlinks: backlinksByRow[position])
+        }
+    }
+
+    /// The leaf of `column` in the cluster `leaf`.
+    private func columnLeaf(_ column: TableInfo.Column, in leaf: NodeGraph.ClusterLeaf, of table: TableInfo) throws -> Node {
+        guard column.key.clusterSlot < leaf.node.count, let columnRef = try leaf.node.ref(at: column.key.clusterSlot) else {
+            throw RealmFileError.corrupted(reason: "the cluster at \(leaf.node.ref) lacks column \(column.name) of \(table.name)")
+        }
+        return try graph.node(columnRef)
+    }
+
+    /// The values of the property `column` (not a backlink column) for the objects at `rows` of
+    /// the cluster `leaf`, which holds `rowCount` objects: one value per element of `rows`.
+    private func columnValues(_ column: TableInfo.Column, in leaf: NodeGraph.ClusterLeaf, of table: TableInfo, rowCount: Int,
+                              rows: [Int], depth: Int) throws -> [RealmValue] {
+        let columnLeaf = try self.columnLeaf(column, in: leaf, of: table)
+        guard let kind = ElementKind(column: column) else {
+            throw RealmFileError.unsupportedFeature("typed link properties (\(table.name).\(column.name))")
+        }
+        switch column.collection {
+        case .none:
+            if case let .link(targetTableKey) = kind {
+                // Only the rows asked for: resolving a link can read an embedded object,
+                // and reading one object must not read the links of its whole cluster.
+                return try rows.map { row in
+                    let stored = try columnLeaf.integer(at: row)
+                    return stored == 0 ? .null : try linkValue(tableKey: targetTableKey, objectKey: stored - 1, depth: depth)
+                }
+            }
+            let values = try self.values(of: columnLeaf, kind: kind, nullable: column.isNullable, depth: depth)
+            guard values.count == rowCount else {
+                throw RealmFileError.corrupted(reason: "column \(column.name) of \(table.name) has \(values.count) values for \(rowCount) objects")
+            }
+            return rows.count == rowCount ? values : rows.map { values[$0] }
+        case .list, .set, .dictionary:
+            guard columnLeaf.count == rowCount else {
+                throw RealmFileError.corrupted(reason: "column \(column.name) of \(table.name) has \(columnLeaf.count) collections for \(rowCount) objects")
+            }
+            return try rows.map { row in
+                let root = try columnLeaf.ref(at: row)
+                switch column.collection {
+                case .list: return .list(try collectionElements(root: root, kind: kind, nullable: column.isNullable, depth: depth))
+                case .set: return .set(try collectionElements(root: root, kind: kind, nullable: column.isNullable, depth: depth))
+                default: return .dictionary(try dictionaryEntries(root: root, depth: depth))
+                }
+            }
         }
     }
 

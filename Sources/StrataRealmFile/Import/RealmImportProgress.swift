@@ -1,20 +1,23 @@
 /// How far an import has got in one class: reported while the import copies the class's
 /// objects, and once more when it has copied them all; then, for the classes whose objects
-/// point at objects, again while it sets those links (``Phase/linking``).
+/// point at objects, again while it writes the links it kept for when every object exists
+/// (``Phase/linking``).
 public struct RealmImportProgress: Sendable, Equatable {
-    /// The two passes of an import.
+    /// The two phases of an import.
     public enum Phase: Sendable, Equatable {
         /// Copying each object with its values.
         case copying
-        /// Setting links, embedded objects and mixed values, once every object exists.
+        /// Writing what points at objects copied later (links, embedded objects, mixed values
+        /// holding links), once every object exists.
         case linking
     }
 
-    /// Which pass this report is from.
+    /// Which phase this report is from.
     public let phase: Phase
     /// The class being copied.
     public let className: String
-    /// How many of its objects have been copied (or linked, in the linking phase) so far.
+    /// How many of its objects have been copied so far; in the linking phase, the share of
+    /// the class's kept writes made so far, scaled to ``objectCount`` (equal to it at the end).
     public let objectsCopied: Int
     /// How many objects the class holds in the Realm file.
     public let objectCount: Int

@@ -1,16 +1,17 @@
 import Foundation
 import StrataStore
 
-/// The copying behind ``RealmImport``: reads the Realm file class by class and writes the
-/// objects through one object-store session.
+/// The copying behind ``RealmImport``: reads the Realm file class by class, a cluster's
+/// columns at a time, and writes the objects through one object-store session.
 ///
-/// Two passes over the non-embedded classes. The first inserts every object with its values
-/// and collections of values, and records which Strata key each Realm object key became. The
-/// second, once every object exists, sets what points at objects: links, lists, sets and
-/// dictionaries of links, mixed values (which may hold links), and embedded objects (which
-/// are inserted there, whole, and given to their parent in the same transaction, as the store
-/// requires). Commits happen between objects every `batchSize` writes, so memory stays bounded
-/// by a batch, not by the file.
+/// One pass over the non-embedded classes inserts every object with its values, its
+/// collections of values and whatever points at objects already copied (links, collections of
+/// links, mixed values holding links), recording which Strata key each Realm object key
+/// became. What points at an object not copied yet, or holds embedded objects, is kept aside
+/// and written once every object exists (embedded objects are inserted then, whole, and given
+/// to their parent in the same transaction, as the store requires). Commits happen between
+/// objects every `batchSize` writes, so the transaction stays bounded by a batch; what grows
+/// with the file is the map of object keys and the writes kept aside.
 struct RealmImportWriter {
     let file: RealmFile
     let session: StoreSession
@@ -19,6 +20,8 @@ struct RealmImportWriter {
     private(set) var report = RealmImportReport()
     /// Per class, Realm object key → Strata object key.
     private var keys: [String: [Int64: ObjectKey]] = [:]
+    /// The classes whose objects have all been copied.
+    private var completedClasses: Set<String> = []
     private var writesInBatch = 0
     private let batchSize = 20_000
 
@@ -32,9 +35,43 @@ struct RealmImportWriter {
     /// A property of a class as both files describe it.
     private struct PropertyPlan {
         let realm: RealmProperty
+        /// The property's index in the Strata table.
         let index: Int
+        /// The property's position in the class's properties (and in a ``RowValues``).
+        let position: Int
         /// Whether the second pass sets it (it may point at objects).
         var isDeferred: Bool { realm.type == .object || realm.type == .mixed }
+    }
+
+    /// The values of one object, by property position: a row of a cluster's columns (the
+    /// columns a pass read; nil for the others), or an embedded object's values.
+    private struct RowValues {
+        let key: Int64
+        let columns: [[RealmValue]?]
+        let row: Int
+
+        subscript(position: Int) -> RealmValue? { columns[position]?[row] }
+
+        /// An object read whole (an embedded object), as a one-row cluster.
+        init(_ object: RealmObject, plans: [PropertyPlan]) {
+            key = object.key
+            columns = plans.map { plan in object[plan.realm.name].map { [$0] } }
+            row = 0
+        }
+
+        /// This object with only its primary key (at `primaryKeyPosition`), to name it in an
+        /// error without keeping its cluster's values.
+        func identity(primaryKeyPosition: Int?) -> RowValues {
+            var kept = [[RealmValue]?](repeating: nil, count: columns.count)
+            if let position = primaryKeyPosition, let value = self[position] { kept[position] = [value] }
+            return RowValues(key: key, columns: kept, row: 0)
+        }
+
+        init(key: Int64, columns: [[RealmValue]?], row: Int) {
+            self.key = key
+            self.columns = columns
+            self.row = row
+        }
     }
 
     private func plan(for realmClass: RealmClassSchema) throws -> (TableAccess, [PropertyPlan]) {
@@ -46,56 +83,111 @@ struct RealmImportWriter {
             guard let index = objectSchema.propertyIndex(named: property.name) else {
                 throw RealmImportError.cannotWrite(path: "", reason: "the new file has no property \(realmClass.name).\(property.name)")
             }
-            plans.append(PropertyPlan(realm: property, index: index))
+            plans.append(PropertyPlan(realm: property, index: index, position: plans.count))
         }
         return (table, plans)
+    }
+
+    /// A write the import could not make when it inserted the object: a value pointing at an
+    /// object not copied yet, or holding embedded objects (whose own links may point at such
+    /// objects). Made once every object exists.
+    private struct PendingWrite {
+        let plan: PropertyPlan
+        let key: ObjectKey
+        /// The object's Realm key and primary key, for naming it in an error.
+        let identity: RowValues
+        let value: RealmValue
     }
 
     mutating func copyAll(progress: ((RealmImportProgress) throws -> Void)?) throws {
         let topLevel = file.schema.classes.filter { !$0.isEmbedded }
         try session.beginWrite()
-        for (position, realmClass) in topLevel.enumerated() {
-            let (table, plans) = try plan(for: realmClass)
-            let total = try file.objectCount(ofClass: realmClass.name)
-            var copied = 0
-            var classKeys: [Int64: ObjectKey] = [:]
-            classKeys.reserveCapacity(total)
-            try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: 0, objectCount: total,
-                                          classNumber: position + 1, classCount: topLevel.count))
-            try file.forEachObject(ofClass: realmClass.name) { object in
-                classKeys[object.key] = try insert(object, of: realmClass, into: table, plans: plans)
-                copied += 1
-                try endOfObject()
-                if copied % 1000 == 0 {
-                    try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: total,
-                                                  classNumber: position + 1, classCount: topLevel.count))
-                }
-            }
-            keys[realmClass.name] = classKeys
-            report.objectCounts[realmClass.name] = copied
-            if copied % 1000 != 0 {
-                try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: total,
-                                              classNumber: position + 1, classCount: topLevel.count))
-            }
-        }
-        for embedded in file.schema.classes where embedded.isEmbedded { report.objectCounts[embedded.name] = 0 }
+        var pending: [PendingWrite] = []
+        /// Per class, its range in `pending` and its number of objects.
+        var pendingByClass: [(range: Range<Int>, objectCount: Int)] = []
         for (position, realmClass) in topLevel.enumerated() {
             let (table, plans) = try plan(for: realmClass)
             let deferred = plans.filter(\.isDeferred)
-            guard !deferred.isEmpty, let classKeys = keys[realmClass.name] else { continue }
-            var linked = 0
-            try file.forEachObject(ofClass: realmClass.name) { object in
-                guard let key = classKeys[object.key] else { return }
-                try setDeferred(deferred, of: object, key: key, in: table, className: realmClass.name)
-                try endOfObject()
-                linked += 1
-                if linked % 1000 == 0 || linked == classKeys.count {
-                    try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: linked, objectCount: classKeys.count,
-                                                      classNumber: position + 1, classCount: topLevel.count, phase: .linking))
+            let primaryKeyPosition = plans.first { $0.realm.isPrimaryKey }?.position
+            let total = try file.objectCount(ofClass: realmClass.name)
+            var copied = 0
+            keys[realmClass.name] = Dictionary(minimumCapacity: total)
+            let firstPending = pending.count
+            try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: 0, objectCount: total,
+                                              classNumber: position + 1, classCount: topLevel.count))
+            try file.forEachCluster(ofClass: realmClass.name, properties: plans.map(\.realm.name)) { objectKeys, values in
+                let columns = values.map { Optional($0) }
+                for (row, objectKey) in objectKeys.enumerated() {
+                    let object = RowValues(key: objectKey, columns: columns, row: row)
+                    let key = try insert(object, of: realmClass, into: table, plans: plans)
+                    // Before the object's own key is recorded, `keys` is what `insert` saw.
+                    for index in deferred.indices {
+                        guard let value = object[deferred[index].position], value != .null,
+                              !isWrittenOnInsert(value, plan: deferred[index]) else { continue }
+                        let plan = deferred[index]
+                        if canWriteNow(value) {
+                            _ = try setDeferred([plan], of: object, key: key, in: table, className: realmClass.name)
+                        } else {
+                            pending.append(PendingWrite(plan: plan, key: key, identity: object.identity(primaryKeyPosition: primaryKeyPosition),
+                                                        value: value))
+                        }
+                    }
+                    keys[realmClass.name, default: [:]][objectKey] = key
+                    copied += 1
+                    try endOfObject()
+                    if copied % 1000 == 0 {
+                        try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: total,
+                                                          classNumber: position + 1, classCount: topLevel.count))
+                    }
                 }
             }
+            completedClasses.insert(realmClass.name)
+            report.objectCounts[realmClass.name] = copied
+            pendingByClass.append((firstPending..<pending.count, deferred.isEmpty ? 0 : copied))
+            if copied % 1000 != 0 {
+                try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: total,
+                                                  classNumber: position + 1, classCount: topLevel.count))
+            }
+        }
+        for embedded in file.schema.classes where embedded.isEmbedded { report.objectCounts[embedded.name] = 0 }
+        // Every object exists now: the writes left for later, class by class.
+        for (position, realmClass) in topLevel.enumerated() {
+            let (range, objectCount) = pendingByClass[position]
+            guard objectCount > 0, let table = session.table(named: realmClass.name) else { continue }
+            for (done, index) in range.enumerated() {
+                let write = pending[index]
+                _ = try setDeferred([write.plan], of: write.identity, value: write.value, key: write.key, in: table,
+                                    className: realmClass.name)
+                try endOfObject()
+                if (done + 1) % 1000 == 0 {
+                    try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: (done + 1) * objectCount / (range.count + 1),
+                                                      objectCount: objectCount, classNumber: position + 1, classCount: topLevel.count,
+                                                      phase: .linking))
+                }
+            }
+            try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: objectCount, objectCount: objectCount,
+                                              classNumber: position + 1, classCount: topLevel.count, phase: .linking))
         }
         _ = try session.commit()
+    }
+
+    /// Whether `insert` already wrote the deferred `value`: a to-one link to an object copied
+    /// before.
+    private func isWrittenOnInsert(_ value: RealmValue, plan: PropertyPlan) -> Bool {
+        guard plan.realm.type == .object, plan.realm.collection == .none, case let .link(link) = value else { return false }
+        return keys[link.className]?[link.objectKey] != nil
+    }
+
+    /// Whether every object `value` points at has been copied (or never will be: its class is
+    /// done), and it holds no embedded object.
+    private func canWriteNow(_ value: RealmValue) -> Bool {
+        switch value {
+        case let .link(link): keys[link.className]?[link.objectKey] != nil || completedClasses.contains(link.className)
+        case .embedded: false
+        case let .list(elements), let .set(elements): elements.allSatisfy(canWriteNow)
+        case let .dictionary(entries): entries.allSatisfy { canWriteNow($0.value) }
+        default: true
+        }
     }
 
     /// Commits and starts the next transaction once a batch is full (only between objects, so
@@ -110,47 +202,72 @@ struct RealmImportWriter {
 
     /// Inserts `object` with every value that does not point at an object, and its
     /// collections of such values.
-    private mutating func insert(_ object: RealmObject, of realmClass: RealmClassSchema, into table: TableAccess,
+    private mutating func insert(_ object: RowValues, of realmClass: RealmClassSchema, into table: TableAccess,
                                  plans: [PropertyPlan]) throws -> ObjectKey {
         var values = [StoreValue](repeating: .null, count: table.schema.properties.count)
-        for plan in plans where plan.realm.collection == .none {
-            guard let value = object[plan.realm.name] else { continue }
-            if plan.realm.type == .object { continue }
+        // By index, not `for plan in plans`: reading a plan's fields in place does not copy
+        // (and retain) its names per object.
+        for position in plans.indices where plans[position].realm.collection == .none {
+            guard let value = object[position] else { continue }
+            let type = plans[position].realm.type
+            if type != .object && type != .mixed {
+                values[plans[position].index] = try plain(value)
+                continue
+            }
+            let plan = plans[position]
+            if plan.realm.type == .object {
+                // A link to an object copied before; anything else is written later.
+                if case let .link(link) = value, let target = keys[link.className]?[link.objectKey] { values[plan.index] = .link(target) }
+                continue
+            }
             if plan.realm.type == .mixed {
-                if Self.holdsLink(value) { continue }  // second pass, once every object has its key
+                if Self.holdsLink(value) { continue }  // written once its objects have their keys
                 values[plan.index] = try mixed(value, plan: plan, object: object, className: realmClass.name) ?? .null
                 continue
             }
-            values[plan.index] = try plain(value)
         }
         let key = try table.insert(values)
-        for plan in plans where plan.realm.collection != .none && !plan.isDeferred {
-            guard let value = object[plan.realm.name] else { continue }
-            try setCollection(value, plan: plan, of: object, key: key, in: table, className: realmClass.name)
+        for position in plans.indices where plans[position].realm.collection != .none && !plans[position].isDeferred {
+            guard let value = object[position] else { continue }
+            try setCollection(value, plan: plans[position], of: object, key: key, in: table, className: realmClass.name)
         }
         return key
     }
 
-    /// Sets the properties the first pass left for later on the object `key`.
-    private mutating func setDeferred(_ plans: [PropertyPlan], of object: RealmObject, key: ObjectKey, in table: TableAccess,
-                                      className: String) throws {
+    /// Sets the properties `insert` left for later on the object `key`; returns whether it
+    /// wrote anything (a null link or an empty collection needs no write on a new object).
+    private mutating func setDeferred(_ plans: [PropertyPlan], of object: RowValues, key: ObjectKey, in table: TableAccess,
+                                      className: String) throws -> Bool {
+        var wrote = false
         for plan in plans {
-            guard let value = object[plan.realm.name] else { continue }
-            if plan.realm.collection != .none {
-                try setCollection(value, plan: plan, of: object, key: key, in: table, className: className)
-            } else if plan.realm.type == .mixed {
-                guard Self.holdsLink(value) else { continue }  // set in the first pass
-                if let converted = try mixed(value, plan: plan, object: object, className: className) {
-                    try table.set(converted, for: key, property: plan.index)
-                }
-            } else if let converted = try objectValue(value) {
-                try table.set(converted, for: key, property: plan.index)
-            }
+            guard let value = object[plan.position] else { continue }
+            wrote = try setDeferred([plan], of: object, value: value, key: key, in: table, className: className) || wrote
         }
+        return wrote
     }
 
-    private mutating func setCollection(_ value: RealmValue, plan: PropertyPlan, of object: RealmObject, key: ObjectKey,
-                                        in table: TableAccess, className: String) throws {
+    /// Sets `value` of the one property in `plans` on the object `key`.
+    private mutating func setDeferred(_ plans: [PropertyPlan], of object: RowValues, value: RealmValue, key: ObjectKey,
+                                      in table: TableAccess, className: String) throws -> Bool {
+        guard let plan = plans.first, value != .null else { return false }
+        if plan.realm.collection != .none {
+            return try setCollection(value, plan: plan, of: object, key: key, in: table, className: className)
+        } else if plan.realm.type == .mixed {
+            guard Self.holdsLink(value) else { return false }  // set by `insert`
+            guard let converted = try mixed(value, plan: plan, object: object, className: className) else { return false }
+            try table.set(converted, for: key, property: plan.index)
+            return true
+        } else if let converted = try objectValue(value) {
+            try table.set(converted, for: key, property: plan.index)
+            return true
+        }
+        return false
+    }
+
+    /// Sets a list, set or dictionary; returns whether it wrote (not for an empty one).
+    @discardableResult
+    private mutating func setCollection(_ value: RealmValue, plan: PropertyPlan, of object: RowValues, key: ObjectKey,
+                                        in table: TableAccess, className: String) throws -> Bool {
         switch value {
         case let .list(elements), let .set(elements):
             var converted: [StoreValue] = []
@@ -160,7 +277,9 @@ struct RealmImportWriter {
                     converted.append(element)
                 }
             }
-            if !converted.isEmpty { try table.setList(converted, for: key, property: plan.index) }
+            guard !converted.isEmpty else { return false }
+            try table.setList(converted, for: key, property: plan.index)
+            return true
         case let .dictionary(entries):
             var mapKeys: [String] = []
             var mapValues: [StoreValue] = []
@@ -173,9 +292,11 @@ struct RealmImportWriter {
                     mapValues.append(converted)
                 }
             }
-            if !mapKeys.isEmpty { try table.setMap(keys: mapKeys, values: mapValues, for: key, property: plan.index) }
+            guard !mapKeys.isEmpty else { return false }
+            try table.setMap(keys: mapKeys, values: mapValues, for: key, property: plan.index)
+            return true
         case .null:
-            break
+            return false
         default:
             throw RealmFileError.corrupted(reason: "\(className).\(plan.realm.name) is a collection but holds \(value)")
         }
@@ -183,7 +304,7 @@ struct RealmImportWriter {
 
     /// One element of a collection, or nil when it is left out (an unresolved link, or a
     /// nested collection the options skip).
-    private mutating func element(_ value: RealmValue, plan: PropertyPlan, object: RealmObject, className: String) throws -> StoreValue? {
+    private mutating func element(_ value: RealmValue, plan: PropertyPlan, object: RowValues, className: String) throws -> StoreValue? {
         switch plan.realm.type {
         case .object: return try objectValue(value)
         case .mixed: return try mixed(value, plan: plan, object: object, className: className)
@@ -214,14 +335,15 @@ struct RealmImportWriter {
     private mutating func insertEmbedded(_ object: RealmObject) throws -> ObjectKey {
         guard let realmClass = file.schema[className: object.className] else { throw RealmFileError.noSuchClass(object.className) }
         let (table, plans) = try plan(for: realmClass)
-        let key = try insert(object, of: realmClass, into: table, plans: plans)
-        try setDeferred(plans.filter(\.isDeferred), of: object, key: key, in: table, className: realmClass.name)
+        let row = RowValues(object, plans: plans)
+        let key = try insert(row, of: realmClass, into: table, plans: plans)
+        _ = try setDeferred(plans.filter(\.isDeferred), of: row, key: key, in: table, className: realmClass.name)
         report.objectCounts[realmClass.name, default: 0] += 1
         return key
     }
 
     /// A mixed value; nil when it is left out.
-    private mutating func mixed(_ value: RealmValue, plan: PropertyPlan, object: RealmObject, className: String) throws -> StoreValue? {
+    private mutating func mixed(_ value: RealmValue, plan: PropertyPlan, object: RowValues, className: String) throws -> StoreValue? {
         switch value {
         case let .link(link):
             guard let key = keys[link.className]?[link.objectKey], let table = schema[link.className] else {
@@ -301,8 +423,10 @@ struct RealmImportWriter {
     }
 
     /// How errors name an object: its primary key, else its Realm object key.
-    private func identity(of object: RealmObject, className: String) -> String {
-        if let primaryKey = file.schema[className: className]?.primaryKey, let value = object[primaryKey] {
+    private func identity(of object: RowValues, className: String) -> String {
+        if let primaryKey = file.schema[className: className]?.primaryKey,
+           let position = file.schema[className: className]?.properties.firstIndex(where: { $0.name == primaryKey }),
+           let value = object[position] {
             return "with \(primaryKey) \(value)"
         }
         return "with Realm object key \(object.key)"
