@@ -131,8 +131,9 @@ public final class Cursor {
         return true
     }
 
-    /// Descends from `level` to a leaf, taking the first (or last) entry at each level.
-    private func descend(from start: Level, toLast: Bool, settling: Bool = true) throws -> Bool {
+    /// Descends from `start` to a leaf, taking the first (or last) child at each level and
+    /// pushing the branches passed; returns the leaf, not yet entered.
+    private func descendToLeaf(from start: Level, toLast: Bool) throws -> Level {
         var level = start
         while !level.isLeaf {
             guard level.count > 0 else { throw StorageError.corrupted(page: nil, reason: "empty branch node") }
@@ -142,7 +143,39 @@ public final class Cursor {
             branchIndices.append(index)
             level = try child(of: level, at: index)
         }
-        return try enterLeaf(level, at: toLast ? level.count - 1 : 0, settling: settling)
+        return level
+    }
+
+    /// Descends from `start` to its first (or last) entry, passing over empty leaves.
+    private func descend(from start: Level, toLast: Bool, settling: Bool = true) throws -> Bool {
+        let leaf = try descendToLeaf(from: start, toLast: toLast)
+        if leaf.count > 0 { return try enterLeaf(leaf, at: toLast ? leaf.count - 1 : 0, settling: settling) }
+        return try leaveLeaf(forward: !toLast, settling: settling)
+    }
+
+    /// Moves from the current leaf (done with, or empty) to the first entry of the leaves after
+    /// it (or the last entry of those before it): climbs to the nearest branch with a child
+    /// beyond the one taken and descends. A write transaction's deletes leave a leaf empty until
+    /// its commit lays the tree out again, so a leaf reached this way may hold nothing: the
+    /// move goes on past it (in a loop, however many empty leaves follow one another) rather
+    /// than stopping there as if the tree ended. False, off the tree, when no entry is left.
+    private func leaveLeaf(forward: Bool, settling: Bool) throws -> Bool {
+        while let level = branches.last {
+            let last = branchIndices.count - 1
+            let index = branchIndices[last] + (forward ? 1 : -1)
+            guard index >= 0 && index < level.count else {
+                branches.removeLast()
+                branchIndices.removeLast()
+                continue
+            }
+            branchIndices[last] = index
+            let leaf = try descendToLeaf(from: try child(of: level, at: index), toLast: !forward)
+            if leaf.count > 0 { return try enterLeaf(leaf, at: forward ? 0 : leaf.count - 1, settling: settling) }
+        }
+        leafPage = nil
+        leafNode = nil
+        positioned = false
+        return false
     }
 
     /// Moves to the first entry; false when the tree is empty.
@@ -189,9 +222,9 @@ public final class Cursor {
         case .node(let node): index = node.search(key).0
         }
         if index < level.count { return try enterLeaf(level, at: index) }
-        guard level.count > 0 else { return false }
-        _ = try enterLeaf(level, at: level.count - 1)
-        return try next()
+        // Every key of this leaf (if it has any) is below `key`: the entry is the first of the
+        // leaves after it.
+        return try leaveLeaf(forward: true, settling: true)
     }
 
     /// Moves to the last entry whose key is ≤ `key`; false when there is none.
@@ -216,18 +249,7 @@ public final class Cursor {
             leafIndex += 1
             return settling ? try settle() : true
         }
-        // Climb to the nearest branch with a next child, then descend to its first leaf.
-        while let level = branches.last {
-            let index = branchIndices[branchIndices.count - 1] + 1
-            if index < level.count {
-                branchIndices[branchIndices.count - 1] = index
-                return try descend(from: try child(of: level, at: index), toLast: false, settling: settling)
-            }
-            branches.removeLast()
-            branchIndices.removeLast()
-        }
-        positioned = false
-        return false
+        return try leaveLeaf(forward: true, settling: settling)
     }
 
     /// Moves to the next entry like `next()`, but without resolving the entry's value: a scan
@@ -282,16 +304,6 @@ public final class Cursor {
             leafIndex -= 1
             return try settle()
         }
-        while let level = branches.last {
-            let index = branchIndices[branchIndices.count - 1] - 1
-            if index >= 0 {
-                branchIndices[branchIndices.count - 1] = index
-                return try descend(from: try child(of: level, at: index), toLast: true)
-            }
-            branches.removeLast()
-            branchIndices.removeLast()
-        }
-        positioned = false
-        return false
+        return try leaveLeaf(forward: false, settling: true)
     }
 }
