@@ -6,12 +6,16 @@
 ///
 /// Bounded by a number of items: when full, it is emptied before the next insertion (a
 /// generation at a time, which keeps insertion and lookup O(1) with no recency bookkeeping).
+///
+/// `hit(_:at:)` is inlinable so that `Repository.find(by:)`'s hit path is specialized for the
+/// caller's item type (a concrete dictionary read, no value witnesses); everything else is not.
+@usableFromInline
 struct ItemCache<Item: Identifiable> {
     /// The most items held at once; 0 keeps none.
     let limit: Int
     /// The version the items were read at.
-    private(set) var version: UInt64 = 0
-    private var items: [Item.ID: Item] = [:]
+    @usableFromInline private(set) var version: UInt64 = 0
+    @usableFromInline private(set) var items: [Item.ID: Item] = [:]
 
     init(limit: Int) {
         self.limit = max(0, limit)
@@ -27,6 +31,13 @@ struct ItemCache<Item: Identifiable> {
     static var defaultLimit: Int {
         let entry = MemoryLayout<Item>.stride + MemoryLayout<Item.ID>.stride + 24
         return max(1_024, (16 << 20) / entry)
+    }
+
+    /// The item with this id when the cache is at `version` and holds it; nil otherwise,
+    /// without changing the cache (`item(_:at:)` moves it).
+    @inlinable
+    func hit(_ id: Item.ID, at version: UInt64) -> Item? {
+        version == self.version ? items[id] : nil
     }
 
     /// The item with this id as read at `version`, or nil when none is held for that version.

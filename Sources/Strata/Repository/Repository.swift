@@ -1,4 +1,5 @@
 public import Foundation
+import StrataStorage
 import StrataStore
 
 /// A store of `Codable` values in a Strata database, by id: the database-backed replacement
@@ -24,7 +25,7 @@ import StrataStore
 /// stored as JSON, is described in <doc:Repositories>. Several repositories (of different
 /// types) may share one file; each opens its own instance of the database, isolated to the
 /// repository.
-public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: RepositoryIdentifier {
+public final actor Repository<T: Codable & Identifiable & Sendable> where T.ID: RepositoryIdentifier {
     /// The database file and how it opens.
     public nonisolated let configuration: Database.Configuration
     /// The name of the object type that holds the items.
@@ -39,7 +40,12 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// The running `changes` observations (Repository+Observation.swift).
     var observations = RepositoryObservations<T>()
     /// Items `find(by:)` decoded, valid for one version of the file (ItemCache.swift).
-    private var cache: ItemCache<T>
+    @usableFromInline var cache: ItemCache<T>
+    /// The open file's engine, for the newest version `find(by:)` compares the cache's with.
+    /// Unretained so that reading the version costs no reference counting on the hit path (the
+    /// engine keeps weak references, which makes each retain a slow one): the engine lives as
+    /// long as `database`, which holds it and is never released once set.
+    private var engine: Unmanaged<StorageEngine>?
     /// The most ids a save or delete lists for the cache; a larger batch empties it instead.
     private static var cachedIDsPerCommit: Int { 1_024 }
 
@@ -150,7 +156,28 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
     /// were read at, so a second lookup of the same id costs a dictionary read until a commit
     /// (in this process or another) makes a new version; see "Lookups and the item cache" in
     /// <doc:Repositories>.
+    @inlinable
     public func find(by id: T.ID) async throws(RepositoryError) -> T? {
+        // The hit path, specialized in the caller: one load of the file's newest version (no
+        // refresh) and a read of the cache when that is the version the cache was filled at.
+        if let item = cache.hit(id, at: newestVersion()) { return item }
+        return try await findReading(id)
+    }
+
+    /// The file's newest version: one load of the counter every commit publishes (in this
+    /// process or another). The cache answers only when it is at this version, so an item
+    /// another commit changed is never returned. 0 before the file is open, when the cache
+    /// holds nothing.
+    @usableFromInline
+    func newestVersion() -> UInt64 {
+        engine?._withUnsafeGuaranteedRef { $0.latestVersion } ?? 0
+    }
+
+    /// `find(by:)` when the cache does not answer: moves the instance to the newest version
+    /// (opening the file on first use), answers from the cache at that version, or finds the
+    /// row with the primary-key lookup, decodes it and keeps it.
+    @usableFromInline
+    func findReading(_ id: T.ID) async throws(RepositoryError) -> T? {
         // Once open, no suspension point: the lookup runs in the one hop onto the actor.
         let database: Database
         if let opened = self.database {
@@ -236,6 +263,7 @@ public actor Repository<T: Codable & Identifiable & Sendable> where T.ID: Reposi
         if let database { return database }
         try prepareTable(in: opened)
         database = opened
+        engine = Unmanaged.passUnretained(opened.core.session.store.engine)
         return opened
     }
 

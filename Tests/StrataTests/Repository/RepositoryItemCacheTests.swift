@@ -184,6 +184,22 @@ struct RepositoryItemCacheTests {
         #expect(cache.item(1, at: 9)?.name == "one")
         #expect(cache.item(2, at: 9) == nil)
     }
+
+    @Test("the hit path answers only at the cache's own version and never changes the cache")
+    func hitAnswersOnlyAtItsVersion() {
+        var cache = ItemCache<Tag>(limit: 4)
+        #expect(cache.hit(1, at: 0) == nil)
+        _ = cache.item(1, at: 5)
+        cache.insert(Tag(id: 1, name: "one"), at: 5)
+        #expect(cache.hit(1, at: 5)?.name == "one")
+        #expect(cache.hit(2, at: 5) == nil)
+        #expect(cache.hit(1, at: 6) == nil)
+        #expect(cache.hit(1, at: 4) == nil)
+        #expect(cache.count == 1 && cache.version == 5)
+        cache.commit(from: 5, to: 6, writing: [])
+        #expect(cache.hit(1, at: 5) == nil)
+        #expect(cache.hit(1, at: 6)?.name == "one")
+    }
 }
 
 /// An item several times wider than `Tag`.
