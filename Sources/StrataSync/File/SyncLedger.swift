@@ -139,18 +139,13 @@ package final class SyncLedger: Sendable {
         try read { try $0.outbox(after: clientSequence, limit: limit) }
     }
 
-    /// Removes the changesets up to `clientSequence` from the outbox (the server holds them),
-    /// in a durable commit of its own; an acknowledgement noted earlier and not yet applied is
-    /// applied with it.
+    /// Removes the changesets up to `clientSequence` from the outbox (the server holds them).
     package func acknowledge(through clientSequence: UInt64) throws {
-        let through = max(clientSequence, recorder.notedAcknowledgement)
-        try write { session in try LedgerTrees(session: session).acknowledge(through: through) }
-    }
-
-    /// Notes an acknowledgement for the next recorded local commit to apply in its own
-    /// transaction (see `SessionLedger.noteAcknowledged(through:)`): no commit, no disk sync.
-    package func noteAcknowledged(through clientSequence: UInt64) {
-        recorder.noteAcknowledged(through: clientSequence)
+        try write { session in
+            let trees = LedgerTrees(session: session)
+            try trees.removeOutbox(through: clientSequence)
+            if clientSequence > (try trees.number(.lastAcknowledged) ?? 0) { try trees.setNumber(clientSequence, .lastAcknowledged) }
+        }
     }
 
     /// The stored subscriptions: the newest set asked for and the newest version completed.
@@ -268,8 +263,7 @@ package final class SyncLedger: Sendable {
                     states[state.object] = SyncObjectState(object: state.object)
                     order.append(state.object)
                 }
-            } else if try session.namedTreeCount(in: LedgerTrees.objects) > 0 {
-                // (A file with no states yet, as at a first open, has none to merge with.)
+            } else {
                 for incoming in snapshot.objects where states[incoming.object] == nil {
                     if let local = try trees.state(incoming.object) {
                         states[incoming.object] = local
