@@ -9,31 +9,17 @@ import Synchronization
 /// unique `(client, client_seq)` keeps the upload exactly-once.
 func withDeadline<T: Sendable>(_ limit: Duration, _ operation: String,
                                _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withDeadline(limit, operation, staged: { _ in try await body() })
-}
-
-/// Runs `body` under a deadline of stages, as ``withDeadline(_:_:_:)``: the first stage is
-/// `operation` with `limit`; `body` moves to its next stage with ``DeadlineStage/begin(_:_:)``,
-/// which starts that stage's own limit from then (waiting for a pooled connection, then the
-/// transaction on it). The error names the stage that ran out.
-func withDeadline<T: Sendable>(_ limit: Duration, _ operation: String,
-                               staged body: @escaping @Sendable (DeadlineStage) async throws -> T) async throws -> T {
-    let outcome = DeadlineOutcome<T>(limit: limit, operation: operation)
-    let stage = DeadlineStage { limit, operation in outcome.begin(limit, operation) }
+    let outcome = DeadlineOutcome<T>()
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             outcome.set(continuation)
             let work = Task {
-                do { outcome.resume(with: .success(try await body(stage))) } catch { outcome.resume(with: .failure(error)) }
+                do { outcome.resume(with: .success(try await body())) } catch { outcome.resume(with: .failure(error)) }
             }
             let timer = Task {
-                // Wakes at the stage's end, or a slice before it, to notice time it was kept
-                // from running (``DeadlineStageClock``).
-                while let wake = outcome.nextWake() {
-                    do { try await Task.sleep(until: wake, clock: .continuous) } catch { return }
-                    guard let expired = outcome.woke(planned: wake) else { continue }
-                    if outcome.resume(with: .failure(SyncServerError.storageUnavailable(expired))) { work.cancel() }
-                    return
+                do { try await Task.sleep(for: limit) } catch { return }
+                if outcome.resume(with: .failure(SyncServerError.storageUnavailable("\(operation) did not finish within \(limit)"))) {
+                    work.cancel()
                 }
             }
             outcome.setTasks(work: work, timer: timer)
@@ -43,65 +29,32 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ operation: String,
     }
 }
 
-/// Moves a ``withDeadline(_:_:staged:)`` call on to its next stage.
-struct DeadlineStage: Sendable {
-    fileprivate let start: @Sendable (Duration, String) -> Void
-
-    /// Ends the current stage and starts `operation`, which must finish within `limit` from now.
-    func begin(_ limit: Duration, _ operation: String) { start(limit, operation) }
-}
-
-/// The first outcome of a ``withDeadline(_:_:staged:)`` call wins; the other is dropped.
+/// The first outcome of a ``withDeadline(_:_:_:)`` call wins; the other is dropped.
 private final class DeadlineOutcome<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var work: Task<Void, Never>?
         var timer: Task<Void, Never>?
         var cancelled = false
-        var resolved = false
-        var clock: DeadlineStageClock
     }
-    private let state: Mutex<State>
-
-    init(limit: Duration, operation: String) {
-        state = Mutex(State(clock: DeadlineStageClock(limit: limit, operation: operation, now: .now)))
-    }
+    private let state = Mutex(State())
 
     func set(_ continuation: CheckedContinuation<T, any Error>) { state.withLock { $0.continuation = continuation } }
 
     func setTasks(work: Task<Void, Never>, timer: Task<Void, Never>) {
-        let (cancelled, resolved) = state.withLock { state in
+        let cancelled = state.withLock { state in
             state.work = work
             state.timer = timer
-            return (state.cancelled, state.resolved)
+            return state.cancelled
         }
-        if resolved { timer.cancel() }
         if cancelled { cancel() }
-    }
-
-    /// When the timer wakes next; nil once the call has its outcome.
-    func nextWake() -> ContinuousClock.Instant? {
-        state.withLock { $0.resolved ? nil : $0.clock.nextWake(now: .now) }
-    }
-
-    func begin(_ limit: Duration, _ operation: String) {
-        state.withLock { $0.clock.begin(limit, operation, now: .now) }
-    }
-
-    /// The timer woke from a sleep planned to end at `planned`: the message of the stage
-    /// that ran out, or nil if it has not.
-    func woke(planned: ContinuousClock.Instant) -> String? {
-        state.withLock { $0.clock.woke(planned: planned, now: .now) }
     }
 
     /// Resumes the caller unless an outcome already did; returns whether this one did.
     @discardableResult
     func resume(with result: Result<T, any Error>) -> Bool {
         let (continuation, timer) = state.withLock { state in
-            defer {
-                state.continuation = nil
-                state.resolved = true
-            }
+            defer { state.continuation = nil }
             return (state.continuation, state.timer)
         }
         guard let continuation else { return false }
@@ -118,67 +71,5 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
             return state.work
         }
         work?.cancel()
-    }
-}
-
-/// The end of a ``withDeadline(_:_:staged:)`` call's current stage, counting only time in which
-/// the process ran its tasks.
-///
-/// The limit bounds the call's own work, not time it could not run: when the concurrency pool
-/// is held by long synchronous work (a two-core machine running many such tasks), the call's
-/// task and the deadline's timer wait alike, and a stage starved past its end would fail the
-/// moment the pool frees, before its work had a chance. So the timer sleeps in slices of at
-/// most ``slice``, and a wake later than planned by more than ``tolerance`` (the timer, and so
-/// the work, could not run) moves the end on by that whole sleep. The end never moves past
-/// ``maximumStretch`` times the limit from the stage's start, so a process that stays starved
-/// still gives up; and a call whose work waits on something that never answers (a dropped
-/// PostgreSQL query) ends once the limit has passed in a process that runs.
-struct DeadlineStageClock: Sendable {
-    /// The longest sleep of the timer: starvation is noticed at this granularity.
-    static let slice: Duration = .seconds(1)
-    /// Lateness of a wake that counts as scheduling noise, not starvation.
-    static let tolerance: Duration = .milliseconds(100)
-    /// How many times its limit a stage may stretch to, however starved.
-    static let maximumStretch = 10
-
-    private(set) var operation: String
-    private(set) var limit: Duration
-    private var started: ContinuousClock.Instant
-    /// When the stage ends, moved on by every starved sleep.
-    private(set) var due: ContinuousClock.Instant
-    /// When the timer's current sleep began.
-    private var sleepStarted: ContinuousClock.Instant
-
-    init(limit: Duration, operation: String, now: ContinuousClock.Instant) {
-        self.operation = operation
-        self.limit = limit
-        started = now
-        due = now + limit
-        sleepStarted = now
-    }
-
-    /// Ends the current stage and starts `operation`, which must finish within `limit` from `now`.
-    mutating func begin(_ limit: Duration, _ operation: String, now: ContinuousClock.Instant) {
-        self.operation = operation
-        self.limit = limit
-        started = now
-        due = now + limit
-    }
-
-    /// The timer goes to sleep at `now`: when it should wake, the stage's end or one slice on
-    /// if sooner.
-    mutating func nextWake(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        sleepStarted = now
-        return min(due, now + Self.slice)
-    }
-
-    /// The timer planned to wake at `planned` and woke at `now`: moves the end on by the
-    /// sleep if it was starved, then returns the message of the stage if it has run out, else
-    /// nil.
-    mutating func woke(planned: ContinuousClock.Instant, now: ContinuousClock.Instant) -> String? {
-        if now - planned > Self.tolerance {
-            due = min(due + (now - sleepStarted), started + limit * Self.maximumStretch)
-        }
-        return now >= due ? "\(operation) did not finish within \(limit)" : nil
     }
 }
