@@ -153,6 +153,7 @@ enum Workload: String, CaseIterable {
     case syncServer = "sync-server"
     // Codable repositories (RepoWorkloads.swift).
     case repoSave = "repo-save"
+    case repoSaveVersusFloor = "repo-save-floor"
     case repoFind = "repo-find"
     case repoOpen = "repo-open"
     case repoLoadAll = "repo-load-all"
@@ -167,7 +168,7 @@ enum Workload: String, CaseIterable {
              .objectDurableCommit, .objectDurableVersusFloor, .groupedAsync: return true
         case .filterOnePercent, .filterHalf, .filterIndexed, .sortTop100: return true
         case .syncUpload, .syncLatency, .syncLatencyP99, .syncBootstrap, .syncServer: return false
-        case .repoSave, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return false
+        case .repoSave, .repoSaveVersusFloor, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return false
         case .realmImport: return false
         }
     }
@@ -175,7 +176,7 @@ enum Workload: String, CaseIterable {
     /// The Codable repository workloads (RepoWorkloads.swift).
     var isRepoWorkload: Bool {
         switch self {
-        case .repoSave, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return true
+        case .repoSave, .repoSaveVersusFloor, .repoFind, .repoOpen, .repoLoadAll, .repoMemory: return true
         default: return false
         }
     }
@@ -212,7 +213,7 @@ enum Workload: String, CaseIterable {
         case .peakMemory, .spaceGrowth: return "bytes"
         case .repoOpen, .repoLoadAll: return "ms"
         case .repoMemory: return "bytes"
-        case .durableVersusFloor, .objectDurableVersusFloor: return "x floor"
+        case .durableVersusFloor, .objectDurableVersusFloor, .repoSaveVersusFloor: return "x floor"
         default: return "ops/s"
         }
     }
@@ -244,6 +245,7 @@ enum Workload: String, CaseIterable {
         case .syncLatencyP99: return "sync-latency's 99th percentile, ms"
         case .syncBootstrap: return "a fresh client's first open with downloadBeforeOpen: .always of a 100,000-object subscription (login not timed), ms"
         case .repoSave: return "one save (insert or replace, durable) into a repository of N Codable items, one call each, saves/s"
+        case .repoSaveVersusFloor: return "repo-save's saves in blocks of 50 alternating with 50 rounds of the floor; their time over the floor rounds' (lower is better; compares engines whose runs meet the disk at different speeds)"
         case .repoFind: return "N lookups by id in a repository of N items, one call (an actor or queue hop) each, lookups/s"
         case .repoOpen: return "open a repository of L items and find one by id, ms"
         case .repoLoadAll: return "every item of an N-item repository decoded (json: JSONDecoder on its file), ms"
