@@ -537,7 +537,7 @@ extension Map {
     }
 
     /// The nested map at `nesting` now; nil when its place holds no dictionary.
-    private static func nested(at nesting: MixedNesting) -> Map<Key, Value>? {
+    static func nested(at nesting: MixedNesting) -> Map<Key, Value>? {
         guard let entries = nesting.currentDictionary() else { return nil }
         var loaded: [(key: String, value: Value)] = []
         for (key, value) in nesting.load(entries: entries) {

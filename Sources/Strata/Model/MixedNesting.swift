@@ -18,13 +18,13 @@ import StrataStore
 /// and never change.
 final class MixedNesting {
     /// One step from a mixed value into a collection nested in it.
-    enum Step: Equatable {
+    enum Step: Equatable, Sendable {
         case index(Int)
         case key(String)
     }
 
     /// The kind of property the path starts in.
-    enum Root {
+    enum Root: Sendable {
         /// A `MixedValue` property: the path starts at its value.
         case value
         /// A `List<MixedValue>` property: the path's first step is an element's position.
@@ -226,5 +226,30 @@ final class MixedNesting {
         default:
             return nil
         }
+    }
+}
+
+/// A nested collection's place in a form that crosses to another instance: observing the
+/// collection on another queue or actor finds it again there, in that instance's copy of the
+/// object (`MixedNesting.resolve(_:in:)`).
+struct MixedNestingAddress: Sendable {
+    let ownerType: Object.Type
+    let ownerKey: ObjectKey
+    let column: Int
+    let root: MixedNesting.Root
+    let path: [MixedNesting.Step]
+}
+
+extension MixedNesting {
+    /// This place, to find it again in another instance.
+    var address: MixedNestingAddress {
+        MixedNestingAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column, root: root, path: path)
+    }
+
+    /// The place `address` names in `database`'s copy of its object; nil when the object is
+    /// not there.
+    static func resolve(_ address: MixedNestingAddress, in database: Database) -> MixedNesting? {
+        guard let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else { return nil }
+        return MixedNesting(owner: owner, column: address.column, root: address.root, path: address.path)
     }
 }

@@ -14,6 +14,13 @@ struct ListAddress: Sendable {
     let column: Int
 }
 
+/// Where a list or map observed on another actor is: an object's property, or a collection
+/// nested in a mixed value.
+enum CollectionPlace: Sendable {
+    case property(ListAddress)
+    case nested(MixedNestingAddress)
+}
+
 extension Object {
     /// Calls `block` on `actor` after each commit that changes this object, with that actor's
     /// copy of the object. Registration is complete when this returns. See
@@ -141,30 +148,33 @@ extension List {
                                                  _isolation: isolated (any Actor)? = #isolation, operation: String,
                                                  _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void) async -> NotificationToken
         where C.Element == Element {
-        guard let (owner, column) = observationSource, let context = owner._slot.table else {
-            if (self as? List<MixedValue>)?.nestedIn != nil { fatalError(MixedNesting.queueMessage) }
-            fatalError("Only managed lists and sets can be observed: add their object to a database first.")
+        let core: DatabaseCore, place: CollectionPlace
+        if let nestedIn {
+            core = nestedIn.observationStart(operation, kind: "List").0.core
+            place = .nested(nestedIn.address)
+        } else {
+            guard let (owner, column) = observationSource, let context = owner._slot.table else {
+                fatalError("Only managed lists and sets can be observed: add their object to a database first.")
+            }
+            context.core.verifyObservable(operation)
+            core = context.core
+            place = .property(ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column))
         }
-        context.core.verifyObservable(operation)
-        let configuration = context.core.configuration
-        let address = ListAddress(ownerType: type(of: owner), ownerKey: ObjectKey(owner._slot.key), column: column)
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         guard !Task.isCancelled else { return NotificationToken() }
-        let core = context.core
-        let token = await Self.register(address: address, configuration: configuration, keyPaths: paths, on: actor, block)
+        let token = await Self.register(place: place, configuration: core.configuration, keyPaths: paths, on: actor, block)
         core.rememberHandOver(token)
         return token
     }
 
-    private static func register<A: Actor, C: ListPresentation>(address: ListAddress, configuration: Database.Configuration,
+    private static func register<A: Actor, C: ListPresentation>(place: CollectionPlace, configuration: Database.Configuration,
                                                                 keyPaths: [[String]]?, on actor: isolated A,
                                                                 _ block: @Sendable @escaping (isolated A, CollectionChange<C>) -> Void) async -> NotificationToken
         where C.Element == Element {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else {
+              let list = List<Element>.find(place, in: database) else {
             return NotificationToken()
         }
-        let list = List<Element>(owner: owner, column: address.column)
         return list.observeList(keyPaths: keyPaths, queue: nil) { [weak actor] change in
             // Weak: the actor may keep the token, and through it this observer.
             guard let actor else { return }
@@ -172,6 +182,18 @@ extension List {
             // belongs to that instance: it stays in the actor's context.
             let delivered = ContextBound(value: change.map { C.presenting($0) })
             actor.assumeIsolated { actor in block(actor, delivered.value) }
+        }
+    }
+
+    /// The list at `place` in `database`; nil when its object is not there (or, nested, the
+    /// place holds no list).
+    static func find(_ place: CollectionPlace, in database: Database) -> List<Element>? {
+        switch place {
+        case .property(let address):
+            guard let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else { return nil }
+            return List<Element>(owner: owner, column: address.column)
+        case .nested(let address):
+            return nested(at: address, in: database)
         }
     }
 }

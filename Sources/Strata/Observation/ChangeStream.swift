@@ -189,8 +189,13 @@ extension List {
     /// as it).
     func changes<C: ListPresentation>(as presentation: C.Type, keyPaths: [String]?, operation: String) -> ChangeStream<CollectionChange<C>>
         where C.Element == Element {
+        if let nestedIn {
+            let (context, value) = nestedIn.observationStart(operation, kind: "List")
+            return ChangeStream(core: context.core, initial: .initial(C.presenting(self))) { deliver in
+                MixedNestedObserver(nesting: nestedIn, context: context, value: value, report: nestedReport { deliver($0.map { C.presenting($0) }) })
+            }
+        }
         guard let (owner, column) = observationSource, let context = owner._slot.table else {
-            if (self as? List<MixedValue>)?.nestedIn != nil { fatalError(MixedNesting.queueMessage) }
             fatalError("Only managed lists and sets can be observed: add their object to a database first.")
         }
         context.core.verifyObservable(operation)

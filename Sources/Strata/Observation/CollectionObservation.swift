@@ -118,8 +118,8 @@ extension List {
     /// for delivery, the rules and `queue` (on another queue, the callback gets the same
     /// object's list there). A list nested in a mixed value reports its own elements (one
     /// replaced at its position is a modification) and ends with a last update deleting every
-    /// element when its place no longer holds it; it is observed on its database's own thread
-    /// or queue only.
+    /// element when its place no longer holds it (on another queue, the callback gets the list
+    /// at the same place in the same object there).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
         observeList(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)

@@ -73,7 +73,8 @@ extension Map {
     /// every key. See `Results.observe(keyPaths:on:_:)` for delivery, the rules and `queue` (on
     /// another queue, the callback gets the same object's map there). A map nested in a mixed
     /// value reports its own keys and ends with a last update removing every key when its place
-    /// no longer holds it; it is observed on its database's own thread or queue only.
+    /// no longer holds it (on another queue, the callback gets the map at the same place in the
+    /// same object there).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         observeMap(keyPaths: keyPaths?.map { $0.split(separator: ".").map(String.init) }, queue: queue, block)
@@ -96,7 +97,6 @@ extension Map {
     /// The map's owner and its key, checked to be observable here.
     private func observationSource(_ operation: String) -> (TableContext, ObjectKey) {
         guard let owner, let context = owner._slot.table else {
-            if nestedIn != nil { fatalError(MixedNesting.queueMessage) }
             fatalError("Only managed maps can be observed: add the map's object to a database first.")
         }
         context.core.verifyObservable(operation)
@@ -109,6 +109,12 @@ extension Map {
 
     /// The changes to the map, counting only the properties `keyPaths` name in its objects.
     public func changes(keyPaths: [String]?) -> ChangeStream<MapChange<Map<Key, Value>>> {
+        if let nestedIn {
+            let (context, value) = nestedIn.observationStart("Map.changes", kind: "Map")
+            return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
+                MixedNestedObserver(nesting: nestedIn, context: context, value: value, report: nestedReport(deliver))
+            }
+        }
         let (context, ownerKey) = observationSource("Map.changes")
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         return ChangeStream(core: context.core, initial: .initial(self)) { deliver in
@@ -122,28 +128,32 @@ extension Map {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, MapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
-        let (context, ownerKey) = observationSource("Map.observe(keyPaths:on:_:)")
-        guard let owner else { return NotificationToken() }
-        let address = ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column)
+        let operation = "Map.observe(keyPaths:on:_:)"
+        let core: DatabaseCore, place: CollectionPlace
+        if let nestedIn {
+            core = nestedIn.observationStart(operation, kind: "Map").0.core
+            place = .nested(nestedIn.address)
+        } else {
+            let (context, ownerKey) = observationSource(operation)
+            guard let owner else { return NotificationToken() }
+            core = context.core
+            place = .property(ListAddress(ownerType: type(of: owner), ownerKey: ownerKey, column: column))
+        }
         let paths = keyPaths?.map { $0.split(separator: ".").map(String.init) }
         guard !Task.isCancelled else { return NotificationToken() }
-        let core = context.core
-        let token = await Self.register(address: address, configuration: core.configuration, keyPaths: paths, on: actor, block)
+        let token = await Self.register(place: place, configuration: core.configuration, keyPaths: paths, on: actor, block)
         core.rememberHandOver(token)
         return token
     }
 
-    private static func register<A: Actor>(address: ListAddress, configuration: Database.Configuration, keyPaths: [[String]]?,
+    private static func register<A: Actor>(place: CollectionPlace, configuration: Database.Configuration, keyPaths: [[String]]?,
                                            on actor: isolated A,
                                            _ block: @Sendable @escaping (isolated A, MapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
         guard !Task.isCancelled, let database = try? await Database(configuration: configuration, actor: actor),
-              let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey),
-              let context = owner._slot.table else {
+              let map = find(place, in: database) else {
             return NotificationToken()
         }
-        let map = Map<Key, Value>(owner: owner, column: address.column)
-        let observer = MapObserver(map: map, owner: context, ownerKey: address.ownerKey, column: address.column, keyPaths: keyPaths) {
-            [weak actor] change in
+        return map.observeMap(keyPaths: keyPaths, queue: nil) { [weak actor] change in
             // Weak: the actor may keep the token, and through it this observer.
             guard let actor else { return }
             // The instance delivers in its own context, which is this actor, and the change
@@ -151,11 +161,18 @@ extension Map {
             let delivered = ContextBound(value: change)
             actor.assumeIsolated { actor in block(actor, delivered.value) }
         }
-        context.core.observers.add(observer)
-        let token = NotificationToken(observer, core: context.core)
-        let initial = ContextBound(value: MapChange<Map<Key, Value>>.initial(map))
-        block(actor, initial.value)
-        return token
+    }
+
+    /// The map at `place` in `database`; nil when its object is not there (or, nested, the
+    /// place holds no dictionary).
+    static func find(_ place: CollectionPlace, in database: Database) -> Map<Key, Value>? {
+        switch place {
+        case .property(let address):
+            guard let owner = database.materialize(dynamic: address.ownerType, key: address.ownerKey) else { return nil }
+            return Map<Key, Value>(owner: owner, column: address.column)
+        case .nested(let address):
+            return nested(at: address, in: database)
+        }
     }
 }
 

@@ -52,44 +52,70 @@ extension StoreValue {
 }
 
 extension MixedNesting {
-    /// Registers `observer` (after checking the nested collection can be observed here) and
-    /// returns its token.
-    func register(_ operation: String, queue: DispatchQueue?, kind: String,
-                  _ make: (TableContext, StoreValue) -> MixedNestedObserver) -> NotificationToken {
+    /// Checks that the nested collection can be observed (live, still in its place, its
+    /// instance able to deliver) and returns its object's context and its value now.
+    func observationStart(_ operation: String, kind: String) -> (TableContext, StoreValue) {
         require(!isFrozen, "Cannot observe a \(kind) nested in a frozen object's AnyRealmValue/MixedValue property: frozen data never changes. Observe the live object's \(kind) (thaw() it).")
         guard let context = owner._slot.table, let value = current() else { fatalError(invalidatedMessage(kind)) }
-        let core = context.core
-        core.verifyObservable(operation)
-        require(core.deliversItself(on: queue), Self.queueMessage)
-        let observer = make(context, value)
-        core.observers.add(observer)
-        return NotificationToken(observer, core: core)
+        context.core.verifyObservable(operation)
+        return (context, value)
     }
 
-    /// Why a nested collection cannot be observed on another queue, and what to do.
-    static let queueMessage = "A list or dictionary nested in an AnyRealmValue/MixedValue property is observed on its own database's thread or queue only (and not as an async sequence): observe it there, or observe its object on the queue with keyPaths naming the property."
+    /// Registers the observer `make` returns with this instance and returns its token.
+    func register(_ operation: String, kind: String, _ make: (TableContext, StoreValue) -> MixedNestedObserver) -> NotificationToken {
+        let (context, value) = observationStart(operation, kind: kind)
+        let observer = make(context, value)
+        context.core.observers.add(observer)
+        return NotificationToken(observer, core: context.core)
+    }
 }
 
 extension List {
-    /// Observes a list nested in a mixed value: positions removed, inserted and changed.
+    /// The list nested at `address` in `database`; nil when its object is not there or the
+    /// place holds no list.
+    static func nested(at address: MixedNestingAddress, in database: Database) -> List<Element>? {
+        guard let nesting = MixedNesting.resolve(address, in: database), let elements = nesting.currentList(),
+              let loaded = nesting.load(elements: elements) as? [Element] else { return nil }
+        return List(nestedElements: loaded, in: nesting)
+    }
+
+    /// Observes a list nested in a mixed value: positions removed, inserted and changed. On a
+    /// queue this instance does not deliver on, the list is found again in that queue's
+    /// instance and observed there.
     func observeNested(_ nesting: MixedNesting, queue: DispatchQueue?,
                        _ block: @escaping (CollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        let token = nesting.register("List.observe(keyPaths:on:_:)", queue: queue, kind: "List") { context, value in
-            MixedNestedObserver(nesting: nesting, context: context, value: value) { [self] before, after in
-                guard case .mixedList(let old) = before else { return false }
-                guard case .mixedList(let new)? = after else {
-                    block(.update(self, deletions: Array(old.indices), insertions: [], modifications: []))
-                    return true
+        let operation = "List.observe(keyPaths:on:_:)"
+        if let queue {
+            let (context, _) = nesting.observationStart(operation, kind: "List")
+            if !context.core.deliversItself(on: queue) {
+                let address = nesting.address
+                return context.core.handOverObservation(to: queue) { database, _ in
+                    List.nested(at: address, in: database)?.observeList(keyPaths: nil, queue: nil, block)
                 }
-                let diff = CollectionDiff.between(old, new) { _ in false }
-                // Same position, different value: a modification (the diff matches equal values only).
-                let replaced = Self.replacements(in: diff)
-                block(.update(self, deletions: replaced.deletions, insertions: replaced.insertions, modifications: replaced.modifications))
-                return true
             }
+        }
+        let token = nesting.register(operation, kind: "List") { context, value in
+            MixedNestedObserver(nesting: nesting, context: context, value: value, report: nestedReport(block))
         }
         block(.initial(self))
         return token
+    }
+
+    /// Reports a nested list's change from one stored value to the next (nil: the list is
+    /// gone, and every element removed) to `block`, as a change of this list.
+    func nestedReport(_ block: @escaping (CollectionChange<List<Element>>) -> Void) -> (StoreValue, StoreValue?) -> Bool {
+        { [self] before, after in
+            guard case .mixedList(let old) = before else { return false }
+            guard case .mixedList(let new)? = after else {
+                block(.update(self, deletions: Array(old.indices), insertions: [], modifications: []))
+                return true
+            }
+            let diff = CollectionDiff.between(old, new) { _ in false }
+            // Same position, different value: a modification (the diff matches equal values only).
+            let replaced = Self.replacements(in: diff)
+            block(.update(self, deletions: replaced.deletions, insertions: replaced.insertions, modifications: replaced.modifications))
+            return true
+        }
     }
 
     /// `diff` with a position both deleted and inserted (an element replaced in place)
@@ -104,24 +130,49 @@ extension List {
 }
 
 extension Map {
-    /// Observes a map nested in a mixed value: keys removed, added and whose value changed.
+    /// The map nested at `address` in `database`; nil when its object is not there or the
+    /// place holds no dictionary.
+    static func nested(at address: MixedNestingAddress, in database: Database) -> Map<Key, Value>? {
+        guard let nesting = MixedNesting.resolve(address, in: database) else { return nil }
+        return nested(at: nesting)
+    }
+
+    /// Observes a map nested in a mixed value: keys removed, added and whose value changed. On
+    /// a queue this instance does not deliver on, the map is found again in that queue's
+    /// instance and observed there.
     func observeNested(_ nesting: MixedNesting, queue: DispatchQueue?,
                        _ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        let token = nesting.register("Map.observe(keyPaths:on:_:)", queue: queue, kind: "Map") { context, value in
-            MixedNestedObserver(nesting: nesting, context: context, value: value) { [self] before, after in
-                guard case .mixedDictionary(let old) = before else { return false }
-                let new: [String: StoreValue]
-                if case .mixedDictionary(let entries)? = after { new = entries } else { new = [:] }
-                let sort = { (keys: Dictionary<String, StoreValue>.Keys) in keys.sorted(by: MapKeyOrder.precedes) }
-                let deletions = sort(old.keys).filter { new[$0] == nil }
-                let insertions = sort(new.keys).filter { old[$0] == nil }
-                let modifications = sort(new.keys).filter { key in old[key].map { $0 != new[key] } ?? false }
-                block(.update(self, deletions: deletions.map(Key.init(_strataMapKey:)), insertions: insertions.map(Key.init(_strataMapKey:)),
-                              modifications: modifications.map(Key.init(_strataMapKey:))))
-                return true
+        let operation = "Map.observe(keyPaths:on:_:)"
+        if let queue {
+            let (context, _) = nesting.observationStart(operation, kind: "Map")
+            if !context.core.deliversItself(on: queue) {
+                let address = nesting.address
+                return context.core.handOverObservation(to: queue) { database, _ in
+                    Map.nested(at: address, in: database)?.observeMap(keyPaths: nil, queue: nil, block)
+                }
             }
+        }
+        let token = nesting.register(operation, kind: "Map") { context, value in
+            MixedNestedObserver(nesting: nesting, context: context, value: value, report: nestedReport(block))
         }
         block(.initial(self))
         return token
+    }
+
+    /// Reports a nested map's change from one stored value to the next (nil: the map is gone,
+    /// and every key removed) to `block`, as a change of this map.
+    func nestedReport(_ block: @escaping (MapChange<Map<Key, Value>>) -> Void) -> (StoreValue, StoreValue?) -> Bool {
+        { [self] before, after in
+            guard case .mixedDictionary(let old) = before else { return false }
+            let new: [String: StoreValue]
+            if case .mixedDictionary(let entries)? = after { new = entries } else { new = [:] }
+            let sort = { (keys: Dictionary<String, StoreValue>.Keys) in keys.sorted(by: MapKeyOrder.precedes) }
+            let deletions = sort(old.keys).filter { new[$0] == nil }
+            let insertions = sort(new.keys).filter { old[$0] == nil }
+            let modifications = sort(new.keys).filter { key in old[key].map { $0 != new[key] } ?? false }
+            block(.update(self, deletions: deletions.map(Key.init(_strataMapKey:)), insertions: insertions.map(Key.init(_strataMapKey:)),
+                          modifications: modifications.map(Key.init(_strataMapKey:))))
+            return true
+        }
     }
 }
