@@ -113,6 +113,24 @@ public final class RealmFile {
         try reader.forEachCluster(of: table, columns: columns, body)
     }
 
+    /// The object keys of `className`'s objects in Realm's order (the order of
+    /// ``forEachObject(ofClass:_:)``), which ascends; throws ``RealmFileError/corrupted(reason:)``
+    /// if the file's clusters do not.
+    func objectKeys(ofClass className: String) throws -> [Int64] {
+        let table = try table(className)
+        guard let root = table.clusterTreeRef else { return [] }
+        var keys: [Int64] = []
+        for leaf in try reader.graph.clusterLeaves(root: root) {
+            for key in try reader.graph.objectKeys(of: leaf) {
+                if let last = keys.last, key <= last {
+                    throw RealmFileError.corrupted(reason: "the object keys of \(className) do not ascend (\(key) after \(last))")
+                }
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+
     /// Every object of `className`, in Realm's order.
     public func objects(ofClass className: String) throws -> [RealmObject] {
         var result: [RealmObject] = []

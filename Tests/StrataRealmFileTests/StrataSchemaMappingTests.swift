@@ -43,4 +43,24 @@ struct StrataSchemaMappingTests {
         }
         #expect(mapping.backlinkSources.values.allSatisfy { !$0.isEmpty })
     }
+
+    /// A schema with `property` (beside a primary key) in class `Holder`.
+    private static func schema(with property: RealmProperty) -> RealmSchema {
+        let id = RealmProperty(name: "id", type: .int, collection: .none, isNullable: false, isPrimaryKey: true, isIndexed: true,
+                               isFullTextIndexed: false, linkTarget: nil)
+        return RealmSchema(classes: [
+            RealmClassSchema(name: "Holder", isEmbedded: false, isAsymmetric: false, primaryKey: "id", properties: [id, property],
+                             backlinkSources: []),
+        ])
+    }
+
+    @Test("a typed link property (alone or in a collection) is refused with an error naming it, not misread",
+          arguments: [RealmCollectionKind.none, .list, .set, .dictionary])
+    func typedLinksAreRefused(collection: RealmCollectionKind) throws {
+        let property = RealmProperty(name: "anything", type: .typedLink, collection: collection, isNullable: true, isPrimaryKey: false,
+                                     isIndexed: false, isFullTextIndexed: false, linkTarget: nil)
+        #expect(throws: RealmFileError.unsupportedFeature("Holder.anything is a typed link, which Strata's schema has no kind for")) {
+            _ = try StrataSchemaMapping(Self.schema(with: property))
+        }
+    }
 }

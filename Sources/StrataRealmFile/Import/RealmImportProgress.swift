@@ -1,14 +1,15 @@
 /// How far an import has got in one class: reported while the import copies the class's
 /// objects, and once more when it has copied them all; then, for the classes whose objects
-/// point at objects, again while it writes the links it kept for when every object exists
-/// (``Phase/linking``).
+/// may point at objects, once with ``Phase/linking``, complete.
 public struct RealmImportProgress: Sendable, Equatable {
     /// The two phases of an import.
     public enum Phase: Sendable, Equatable {
         /// Copying each object with its values.
         case copying
-        /// Writing what points at objects copied later (links, embedded objects, mixed values
-        /// holding links), once every object exists.
+        /// Writing what points at objects (links, embedded objects, mixed values holding
+        /// links). The import writes these with each object, knowing beforehand the key every
+        /// object will get, so this phase is reported once per such class, complete, right
+        /// after its copying.
         case linking
     }
 
@@ -16,8 +17,8 @@ public struct RealmImportProgress: Sendable, Equatable {
     public let phase: Phase
     /// The class being copied.
     public let className: String
-    /// How many of its objects have been copied so far; in the linking phase, the share of
-    /// the class's kept writes made so far, scaled to ``objectCount`` (equal to it at the end).
+    /// How many of its objects have been copied so far; in the linking phase, equal to
+    /// ``objectCount``.
     public let objectsCopied: Int
     /// How many objects the class holds in the Realm file.
     public let objectCount: Int

@@ -2,26 +2,29 @@ import Foundation
 import StrataStore
 
 /// The copying behind ``RealmImport``: reads the Realm file class by class, a cluster's
-/// columns at a time, and writes the objects through one object-store session.
+/// columns at a time, and writes the objects through one object-store session, in one pass.
 ///
-/// One pass over the non-embedded classes inserts every object with its values, its
-/// collections of values and whatever points at objects already copied (links, collections of
-/// links, mixed values holding links), recording which Strata key each Realm object key
-/// became. What points at an object not copied yet, or holds embedded objects, is kept aside
-/// and written once every object exists (embedded objects are inserted then, whole, and given
-/// to their parent in the same transaction, as the store requires). Commits happen between
-/// objects every `batchSize` writes, so the transaction stays bounded by a batch; what grows
-/// with the file is the map of object keys and the writes kept aside.
+/// Before copying, the writer lists every class's Realm object keys (ascending, as the
+/// clusters hold them) and asks each table for the key its next insert gets: inserting a
+/// class's objects in that order gives the i-th the table's first key plus i (checked at each
+/// insert), so a link to any object, copied already or not, is written with the object that
+/// holds it. Each object goes in whole: its scalar values straight from the columns into the
+/// new row (`TableAccess.insert(primaryKey:writing:)`), its links, then its collections and
+/// its embedded objects (inserted with it and given to it in the same transaction, as the
+/// store requires). Commits happen between objects every `batchSize` objects, so the
+/// transaction stays bounded by a batch; what grows with the file is the list of object keys
+/// (8 bytes an object).
 struct RealmImportWriter {
     let file: RealmFile
     let session: StoreSession
     let schema: Schema
     let options: RealmImport.Options
     private(set) var report = RealmImportReport()
-    /// Per class, Realm object key → Strata object key.
-    private var keys: [String: [Int64: ObjectKey]] = [:]
-    /// The classes whose objects have all been copied.
-    private var completedClasses: Set<String> = []
+    /// Per class (not embedded), its objects' Realm keys and the Strata key of the first.
+    private var keyMaps: [String: KeyMap] = [:]
+    /// The values of the object being copied that the row takes as `StoreValue`s (by column
+    /// index): kept between objects so that its storage is reused.
+    private var cells: [(index: Int, value: StoreValue)] = []
     private var writesInBatch = 0
     private let batchSize = 20_000
 
@@ -32,6 +35,31 @@ struct RealmImportWriter {
         self.options = options
     }
 
+    /// A class's Realm object keys in ascending order, and the Strata key its first object
+    /// gets: the object at position i gets `firstKey + i`.
+    private struct KeyMap {
+        let realmKeys: [Int64]
+        let firstKey: Int64
+
+        /// The Strata key of the object with Realm key `realmKey`, or nil if the class has no
+        /// such object (an unresolved link).
+        func strataKey(_ realmKey: Int64) -> ObjectKey? {
+            var low = 0
+            var high = realmKeys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if realmKeys[middle] < realmKey { low = middle + 1 } else { high = middle }
+            }
+            guard low < realmKeys.count, realmKeys[low] == realmKey else { return nil }
+            return ObjectKey(firstKey + Int64(low))
+        }
+    }
+
+    /// The Strata key a link resolves to, or nil for a target not in the file.
+    private func strataKey(_ link: RealmLink) -> ObjectKey? {
+        keyMaps[link.className]?.strataKey(link.objectKey)
+    }
+
     /// A property of a class as both files describe it.
     private struct PropertyPlan {
         let realm: RealmProperty
@@ -39,12 +67,20 @@ struct RealmImportWriter {
         let index: Int
         /// The property's position in the class's properties (and in a ``RowValues``).
         let position: Int
-        /// Whether the second pass sets it (it may point at objects).
-        var isDeferred: Bool { realm.type == .object || realm.type == .mixed }
+        /// Whether it may point at objects (a link, or a mixed value).
+        var pointsAtObjects: Bool { realm.type == .object || realm.type == .mixed }
+        /// Whether the row takes it typed, straight from its column (see ``setTyped``).
+        var isTyped: Bool {
+            guard realm.collection == .none else { return false }
+            switch realm.type {
+            case .int, .bool, .float, .double, .string, .timestamp: return true
+            default: return false
+            }
+        }
     }
 
-    /// The values of one object, by property position: a row of a cluster's columns (the
-    /// columns a pass read; nil for the others), or an embedded object's values.
+    /// The values of one object, by property position: a row of a cluster's columns, or an
+    /// embedded object's values.
     private struct RowValues {
         let key: Int64
         let columns: [[RealmValue]?]
@@ -57,14 +93,6 @@ struct RealmImportWriter {
             key = object.key
             columns = plans.map { plan in object[plan.realm.name].map { [$0] } }
             row = 0
-        }
-
-        /// This object with only its primary key (at `primaryKeyPosition`), to name it in an
-        /// error without keeping its cluster's values.
-        func identity(primaryKeyPosition: Int?) -> RowValues {
-            var kept = [[RealmValue]?](repeating: nil, count: columns.count)
-            if let position = primaryKeyPosition, let value = self[position] { kept[position] = [value] }
-            return RowValues(key: key, columns: kept, row: 0)
         }
 
         init(key: Int64, columns: [[RealmValue]?], row: Int) {
@@ -88,51 +116,34 @@ struct RealmImportWriter {
         return (table, plans)
     }
 
-    /// A write the import could not make when it inserted the object: a value pointing at an
-    /// object not copied yet, or holding embedded objects (whose own links may point at such
-    /// objects). Made once every object exists.
-    private struct PendingWrite {
-        let plan: PropertyPlan
-        let key: ObjectKey
-        /// The object's Realm key and primary key, for naming it in an error.
-        let identity: RowValues
-        let value: RealmValue
-    }
-
     mutating func copyAll(progress: ((RealmImportProgress) throws -> Void)?) throws {
         let topLevel = file.schema.classes.filter { !$0.isEmbedded }
         try session.beginWrite()
-        var pending: [PendingWrite] = []
-        /// Per class, its range in `pending` and its number of objects.
-        var pendingByClass: [(range: Range<Int>, objectCount: Int)] = []
+        for realmClass in topLevel {
+            let (table, _) = try plan(for: realmClass)
+            keyMaps[realmClass.name] = KeyMap(realmKeys: try file.objectKeys(ofClass: realmClass.name),
+                                              firstKey: try table.nextInsertKey().rawValue)
+        }
+        for embedded in file.schema.classes where embedded.isEmbedded { report.objectCounts[embedded.name] = 0 }
         for (position, realmClass) in topLevel.enumerated() {
             let (table, plans) = try plan(for: realmClass)
-            let deferred = plans.filter(\.isDeferred)
-            let primaryKeyPosition = plans.first { $0.realm.isPrimaryKey }?.position
-            let total = try file.objectCount(ofClass: realmClass.name)
+            guard let keyMap = keyMaps[realmClass.name] else { throw RealmFileError.noSuchClass(realmClass.name) }
+            let total = keyMap.realmKeys.count
             var copied = 0
-            keys[realmClass.name] = Dictionary(minimumCapacity: total)
-            let firstPending = pending.count
             try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: 0, objectCount: total,
                                               classNumber: position + 1, classCount: topLevel.count))
             try file.forEachCluster(ofClass: realmClass.name, properties: plans.map(\.realm.name)) { objectKeys, values in
+                try Self.checkTypedColumns(values, plans: plans, className: realmClass.name)
                 let columns = values.map { Optional($0) }
                 for (row, objectKey) in objectKeys.enumerated() {
-                    let object = RowValues(key: objectKey, columns: columns, row: row)
-                    let key = try insert(object, of: realmClass, into: table, plans: plans)
-                    // Before the object's own key is recorded, `keys` is what `insert` saw.
-                    for index in deferred.indices {
-                        guard let value = object[deferred[index].position], value != .null,
-                              !isWrittenOnInsert(value, plan: deferred[index]) else { continue }
-                        let plan = deferred[index]
-                        if canWriteNow(value) {
-                            _ = try setDeferred([plan], of: object, key: key, in: table, className: realmClass.name)
-                        } else {
-                            pending.append(PendingWrite(plan: plan, key: key, identity: object.identity(primaryKeyPosition: primaryKeyPosition),
-                                                        value: value))
-                        }
+                    guard copied < total, keyMap.realmKeys[copied] == objectKey else {
+                        throw RealmFileError.corrupted(reason: "the clusters of \(realmClass.name) list object \(objectKey) out of order")
                     }
-                    keys[realmClass.name, default: [:]][objectKey] = key
+                    let key = try copy(RowValues(key: objectKey, columns: columns, row: row), of: realmClass, into: table, plans: plans)
+                    let expected = keyMap.firstKey + Int64(copied)
+                    guard key.rawValue == expected else {
+                        throw RealmImportError.cannotWrite(path: "", reason: "the new file gave \(realmClass.name)'s object \(copied) the key \(key.rawValue) instead of \(expected), which links to it were written with")
+                    }
                     copied += 1
                     try endOfObject()
                     if copied % 1000 == 0 {
@@ -141,52 +152,43 @@ struct RealmImportWriter {
                     }
                 }
             }
-            completedClasses.insert(realmClass.name)
+            guard copied == total else {
+                throw RealmFileError.corrupted(reason: "\(realmClass.name) lists \(total) object keys but its clusters hold \(copied) objects")
+            }
             report.objectCounts[realmClass.name] = copied
-            pendingByClass.append((firstPending..<pending.count, deferred.isEmpty ? 0 : copied))
             if copied % 1000 != 0 {
                 try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: total,
                                                   classNumber: position + 1, classCount: topLevel.count))
             }
-        }
-        for embedded in file.schema.classes where embedded.isEmbedded { report.objectCounts[embedded.name] = 0 }
-        // Every object exists now: the writes left for later, class by class.
-        for (position, realmClass) in topLevel.enumerated() {
-            let (range, objectCount) = pendingByClass[position]
-            guard objectCount > 0, let table = session.table(named: realmClass.name) else { continue }
-            for (done, index) in range.enumerated() {
-                let write = pending[index]
-                _ = try setDeferred([write.plan], of: write.identity, value: write.value, key: write.key, in: table,
-                                    className: realmClass.name)
-                try endOfObject()
-                if (done + 1) % 1000 == 0 {
-                    try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: (done + 1) * objectCount / (range.count + 1),
-                                                      objectCount: objectCount, classNumber: position + 1, classCount: topLevel.count,
-                                                      phase: .linking))
-                }
+            // The links were written with the objects: the linking phase of a class that points
+            // at objects is complete as soon as its objects are.
+            if copied > 0 && plans.contains(where: \.pointsAtObjects) {
+                try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: copied, objectCount: copied,
+                                                  classNumber: position + 1, classCount: topLevel.count, phase: .linking))
             }
-            try progress?(RealmImportProgress(className: realmClass.name, objectsCopied: objectCount, objectCount: objectCount,
-                                              classNumber: position + 1, classCount: topLevel.count, phase: .linking))
         }
         _ = try session.commit()
     }
 
-    /// Whether `insert` already wrote the deferred `value`: a to-one link to an object copied
-    /// before.
-    private func isWrittenOnInsert(_ value: RealmValue, plan: PropertyPlan) -> Bool {
-        guard plan.realm.type == .object, plan.realm.collection == .none, case let .link(link) = value else { return false }
-        return keys[link.className]?[link.objectKey] != nil
-    }
-
-    /// Whether every object `value` points at has been copied (or never will be: its class is
-    /// done), and it holds no embedded object.
-    private func canWriteNow(_ value: RealmValue) -> Bool {
-        switch value {
-        case let .link(link): keys[link.className]?[link.objectKey] != nil || completedClasses.contains(link.className)
-        case .embedded: false
-        case let .list(elements), let .set(elements): elements.allSatisfy(canWriteNow)
-        case let .dictionary(entries): entries.allSatisfy { canWriteNow($0.value) }
-        default: true
+    /// Checks that each column the row takes typed holds values of its property's type, or
+    /// nulls where the property is nullable, so that ``setTyped`` needs no check per value
+    /// (and a damaged file is an error, not a wrong value).
+    private static func checkTypedColumns(_ values: [[RealmValue]], plans: [PropertyPlan], className: String) throws {
+        for position in plans.indices where plans[position].isTyped {
+            let type = plans[position].realm.type
+            let nullable = plans[position].realm.isNullable
+            for value in values[position] {
+                let fits: Bool
+                switch (type, value) {
+                case (_, .null): fits = nullable
+                case (.int, .int), (.bool, .bool), (.float, .float), (.double, .double), (.string, .string), (.timestamp, .timestamp):
+                    fits = true
+                default: fits = false
+                }
+                guard fits else {
+                    throw RealmFileError.corrupted(reason: "\(className).\(plans[position].realm.name), of type \(type), holds \(value)")
+                }
+            }
         }
     }
 
@@ -200,68 +202,69 @@ struct RealmImportWriter {
         try session.beginWrite()
     }
 
-    /// Inserts `object` with every value that does not point at an object, and its
-    /// collections of such values.
-    private mutating func insert(_ object: RowValues, of realmClass: RealmClassSchema, into table: TableAccess,
-                                 plans: [PropertyPlan]) throws -> ObjectKey {
-        var values = [StoreValue](repeating: .null, count: table.schema.properties.count)
+    /// Inserts `object` with all its values and returns its key: typed values straight into
+    /// the new row, the others (links by the keys their targets get, mixed values, binary
+    /// data, ids, decimals) converted first, then its collections and embedded objects.
+    private mutating func copy(_ object: RowValues, of realmClass: RealmClassSchema, into table: TableAccess,
+                               plans: [PropertyPlan]) throws -> ObjectKey {
+        cells.removeAll(keepingCapacity: true)
+        var primaryKey = StoreValue.null
         // By index, not `for plan in plans`: reading a plan's fields in place does not copy
         // (and retain) its names per object.
         for position in plans.indices where plans[position].realm.collection == .none {
             guard let value = object[position] else { continue }
-            let type = plans[position].realm.type
-            if type != .object && type != .mixed {
-                values[plans[position].index] = try plain(value)
-                continue
-            }
-            let plan = plans[position]
-            if plan.realm.type == .object {
-                // A link to an object copied before; anything else is written later.
-                if case let .link(link) = value, let target = keys[link.className]?[link.objectKey] { values[plan.index] = .link(target) }
-                continue
-            }
-            if plan.realm.type == .mixed {
-                if Self.holdsLink(value) { continue }  // written once its objects have their keys
-                values[plan.index] = try mixed(value, plan: plan, object: object, className: realmClass.name) ?? .null
-                continue
+            if plans[position].realm.isPrimaryKey { primaryKey = try plain(value) }
+            if plans[position].isTyped { continue }
+            if case .null = value { continue }
+            switch plans[position].realm.type {
+            case .object:
+                // An embedded object is inserted after its parent, which then takes it.
+                guard case let .link(link) = value else { continue }
+                if let target = strataKey(link) {
+                    cells.append((plans[position].index, .link(target)))
+                } else {
+                    report.unresolvedLinks += 1
+                }
+            case .mixed:
+                if let converted = try mixed(value, plan: plans[position], object: object, className: realmClass.name) {
+                    cells.append((plans[position].index, converted))
+                }
+            default:
+                cells.append((plans[position].index, try plain(value)))
             }
         }
-        let key = try table.insert(values)
-        for position in plans.indices where plans[position].realm.collection != .none && !plans[position].isDeferred {
+        let cells = self.cells
+        let key = try table.insert(primaryKey: primaryKey) { row in
+            for position in plans.indices where plans[position].isTyped {
+                if let value = object[position] { Self.setTyped(value, plans[position].index, in: row) }
+            }
+            for cell in cells { row.set(cell.value, cell.index) }
+        }
+        for position in plans.indices {
             guard let value = object[position] else { continue }
-            try setCollection(value, plan: plans[position], of: object, key: key, in: table, className: realmClass.name)
+            if case .null = value { continue }
+            if plans[position].realm.collection != .none {
+                try setCollection(value, plan: plans[position], of: object, key: key, in: table, className: realmClass.name)
+            } else if plans[position].realm.type == .object, case let .embedded(child) = value {
+                try table.set(.link(try insertEmbedded(child)), for: key, property: plans[position].index)
+            }
         }
         return key
     }
 
-    /// Sets the properties `insert` left for later on the object `key`; returns whether it
-    /// wrote anything (a null link or an empty collection needs no write on a new object).
-    private mutating func setDeferred(_ plans: [PropertyPlan], of object: RowValues, key: ObjectKey, in table: TableAccess,
-                                      className: String) throws -> Bool {
-        var wrote = false
-        for plan in plans {
-            guard let value = object[plan.position] else { continue }
-            wrote = try setDeferred([plan], of: object, value: value, key: key, in: table, className: className) || wrote
+    /// Writes a value of a typed column (checked by ``checkTypedColumns``) into the row; a
+    /// null stays as the row starts.
+    @inline(__always)
+    private static func setTyped(_ value: RealmValue, _ column: Int, in row: InsertRow) {
+        switch value {
+        case let .int(number): row.setInt(number, column)
+        case let .bool(flag): row.setBool(flag, column)
+        case let .float(number): row.setFloat(number, column)
+        case let .double(number): row.setDouble(number, column)
+        case let .string(text): row.setString(text, column)
+        case let .timestamp(time): row.setDate(date(time).timeIntervalSinceReferenceDate, column)
+        default: break
         }
-        return wrote
-    }
-
-    /// Sets `value` of the one property in `plans` on the object `key`.
-    private mutating func setDeferred(_ plans: [PropertyPlan], of object: RowValues, value: RealmValue, key: ObjectKey,
-                                      in table: TableAccess, className: String) throws -> Bool {
-        guard let plan = plans.first, value != .null else { return false }
-        if plan.realm.collection != .none {
-            return try setCollection(value, plan: plan, of: object, key: key, in: table, className: className)
-        } else if plan.realm.type == .mixed {
-            guard Self.holdsLink(value) else { return false }  // set by `insert`
-            guard let converted = try mixed(value, plan: plan, object: object, className: className) else { return false }
-            try table.set(converted, for: key, property: plan.index)
-            return true
-        } else if let converted = try objectValue(value) {
-            try table.set(converted, for: key, property: plan.index)
-            return true
-        }
-        return false
     }
 
     /// Sets a list, set or dictionary; returns whether it wrote (not for an empty one).
@@ -318,7 +321,7 @@ struct RealmImportWriter {
         case .null:
             return .null
         case let .link(link):
-            guard let key = keys[link.className]?[link.objectKey] else {
+            guard let key = strataKey(link) else {
                 report.unresolvedLinks += 1
                 return nil
             }
@@ -335,9 +338,7 @@ struct RealmImportWriter {
     private mutating func insertEmbedded(_ object: RealmObject) throws -> ObjectKey {
         guard let realmClass = file.schema[className: object.className] else { throw RealmFileError.noSuchClass(object.className) }
         let (table, plans) = try plan(for: realmClass)
-        let row = RowValues(object, plans: plans)
-        let key = try insert(row, of: realmClass, into: table, plans: plans)
-        _ = try setDeferred(plans.filter(\.isDeferred), of: row, key: key, in: table, className: realmClass.name)
+        let key = try copy(RowValues(object, plans: plans), of: realmClass, into: table, plans: plans)
         report.objectCounts[realmClass.name, default: 0] += 1
         return key
     }
@@ -346,7 +347,7 @@ struct RealmImportWriter {
     private mutating func mixed(_ value: RealmValue, plan: PropertyPlan, object: RowValues, className: String) throws -> StoreValue? {
         switch value {
         case let .link(link):
-            guard let key = keys[link.className]?[link.objectKey], let table = schema[link.className] else {
+            guard let key = strataKey(link), let table = schema[link.className] else {
                 report.unresolvedLinks += 1
                 return nil
             }
@@ -368,16 +369,6 @@ struct RealmImportWriter {
         }
     }
 
-    /// Whether a mixed value is a link or a nested collection holding one anywhere.
-    private static func holdsLink(_ value: RealmValue) -> Bool {
-        switch value {
-        case .link: true
-        case let .list(elements), let .set(elements): elements.contains(where: holdsLink)
-        case let .dictionary(entries): entries.contains { holdsLink($0.value) }
-        default: false
-        }
-    }
-
     /// A list or dictionary nested in a mixed value (`depth` levels deep), with its own nested
     /// collections; links inside are typed links (an unresolved one is none, counted). Nil
     /// for what a Strata mixed value cannot hold: a set, or nesting beyond
@@ -389,7 +380,7 @@ struct RealmImportWriter {
             case .list, .set, .dictionary:
                 return try nestedCollection(value, depth: depth + 1)
             case let .link(link):
-                guard let key = keys[link.className]?[link.objectKey], let table = schema[link.className] else {
+                guard let key = strataKey(link), let table = schema[link.className] else {
                     report.unresolvedLinks += 1
                     return .null
                 }

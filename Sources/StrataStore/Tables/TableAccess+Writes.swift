@@ -161,6 +161,17 @@ extension TableAccess {
         return try finishInsert(key, in: target, row: row, session: session)
     }
 
+    /// The key the next insert into this table in this transaction gives its object. Each
+    /// insert takes the next key up (and commits keep the count), so a writer that inserts n
+    /// objects in a row knows their keys before writing them: an importer writes links to
+    /// objects it has not inserted yet with the objects that point at them. Only in a write
+    /// transaction (like every write, a programmer error otherwise).
+    package func nextInsertKey() throws(StoreError) -> ObjectKey {
+        try session.requireWrite()
+        try loadMeta()
+        return ObjectKey(nextKey)
+    }
+
     /// The cluster a new object with `key` goes into: the last cluster while it has room,
     /// otherwise a new one. Its scalar columns are all loaded.
     @inline(__always)

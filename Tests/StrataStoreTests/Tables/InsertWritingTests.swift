@@ -78,6 +78,32 @@ import StrataStorage
         }
     }
 
+    /// `nextInsertKey()` names the key the next insert gives, in a transaction, across
+    /// commits, after deletes (keys are not reused) and after a refused duplicate.
+    @Test func nextInsertKeyIsTheKeyTheNextInsertGives() throws {
+        let folder = TemporaryFolder()
+        let store = try Store.open(path: folder.file(), schema: personSchema)
+        let session = try store.makeSession()
+        let people = session.table(named: "Person")!
+        try session.beginWrite()
+        for i in Int64(0)..<300 {
+            let predicted = try people.nextInsertKey()
+            #expect(try Self.typedInsert(people, Self.values(i)) == predicted)
+        }
+        _ = try session.commit()
+        try session.beginWrite()
+        try people.delete([ObjectKey(299), ObjectKey(5)])
+        let predicted = try people.nextInsertKey()
+        #expect(predicted == ObjectKey(300))
+        #expect(throws: StoreError.self) { _ = try Self.typedInsert(people, Self.values(7)) }
+        #expect(try people.nextInsertKey() == predicted)
+        #expect(try people.insert(Self.values(300)) == predicted)
+        #expect(try people.nextInsertKey() == ObjectKey(301))
+        _ = try session.commit()
+        session.close()
+        store.close()
+    }
+
     @Test func aDuplicatePrimaryKeyChangesNothing() throws {
         let folder = TemporaryFolder()
         let store = try Store.open(path: folder.file(), schema: personSchema)
