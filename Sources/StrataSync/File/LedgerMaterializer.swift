@@ -145,6 +145,9 @@ struct LedgerMaterializer {
 
     /// Materialises the objects whose links waited for the objects just created.
     func resolvePendingLinks(to created: [ObjectRef]) throws {
+        // Nothing waits when the tree of pending links is empty (its count is stored, so this
+        // spares every created object a lookup).
+        guard !created.isEmpty, try session.namedTreeCount(in: LedgerTrees.pending) > 0 else { return }
         var queue = created
         var done: Set<ObjectRef> = []
         while let target = queue.popLast() {

@@ -268,7 +268,8 @@ package final class SyncLedger: Sendable {
                     states[state.object] = SyncObjectState(object: state.object)
                     order.append(state.object)
                 }
-            } else {
+            } else if try session.namedTreeCount(in: LedgerTrees.objects) > 0 {
+                // (A file with no states yet, as at a first open, has none to merge with.)
                 for incoming in snapshot.objects where states[incoming.object] == nil {
                     if let local = try trees.state(incoming.object) {
                         states[incoming.object] = local
