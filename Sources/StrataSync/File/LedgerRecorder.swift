@@ -18,9 +18,6 @@ final class LedgerRecorder: CommitParticipant {
     let clientID: UInt64
     let wallClock: @Sendable () -> UInt64
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
-    /// The newest acknowledgement the session noted without committing it; the next recorded
-    /// commit applies it (`LedgerRecording.finish`).
-    private let acknowledged = Mutex<UInt64>(0)
 
     init(schema: LedgerSchema, clientID: UInt64, wallClock: @escaping @Sendable () -> UInt64) {
         self.schema = schema
@@ -31,14 +28,6 @@ final class LedgerRecorder: CommitParticipant {
     func setHandler(_ handler: (@Sendable () -> Void)?) { self.handler.withLock { $0 = handler } }
 
     func sessionDidCommit() { handler.withLock { $0 }?() }
-
-    /// Notes that the server holds the changesets up to `clientSequence` (never moves back).
-    func noteAcknowledged(through clientSequence: UInt64) {
-        acknowledged.withLock { $0 = max($0, clientSequence) }
-    }
-
-    /// The newest acknowledgement noted (0: none).
-    var notedAcknowledgement: UInt64 { acknowledged.withLock { $0 } }
 
     func sessionWillCommit(_ session: StoreSession) throws -> Bool {
         let changes = session.pendingChanges()
@@ -64,7 +53,7 @@ final class LedgerRecorder: CommitParticipant {
         // Links downloaded before their target existed point at the objects created here now
         // (the link is already in the holder's state, so this records nothing).
         try LedgerMaterializer(session: session, schema: schema).resolvePendingLinks(to: recording.created)
-        return try recording.finish(acknowledgedThrough: notedAcknowledgement)
+        return try recording.finish()
     }
 
     /// Every object of a synced class holding embedded objects (an embedded object changed in
@@ -129,9 +118,6 @@ struct LedgerRecording {
         var state = try trees.state(ref) ?? SyncObjectState(object: ref)
         let properties = table.schema.properties
         var compared = mask
-        // Whether the `create` below carries this object's plain values, which then need no
-        // second read (links, mixed values and collections are still compared below).
-        var createdPlain = false
         if !state.isAlive {
             var created: [String: SyncValue] = [:]
             for (index, property) in properties.enumerated() where !property.isList {
@@ -141,11 +127,9 @@ struct LedgerRecording {
             try trees.putRef(ref, table: table.tableID, key: key)
             self.created.append(ref)
             compared = nil
-            createdPlain = true
         }
         for (index, property) in properties.enumerated() where !property.isPrimaryKey {
             if let compared, compared & TableChanges.bit(index) == 0 { continue }
-            if createdPlain && !property.isList && !property.isMap && property.kind != .link && property.kind != .mixed { continue }
             if property.isMap {
                 let old = state.mapEntries(of: property.persistedName)
                 let target = property.objectType.flatMap { values.session.table(named: $0) }
@@ -180,17 +164,14 @@ struct LedgerRecording {
         try trees.putState(state)
     }
 
-    /// Stores the operations as the next changeset (if any) and the clock, and applies an
-    /// acknowledgement the session noted (`acknowledged`: the server holds the changesets up
-    /// to it, none of them this one); returns whether there was a changeset.
-    func finish(acknowledgedThrough acknowledged: UInt64) throws -> Bool {
+    /// Stores the operations as the next changeset (if any) and the clock; returns whether
+    /// there was one.
+    func finish() throws -> Bool {
         guard !operations.isEmpty else { return false }
-        let previous = try trees.number(.lastSequence) ?? 0
-        let sequence = previous + 1
+        let sequence = (try trees.number(.lastSequence) ?? 0) + 1
         try trees.putOutbox(ClientChangeset(clientSequence: sequence, operations: operations))
         try trees.setNumber(sequence, .lastSequence)
         try trees.setClock(clock)
-        if acknowledged > 0 { try trees.acknowledge(through: min(acknowledged, previous)) }
         return true
     }
 }

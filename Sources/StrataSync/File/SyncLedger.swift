@@ -139,18 +139,13 @@ package final class SyncLedger: Sendable {
         try read { try $0.outbox(after: clientSequence, limit: limit) }
     }
 
-    /// Removes the changesets up to `clientSequence` from the outbox (the server holds them),
-    /// in a durable commit of its own; an acknowledgement noted earlier and not yet applied is
-    /// applied with it.
+    /// Removes the changesets up to `clientSequence` from the outbox (the server holds them).
     package func acknowledge(through clientSequence: UInt64) throws {
-        let through = max(clientSequence, recorder.notedAcknowledgement)
-        try write { session in try LedgerTrees(session: session).acknowledge(through: through) }
-    }
-
-    /// Notes an acknowledgement for the next recorded local commit to apply in its own
-    /// transaction (see `SessionLedger.noteAcknowledged(through:)`): no commit, no disk sync.
-    package func noteAcknowledged(through clientSequence: UInt64) {
-        recorder.noteAcknowledged(through: clientSequence)
+        try write { session in
+            let trees = LedgerTrees(session: session)
+            try trees.removeOutbox(through: clientSequence)
+            if clientSequence > (try trees.number(.lastAcknowledged) ?? 0) { try trees.setNumber(clientSequence, .lastAcknowledged) }
+        }
     }
 
     /// The stored subscriptions: the newest set asked for and the newest version completed.

@@ -13,23 +13,12 @@ package protocol SessionLedger: AnyObject, Sendable {
     func lastRecordedSequence() throws -> UInt64
     func pendingChangesets(after clientSequence: UInt64, limit: Int) throws -> [ClientChangeset]
     func acknowledge(through clientSequence: UInt64) throws
-    /// Notes that the server holds the changesets up to `clientSequence` without a commit of
-    /// its own: the file's next recorded local commit (or the next `acknowledge(through:)`)
-    /// removes them from the outbox. Losing the note (the process ends first) only leaves them
-    /// in the outbox, and the next `welcome` acknowledges them: the server knows what it holds
-    /// by `(client, sequence)`, so nothing is uploaded or applied twice.
-    func noteAcknowledged(through clientSequence: UInt64) throws
     func apply(changesets: [ServerChangeset], checkpoint: Checkpoint) throws
     func apply(snapshot: SyncMessage.Snapshot) throws
     func subscriptions() throws -> StoredSubscriptions
     func setSubscriptions(version: UInt64, specs: [SubscriptionSpec]) throws
     func markSubscriptionsComplete(version: UInt64) throws
     func setLocalChangeHandler(_ handler: (@Sendable () -> Void)?)
-}
-
-extension SessionLedger {
-    /// A ledger without a cheaper way acknowledges at once.
-    package func noteAcknowledged(through clientSequence: UInt64) throws { try acknowledge(through: clientSequence) }
 }
 
 extension SyncLedger: SessionLedger {}

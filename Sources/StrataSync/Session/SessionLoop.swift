@@ -349,15 +349,7 @@ struct SessionLoop {
                 await uploadPending()
             case .uploadAck(let clientSequence):
                 guard case .connected = phase else { return await refuse(message) }
-                // While later commits wait for their own acknowledgement, this one is only
-                // noted: the next local commit applies it, and the acknowledgement that
-                // catches up with the outbox commits it (so an idle file's outbox is exact).
-                // A note lost with the process costs nothing: `welcome` acknowledges again.
-                if clientSequence >= (try ledger.lastRecordedSequence()) {
-                    try ledger.acknowledge(through: clientSequence)
-                } else {
-                    try ledger.noteAcknowledged(through: clientSequence)
-                }
+                try ledger.acknowledge(through: clientSequence)
                 lastAcknowledged = max(lastAcknowledged, clientSequence)
                 framesInFlight.removeAll { $0 <= clientSequence }
                 status.update { $0.lastAcknowledged = max($0.lastAcknowledged, clientSequence) }
