@@ -141,11 +141,7 @@ package final class SyncLedger: Sendable {
 
     /// Removes the changesets up to `clientSequence` from the outbox (the server holds them).
     package func acknowledge(through clientSequence: UInt64) throws {
-        try write { session in
-            let trees = LedgerTrees(session: session)
-            try trees.removeOutbox(through: clientSequence)
-            if clientSequence > (try trees.number(.lastAcknowledged) ?? 0) { try trees.setNumber(clientSequence, .lastAcknowledged) }
-        }
+        try write { session in try LedgerTrees(session: session).acknowledge(through: clientSequence) }
     }
 
     /// The stored subscriptions: the newest set asked for and the newest version completed.
