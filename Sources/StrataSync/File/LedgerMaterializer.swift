@@ -86,10 +86,10 @@ struct LedgerMaterializer {
         return existing == nil
     }
 
-    /// Remembers, as pending links, the synced objects whose links, lists or maps of links
-    /// point at `key` (about to be deleted by a download), directly or from inside one of their
-    /// embedded objects. Deleting it takes it out of their lists here, but their states keep
-    /// the link: if the object is created again, they must show it again, as on a client that
+    /// Remembers, as pending links, the synced objects whose links, lists or maps of links, or
+    /// mixed values point at `key` (about to be deleted by a download), directly or from inside
+    /// one of their embedded objects. Deleting it takes it out of their lists (and clears their
+    /// links and mixed values) here, but their states keep the link: if the object is created again, they must show it again, as on a client that
     /// received the link only after the delete (and so remembered it then).
     private func rememberLinks(to key: ObjectKey, of ref: ObjectRef, in table: TableAccess) throws {
         let trees = self.trees
@@ -102,12 +102,19 @@ struct LedgerMaterializer {
         }
     }
 
-    /// The objects of synced and embedded classes whose link, list or map of links points at
-    /// the object `key` of class `className`.
+    /// The objects of synced and embedded classes whose link, list or map of links, or mixed
+    /// value (alone, or in a list, set or map of mixed values) points at the object `key` of
+    /// class `className`.
     private func linkingObjects(to key: ObjectKey, of className: String) throws -> [(TableAccess, ObjectKey)] {
         var found: [(TableAccess, ObjectKey)] = []
+        // A mixed value links only to top-level objects.
+        let typedLink = schema.embedded.contains(className) ? nil
+            : session.table(named: className).map { StoreValue.typedLink(table: $0.tableID, key: key) }
         for name in schema.synced.keys.sorted() + schema.embedded.sorted() {
             guard let source = session.table(named: name) else { continue }
+            if let typedLink {
+                found += try objectsHolding(typedLink, inMixedPropertiesOf: source)
+            }
             for (index, property) in source.schema.properties.enumerated()
             where property.kind == .link && property.objectType == className {
                 if property.isMap {
@@ -120,6 +127,34 @@ struct LedgerMaterializer {
                     for owner in try source.objectsLinking(to: [key.rawValue], property: index).sorted(by: { $0.rawValue < $1.rawValue }) {
                         found.append((source, owner))
                     }
+                }
+            }
+        }
+        return found
+    }
+
+    /// The objects of `source` one of whose mixed properties holds `typedLink` (the stored
+    /// form of a mixed value's link), directly or as an element of a list, set or map of mixed
+    /// values: the values the store clears when the target is deleted. Mixed values have no
+    /// inverse index, so each object's are read.
+    private func objectsHolding(_ typedLink: StoreValue, inMixedPropertiesOf source: TableAccess) throws -> [(TableAccess, ObjectKey)] {
+        let mixed = source.schema.properties.indices.filter { source.schema.properties[$0].kind == .mixed }
+        guard !mixed.isEmpty else { return [] }
+        var found: [(TableAccess, ObjectKey)] = []
+        for owner in try source.allKeys() {
+            for index in mixed {
+                let property = source.schema.properties[index]
+                let holds: Bool
+                if property.isMap {
+                    holds = try source.mapEntries(owner, property: index).values.contains(typedLink)
+                } else if property.isList {
+                    holds = try source.list(owner, property: index).contains(typedLink)
+                } else {
+                    holds = try source.value(owner, property: index) == typedLink
+                }
+                if holds {
+                    found.append((source, owner))
+                    break
                 }
             }
         }
@@ -145,6 +180,9 @@ struct LedgerMaterializer {
 
     /// Materialises the objects whose links waited for the objects just created.
     func resolvePendingLinks(to created: [ObjectRef]) throws {
+        // Nothing waits when the tree of pending links is empty (its count is stored, so this
+        // spares every created object a lookup).
+        guard !created.isEmpty, try session.namedTreeCount(in: LedgerTrees.pending) > 0 else { return }
         var queue = created
         var done: Set<ObjectRef> = []
         while let target = queue.popLast() {

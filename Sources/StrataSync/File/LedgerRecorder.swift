@@ -118,6 +118,9 @@ struct LedgerRecording {
         var state = try trees.state(ref) ?? SyncObjectState(object: ref)
         let properties = table.schema.properties
         var compared = mask
+        // Whether the `create` below carries this object's plain values, which then need no
+        // second read (links, mixed values and collections are still compared below).
+        var createdPlain = false
         if !state.isAlive {
             var created: [String: SyncValue] = [:]
             for (index, property) in properties.enumerated() where !property.isList {
@@ -127,9 +130,11 @@ struct LedgerRecording {
             try trees.putRef(ref, table: table.tableID, key: key)
             self.created.append(ref)
             compared = nil
+            createdPlain = true
         }
         for (index, property) in properties.enumerated() where !property.isPrimaryKey {
             if let compared, compared & TableChanges.bit(index) == 0 { continue }
+            if createdPlain && !property.isList && !property.isMap && property.kind != .link && property.kind != .mixed { continue }
             if property.isMap {
                 let old = state.mapEntries(of: property.persistedName)
                 let target = property.objectType.flatMap { values.session.table(named: $0) }

@@ -77,16 +77,30 @@ struct LedgerTrees {
 
     func outboxCount() throws -> Int { try session.namedTreeCount(in: Self.outbox) }
 
-    /// Removes the changesets up to `sequence`; returns how many.
+    /// Removes the changesets after `acknowledged` (the stored last acknowledged sequence: the
+    /// outbox holds nothing at or before it) up to `sequence`; returns how many. Reads only
+    /// those entries, all before the first removal, so the cost follows what is removed.
     @discardableResult
-    func removeOutbox(through sequence: UInt64) throws -> Int {
+    func removeOutbox(after acknowledged: UInt64, through sequence: UInt64) throws -> Int {
+        guard sequence > acknowledged else { return 0 }
         var removed = 0
-        for entry in try session.namedTreeEntries(in: Self.outbox) {
+        let limit = Int(clamping: sequence - acknowledged)
+        for entry in try session.namedTreeEntries(in: Self.outbox, limit: limit) {
             guard try LedgerEncoding.number(fromSortableKey: entry.key) <= sequence else { break }
             try session.removeNamedTreeValue(forKey: entry.key, in: Self.outbox)
             removed += 1
         }
         return removed
+    }
+
+    /// Records that the server holds the changesets up to `sequence`: removes them from the
+    /// outbox and moves the last acknowledged sequence (never backwards). Nothing to do when
+    /// it is not newer than the stored one.
+    func acknowledge(through sequence: UInt64) throws {
+        let stored = try number(.lastAcknowledged) ?? 0
+        guard sequence > stored else { return }
+        try removeOutbox(after: stored, through: sequence)
+        try setNumber(sequence, .lastAcknowledged)
     }
 
     // MARK: Object states

@@ -141,11 +141,7 @@ package final class SyncLedger: Sendable {
 
     /// Removes the changesets up to `clientSequence` from the outbox (the server holds them).
     package func acknowledge(through clientSequence: UInt64) throws {
-        try write { session in
-            let trees = LedgerTrees(session: session)
-            try trees.removeOutbox(through: clientSequence)
-            if clientSequence > (try trees.number(.lastAcknowledged) ?? 0) { try trees.setNumber(clientSequence, .lastAcknowledged) }
-        }
+        try write { session in try LedgerTrees(session: session).acknowledge(through: clientSequence) }
     }
 
     /// The stored subscriptions: the newest set asked for and the newest version completed.
@@ -263,7 +259,8 @@ package final class SyncLedger: Sendable {
                     states[state.object] = SyncObjectState(object: state.object)
                     order.append(state.object)
                 }
-            } else {
+            } else if try session.namedTreeCount(in: LedgerTrees.objects) > 0 {
+                // (A file with no states yet, as at a first open, has none to merge with.)
                 for incoming in snapshot.objects where states[incoming.object] == nil {
                     if let local = try trees.state(incoming.object) {
                         states[incoming.object] = local

@@ -280,14 +280,26 @@ struct SessionLoop {
     /// Handles the messages in order until one ends the connection. A run of downloads is
     /// applied in one write transaction: each is a whole checkpoint, so observers still never
     /// see part of one, and a client that fell behind writes its file once per run instead of
-    /// once per frame.
+    /// once per frame. A run of upload acknowledgements is one acknowledgement of the newest:
+    /// each says the server holds every changeset up to its sequence, so the newest covers the
+    /// others, and the file makes one durable commit for the run instead of one per frame.
     private mutating func receive(_ messages: [SyncMessage]) async {
         let generation = self.generation
         var index = 0
         while index < messages.count, generation == self.generation {
             var end = index
             while end < messages.count, case .download = messages[end] { end += 1 }
-            if end > index {
+            var newestAcknowledged: UInt64?
+            if end == index {
+                while end < messages.count, case .uploadAck(let clientSequence) = messages[end] {
+                    newestAcknowledged = max(newestAcknowledged ?? 0, clientSequence)
+                    end += 1
+                }
+            }
+            if let newestAcknowledged {
+                await receive(.uploadAck(clientSequence: newestAcknowledged))
+                index = end
+            } else if end > index {
                 await receiveDownloads(messages[index..<end])
                 index = end
             } else {

@@ -508,7 +508,7 @@ struct SyncSessionHandler {
         let added = classes.subtracting(session.subscribed)
         // Commits to the added classes after the snapshot must wake this session.
         session.interest.widen(to: added)
-        let snapshot = try await storage.snapshot(app: app, classes: added)
+        let snapshot = try await storage.encodedSnapshot(app: app, classes: added)
         // The history up to the snapshot must reach the session before it, also when this
         // instance has not been told of the newest commits yet.
         history.noteLatest(app: app, sequence: snapshot.sequence)
@@ -529,16 +529,16 @@ struct SyncSessionHandler {
 
     /// A client reset: every subscribed class's states as of now.
     private func reset(_ session: inout SessionState, _ outbound: WebSocketOutboundWriter) async throws {
-        let snapshot = try await storage.snapshot(app: app, classes: session.subscribed)
+        let snapshot = try await storage.encodedSnapshot(app: app, classes: session.subscribed)
         history.noteLatest(app: app, sequence: snapshot.sequence)
         try await sendSnapshot(snapshot, version: session.subscriptionVersion, isReset: true, outbound)
         session.checkpoint = snapshot.sequence
         session.scanned = snapshot.sequence
     }
 
-    private func sendSnapshot(_ snapshot: ObjectSnapshot, version: UInt64, isReset: Bool, _ outbound: WebSocketOutboundWriter) async throws {
+    private func sendSnapshot(_ snapshot: EncodedObjectSnapshot, version: UInt64, isReset: Bool, _ outbound: WebSocketOutboundWriter) async throws {
         let checkpoint = Checkpoint(sequence: snapshot.sequence, checksum: Checkpoint.checksum(of: []))
-        // Each state is encoded once: its bytes both size the frame and go into it.
+        // Each state's bytes (as the store gave them) both size the frame and go into it.
         var frame: [[UInt8]] = []
         var frameSize = 0
         // Only a reset's first frame says so: the client replaces its synced data with that
@@ -553,8 +553,7 @@ struct SyncSessionHandler {
             frame.removeAll(keepingCapacity: true)
             frameSize = 0
         }
-        for state in snapshot.objects {
-            let encoded = state.encoded()
+        for encoded in snapshot.objects {
             if !frame.isEmpty && frameSize + encoded.count > Self.frameBudget { try await flush(isLast: false) }
             frame.append(encoded)
             frameSize += encoded.count

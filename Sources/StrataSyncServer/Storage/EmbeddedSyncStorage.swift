@@ -45,8 +45,21 @@ public final class EmbeddedSyncStorage: SyncStorage {
     public func prepare() async throws {
         try await engine.write { transaction in
             for name in Trees.all { _ = try transaction.createTree(named: name) }
+            // A store whose states are all in this version's encoding says so: snapshots then
+            // send the stored bytes as they are (`encodedSnapshot`). States are only ever
+            // written in the current encoding, so an empty objects tree qualifies.
+            let meta = try transaction.createTree(named: Trees.meta)
+            let objects = try transaction.createTree(named: Trees.objects)
+            if try transaction.value(forKey: Self.stateEncodingKey, in: meta) == nil, try transaction.count(in: objects) == 0 {
+                try transaction.put(Self.currentStateEncoding, forKey: Self.stateEncodingKey, in: meta)
+            }
         }
     }
+
+    /// The meta entry naming the protocol version whose encoding every stored state has
+    /// (absent: some may be older, and snapshots decode and encode each state again).
+    private static let stateEncodingKey = Array("stateEncoding".utf8)
+    private static var currentStateEncoding: [UInt8] { [UInt8(SyncProtocol.version >> 8), UInt8(SyncProtocol.version & 0xFF)] }
 
     public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
         // The embedded store has a single writer, this process; the server notifies its own
@@ -156,6 +169,32 @@ public final class EmbeddedSyncStorage: SyncStorage {
             if changed { try Self.put(position, app: app, in: transaction) }
             return outcomes
         }
+    }
+
+    /// The stored states as they are, when every one has the current encoding; otherwise
+    /// each decoded and encoded again.
+    public func encodedSnapshot(app: String, classes: Set<String>) async throws -> EncodedObjectSnapshot {
+        let raw: EncodedObjectSnapshot? = try engine.read { transaction in
+            guard let meta = try transaction.tree(named: Trees.meta),
+                  try transaction.value(forKey: Self.stateEncodingKey, in: meta) == Self.currentStateEncoding else { return nil }
+            let position = try Self.position(app: app, in: transaction)
+            guard let objects = try transaction.tree(named: Trees.objects) else {
+                return EncodedObjectSnapshot(objects: [], sequence: position.latestSequence)
+            }
+            var states: [[UInt8]] = []
+            for className in classes.sorted() {
+                let prefix = Self.classPrefix(app, className)
+                try transaction.forEach(in: objects, from: prefix) { key, value in
+                    guard key.starts(with: prefix) else { return false }
+                    states.append([UInt8](value))
+                    return true
+                }
+            }
+            return EncodedObjectSnapshot(objects: states, sequence: position.latestSequence)
+        }
+        if let raw { return raw }
+        let snapshot = try await snapshot(app: app, classes: classes)
+        return EncodedObjectSnapshot(objects: snapshot.objects.map { $0.encoded() }, sequence: snapshot.sequence)
     }
 
     public func history(app: String, after: UInt64, limit: Int) async throws -> HistoryPage {

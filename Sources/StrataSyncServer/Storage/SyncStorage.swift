@@ -50,6 +50,10 @@ public protocol SyncStorage: Sendable {
     /// read together.
     func snapshot(app: String, classes: Set<String>) async throws -> ObjectSnapshot
 
+    /// `snapshot(app:classes:)` with each state in its `SyncObjectState.encoded()` form, as
+    /// snapshot frames carry it (`EncodedObjectSnapshot.swift` encodes the decoded snapshot).
+    func encodedSnapshot(app: String, classes: Set<String>) async throws -> EncodedObjectSnapshot
+
     /// Drops the history up to `latest − keepingLast` and records it as compacted-through;
     /// returns the compacted-through sequence.
     @discardableResult
