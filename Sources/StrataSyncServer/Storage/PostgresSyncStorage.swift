@@ -28,8 +28,25 @@ public final class PostgresSyncStorage: SyncStorage {
     private static let channel = "strata_sync"
     private static let schemaVersion = 2
 
+    /// How long a store call may wait for a pooled connection (``connectionLimit``) and then
+    /// take on it (``operationLimit``) before the session gives up on it.
+    private let limits: (connection: Duration, operation: Duration)
+
     /// A store on the database at `url` (`postgres://user[:password]@host[:port]/database`).
-    public init(url: String, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+    ///
+    /// - Parameters:
+    ///   - operationLimit: How long one store call (a transaction or a query) may run once it
+    ///     holds a connection before the session gives up on it with
+    ///     ``SyncServerError/storageUnavailable(_:)``; 30 seconds by default. See
+    ///     ``operationLimit``.
+    ///   - connectionLimit: How long a store call may wait for the pool to lease it a
+    ///     connection (the pool connecting, or every connection busy); 30 seconds by default.
+    ///     See ``connectionLimit``.
+    public init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
+                logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        guard operationLimit > .zero, connectionLimit > .zero else {
+            throw .invalidConfiguration("the PostgreSQL store's limits must be positive (operation \(operationLimit), connection \(connectionLimit))")
+        }
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty else {
             throw .invalidConfiguration("\(url) is not a postgres://user@host:port/database URL")
@@ -40,6 +57,7 @@ public final class PostgresSyncStorage: SyncStorage {
             password: components.password, database: database.isEmpty ? nil : database, tls: .disable)
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.limits = (connectionLimit, operationLimit)
     }
 
     public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
@@ -72,47 +90,63 @@ public final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    /// How long one store call may take before the session gives up on it (see `withDeadline`).
-    /// A call whose connection closes ends at once (``ConnectionWatch``); this bounds every
-    /// other wait (a call queued for an app's row lock behind other uploads, a pool that cannot
-    /// connect). One given up on costs only a resend (uploads are exactly-once).
-    static let operationLimit: Duration = .seconds(30)
-
-    /// Runs `body` in one transaction on a pooled connection, within ``operationLimit``, ending
-    /// at once if the connection closes (``ConnectionWatch``); an error thrown by `body` reaches
-    /// the caller as itself.
+    /// How long one store call may take, once it holds a connection, before the session gives
+    /// up on it (see `withDeadline`). A call whose connection closes ends at once
+    /// (``ConnectionWatch``); this bounds every other wait (a call queued for an app's row lock
+    /// behind other uploads, a statement PostgreSQL never answers). One given up on costs only
+    /// a resend (uploads are exactly-once).
     ///
-    /// Not postgres-nio's `withTransaction`: after a statement failed because PostgreSQL
-    /// closed the connection, it still sends `ROLLBACK` there, which is never answered.
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await withDeadline(Self.operationLimit, "a PostgreSQL transaction") {
+    /// The limit starts when the pool leases the connection, not when the call is made: time
+    /// spent before that (the pool connecting, or the call's task waiting for a thread of a
+    /// busy concurrency pool to start it) counts against ``connectionLimit`` instead.
+    public var operationLimit: Duration { limits.operation }
+
+    /// How long a store call may wait for the pool to lease it a connection (the pool cannot
+    /// connect, every connection is busy) before the session gives up on it with
+    /// ``SyncServerError/storageUnavailable(_:)``.
+    public var connectionLimit: Duration { limits.connection }
+
+    /// Runs `body` on a pooled connection: waiting for the lease within ``connectionLimit``,
+    /// then `body` within ``operationLimit``, ending at once if the connection closes
+    /// (``ConnectionWatch``). `what` names the call in errors.
+    private func leased<Result: Sendable>(_ what: String,
+                                          _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let limits = self.limits
+        return try await withDeadline(limits.connection, "leasing a PostgreSQL connection for \(what)") { stage in
             try await self.client.withConnection { connection in
-                try await self.watch.run(on: connection, "a transaction") {
-                    try await connection.query("BEGIN", logger: self.logger)
-                    let result: Result
-                    do {
-                        result = try await body(connection)
-                    } catch {
-                        // Ends the transaction so that the connection goes back to the pool
-                        // clean; a closed connection has none left to end.
-                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
-                        throw error
-                    }
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return result
-                }
+                stage.begin(limits.operation, "\(what) on PostgreSQL")
+                return try await self.watch.run(on: connection, what) { try await body(connection) }
             }
         }
     }
 
-    /// Runs `body` on a pooled connection, within ``operationLimit``, ending at once if the
-    /// connection closes.
-    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await withDeadline(Self.operationLimit, "a PostgreSQL query") {
-            try await self.client.withConnection { connection in
-                try await self.watch.run(on: connection, "a query") { try await body(connection) }
+    /// Runs `body` in one transaction on a pooled connection, within ``operationLimit`` from the
+    /// lease (``connectionLimit`` before it), ending at once if the connection closes
+    /// (``ConnectionWatch``); an error thrown by `body` reaches the caller as itself.
+    ///
+    /// Not postgres-nio's `withTransaction`: after a statement failed because PostgreSQL
+    /// closed the connection, it still sends `ROLLBACK` there, which is never answered.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await leased("a transaction") { connection in
+            try await connection.query("BEGIN", logger: self.logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+            } catch {
+                // Ends the transaction so that the connection goes back to the pool
+                // clean; a closed connection has none left to end.
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                throw error
             }
+            try await connection.query("COMMIT", logger: self.logger)
+            return result
         }
+    }
+
+    /// Runs `body` on a pooled connection, within ``operationLimit`` from the lease
+    /// (``connectionLimit`` before it), ending at once if the connection closes.
+    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await leased("a query", body)
     }
 
     public func prepare() async throws {
