@@ -27,10 +27,11 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ operation: String,
                 do { outcome.resume(with: .success(try await body(stage))) } catch { outcome.resume(with: .failure(error)) }
             }
             let timer = Task {
-                // Sleeps to the current stage's end; a stage begun meanwhile moved the end on.
-                while let due = outcome.due {
-                    do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
-                    guard let expired = outcome.expired(at: due) else { continue }
+                // Wakes at the stage's end, or a slice before it, to notice time it was kept
+                // from running (``DeadlineStageClock``).
+                while let wake = outcome.nextWake() {
+                    do { try await Task.sleep(until: wake, clock: .continuous) } catch { return }
+                    guard let expired = outcome.woke(planned: wake) else { continue }
                     if outcome.resume(with: .failure(SyncServerError.storageUnavailable(expired))) { work.cancel() }
                     return
                 }
@@ -58,15 +59,12 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
         var timer: Task<Void, Never>?
         var cancelled = false
         var resolved = false
-        /// The current stage: what runs, its limit, and when that limit is reached.
-        var operation: String
-        var limit: Duration
-        var due: ContinuousClock.Instant
+        var clock: DeadlineStageClock
     }
     private let state: Mutex<State>
 
     init(limit: Duration, operation: String) {
-        state = Mutex(State(operation: operation, limit: limit, due: .now + limit))
+        state = Mutex(State(clock: DeadlineStageClock(limit: limit, operation: operation, now: .now)))
     }
 
     func set(_ continuation: CheckedContinuation<T, any Error>) { state.withLock { $0.continuation = continuation } }
@@ -81,20 +79,19 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
         if cancelled { cancel() }
     }
 
-    /// The end of the current stage; nil once the call has its outcome.
-    var due: ContinuousClock.Instant? { state.withLock { $0.resolved ? nil : $0.due } }
-
-    func begin(_ limit: Duration, _ operation: String) {
-        state.withLock { state in
-            state.operation = operation
-            state.limit = limit
-            state.due = .now + limit
-        }
+    /// When the timer wakes next; nil once the call has its outcome.
+    func nextWake() -> ContinuousClock.Instant? {
+        state.withLock { $0.resolved ? nil : $0.clock.nextWake(now: .now) }
     }
 
-    /// The message of the stage that ran out, if the stage ending at `due` is still current.
-    func expired(at due: ContinuousClock.Instant) -> String? {
-        state.withLock { $0.due == due ? "\($0.operation) did not finish within \($0.limit)" : nil }
+    func begin(_ limit: Duration, _ operation: String) {
+        state.withLock { $0.clock.begin(limit, operation, now: .now) }
+    }
+
+    /// The timer woke from a sleep planned to end at `planned`: the message of the stage
+    /// that ran out, or nil if it has not.
+    func woke(planned: ContinuousClock.Instant) -> String? {
+        state.withLock { $0.clock.woke(planned: planned, now: .now) }
     }
 
     /// Resumes the caller unless an outcome already did; returns whether this one did.
@@ -121,5 +118,67 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
             return state.work
         }
         work?.cancel()
+    }
+}
+
+/// The end of a ``withDeadline(_:_:staged:)`` call's current stage, counting only time in which
+/// the process ran its tasks.
+///
+/// The limit bounds the call's own work, not time it could not run: when the concurrency pool
+/// is held by long synchronous work (a two-core machine running many such tasks), the call's
+/// task and the deadline's timer wait alike, and a stage starved past its end would fail the
+/// moment the pool frees, before its work had a chance. So the timer sleeps in slices of at
+/// most ``slice``, and a wake later than planned by more than ``tolerance`` (the timer, and so
+/// the work, could not run) moves the end on by that whole sleep. The end never moves past
+/// ``maximumStretch`` times the limit from the stage's start, so a process that stays starved
+/// still gives up; and a call whose work waits on something that never answers (a dropped
+/// PostgreSQL query) ends once the limit has passed in a process that runs.
+struct DeadlineStageClock: Sendable {
+    /// The longest sleep of the timer: starvation is noticed at this granularity.
+    static let slice: Duration = .seconds(1)
+    /// Lateness of a wake that counts as scheduling noise, not starvation.
+    static let tolerance: Duration = .milliseconds(100)
+    /// How many times its limit a stage may stretch to, however starved.
+    static let maximumStretch = 10
+
+    private(set) var operation: String
+    private(set) var limit: Duration
+    private var started: ContinuousClock.Instant
+    /// When the stage ends, moved on by every starved sleep.
+    private(set) var due: ContinuousClock.Instant
+    /// When the timer's current sleep began.
+    private var sleepStarted: ContinuousClock.Instant
+
+    init(limit: Duration, operation: String, now: ContinuousClock.Instant) {
+        self.operation = operation
+        self.limit = limit
+        started = now
+        due = now + limit
+        sleepStarted = now
+    }
+
+    /// Ends the current stage and starts `operation`, which must finish within `limit` from `now`.
+    mutating func begin(_ limit: Duration, _ operation: String, now: ContinuousClock.Instant) {
+        self.operation = operation
+        self.limit = limit
+        started = now
+        due = now + limit
+    }
+
+    /// The timer goes to sleep at `now`: when it should wake, the stage's end or one slice on
+    /// if sooner.
+    mutating func nextWake(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        sleepStarted = now
+        return min(due, now + Self.slice)
+    }
+
+    /// The timer planned to wake at `planned` and woke at `now`: moves the end on by the
+    /// sleep if it was starved, then returns the message of the stage if it has run out, else
+    /// nil.
+    mutating func woke(planned: ContinuousClock.Instant, now: ContinuousClock.Instant) -> String? {
+        if now - planned > Self.tolerance {
+            due = min(due + (now - sleepStarted), started + limit * Self.maximumStretch)
+        }
+        return now >= due ? "\(operation) did not finish within \(limit)" : nil
     }
 }
