@@ -112,7 +112,7 @@ private func delete(_ keys: [[UInt8]], from engine: StorageEngine, _ model: inou
     return nil
 }
 
-@Suite(.serialized, .enabled(if: SmallVolume.available, SmallVolume.unavailableReason))
+@Suite(.serialized, .offThePool, .enabled(if: SmallVolume.available, SmallVolume.unavailableReason))
 struct FullDiskTests {
     static let volumes: [SmallVolume.Kind] = [.tmpfs(2), .tmpfs(4), .tmpfs(8), .tmpfs(16)] + (SmallVolume.ext4Available ? [.ext4(8)] : [])
 
@@ -216,7 +216,7 @@ struct FullDiskTests {
 }
 
 /// The same on the simulated disk, which also checks what a power cut leaves.
-@Suite struct FullDiskModelTests {
+@Suite(.offThePool) struct FullDiskModelTests {
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 
     /// Preallocation needs room to spare: with 10 MiB free (less than the log and four times
