@@ -5,6 +5,7 @@
 // creation; the stages of the deadline are checked on their own, without PostgreSQL.
 
 import Logging
+import PostgresNIO
 import Testing
 @testable import StrataSyncServer
 
@@ -52,7 +53,51 @@ struct PostgresStoreLimitsTests {
         defer { pool.cancel() }
         let error = await #expect(throws: SyncServerError.self) { try await storage.position(app: "limits") }
         let message = Self.unavailableMessage(error)
-        #expect(message?.contains("leasing a PostgreSQL connection for a query") == true, "\(String(describing: error))")
+        #expect(message?.contains("leasing a PostgreSQL connection for a query did not finish within") == true, "\(String(describing: error))")
+        // The call then tried a connection of its own, which was refused as well.
+        #expect(message?.contains("connecting to PostgreSQL directly failed") == true, "\(String(describing: error))")
+        pool.cancel()
+        _ = await pool.result
+    }
+
+    /// The id PostgreSQL gave the session on the other end of `connection`.
+    private static func backendID(_ connection: PostgresConnection) async throws -> Int32 {
+        for try await id in try await connection.query("SELECT pg_backend_pid()", logger: connection.logger).decode(Int32.self) {
+            return id
+        }
+        throw SyncServerError.storageUnavailable("pg_backend_pid() returned no row")
+    }
+
+    @Test(.enabled(if: PostgresTestEnvironment.shouldRun, "needs STRATA_TEST_POSTGRES_URL"))
+    func aCallThePoolLeasesNoConnectionToRunsOnAConnectionOfItsOwn() async throws {
+        // The pool has one connection, held by a call that waits for this test: the pool can
+        // lease nothing else (as when it waits out a reconnection backoff while PostgreSQL is
+        // up again), and a second call connects on its own once its connection limit passes.
+        var logger = Logger(label: "limits-tests")
+        logger.logLevel = .error  // the store warns of each call it connects directly
+        let storage = try PostgresSyncStorage(url: try PostgresTestEnvironment.requireURL(),
+                                              connectionLimit: .milliseconds(200), maximumConnections: 1, logger: logger)
+        // The pool alone, without the store's LISTEN, which would hold the one connection.
+        let pool = Task { await storage.client.run() }
+        let (held, holding) = AsyncStream<Int32>.makeStream()
+        let (release, releasing) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await storage.connection { connection in
+                let id = try await Self.backendID(connection)
+                holding.yield(id)
+                for await _ in release { break }
+                return id
+            }
+        }
+        var heldIDs = held.makeAsyncIterator()
+        let heldID = try #require(await heldIDs.next())
+        let otherID = try await storage.connection { connection in try await Self.backendID(connection) }
+        #expect(otherID != heldID, "the second call ran on a connection other than the held one")
+        releasing.yield()
+        releasing.finish()
+        #expect(try await holder.value == heldID)
+        // Once the held connection is back in the pool, calls lease it again.
+        #expect(try await storage.connection { connection in try await Self.backendID(connection) } == heldID)
         pool.cancel()
         _ = await pool.result
     }

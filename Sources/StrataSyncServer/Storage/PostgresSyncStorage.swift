@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import NIOCore
 public import PostgresNIO
 public import StrataSyncProtocol
@@ -31,6 +32,11 @@ public final class PostgresSyncStorage: SyncStorage {
     /// How long a store call may wait for a pooled connection (``connectionLimit``) and then
     /// take on it (``operationLimit``) before the session gives up on it.
     private let limits: (connection: Duration, operation: Duration)
+    /// Where a call the pool leased no connection to connects on its own (`leased`).
+    private let directConnection: PostgresConnection.Configuration
+    /// The id of the next connection made outside the pool: negative, so that it never equals
+    /// a pooled connection's (``ConnectionWatch`` tells connections apart by id).
+    private let nextDirectConnectionID = Atomic<Int>(-1)
 
     /// A store on the database at `url` (`postgres://user[:password]@host[:port]/database`).
     ///
@@ -42,8 +48,14 @@ public final class PostgresSyncStorage: SyncStorage {
     ///   - connectionLimit: How long a store call may wait for the pool to lease it a
     ///     connection (the pool connecting, or every connection busy); 30 seconds by default.
     ///     See ``connectionLimit``.
-    public init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
-                logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+    public convenience init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
+                            logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        try self.init(url: url, operationLimit: operationLimit, connectionLimit: connectionLimit, logger: logger,
+                      maximumConnections: PostgresClient.Configuration.Options().maximumConnections)
+    }
+
+    private init(url: String, operationLimit: Duration, connectionLimit: Duration, logger: Logger,
+                 maximumConnections: Int) throws(SyncServerError) {
         guard operationLimit > .zero, connectionLimit > .zero else {
             throw .invalidConfiguration("the PostgreSQL store's limits must be positive (operation \(operationLimit), connection \(connectionLimit))")
         }
@@ -52,12 +64,24 @@ public final class PostgresSyncStorage: SyncStorage {
             throw .invalidConfiguration("\(url) is not a postgres://user@host:port/database URL")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password, database: database.isEmpty ? nil : database, tls: .disable)
+        let port = components.port ?? 5432, username = components.user ?? "postgres"
+        let databaseName = database.isEmpty ? nil : database
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
+        configuration.options.maximumConnections = maximumConnections
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.directConnection = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
         self.logger = logger
         self.limits = (connectionLimit, operationLimit)
+    }
+
+    /// The public initializer's store with at most `maximumConnections` pooled connections
+    /// (postgres-nio's default, 20, otherwise).
+    convenience init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
+                     maximumConnections: Int, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        try self.init(url: url, operationLimit: operationLimit, connectionLimit: connectionLimit,
+                      logger: logger, maximumConnections: maximumConnections)
     }
 
     public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
@@ -102,22 +126,72 @@ public final class PostgresSyncStorage: SyncStorage {
     public var operationLimit: Duration { limits.operation }
 
     /// How long a store call may wait for the pool to lease it a connection (the pool cannot
-    /// connect, every connection is busy) before the session gives up on it with
-    /// ``SyncServerError/storageUnavailable(_:)``.
+    /// connect, every connection is busy); a call that waited that long then connects on its
+    /// own, within the same limit again, and only if that fails too does the session give up on
+    /// it with ``SyncServerError/storageUnavailable(_:)``.
     public var connectionLimit: Duration { limits.connection }
 
     /// Runs `body` on a pooled connection: waiting for the lease within ``connectionLimit``,
     /// then `body` within ``operationLimit``, ending at once if the connection closes
     /// (``ConnectionWatch``). `what` names the call in errors.
+    ///
+    /// A call the pool leased no connection to (within the limit, or failing the lease) is not
+    /// given up on while PostgreSQL itself takes connections: it connects on its own, within
+    /// ``connectionLimit`` again, runs `body` there and closes that connection. The pool can
+    /// fail to lease to a reachable database: after failed connection attempts (PostgreSQL
+    /// restarting or out of connection slots) postgres-nio's pool retries one connection at a
+    /// time, waiting longer after each failure (up to a minute), queues every lease behind that
+    /// retry, and after 15 s fails leases at once until a retry succeeds. The call fails only
+    /// if the connection of its own fails too.
     private func leased<Result: Sendable>(_ what: String,
                                           _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         let limits = self.limits
-        return try await withDeadline(limits.connection, "leasing a PostgreSQL connection for \(what)") { stage in
-            try await self.client.withConnection { connection in
-                stage.begin(limits.operation, "\(what) on PostgreSQL")
-                return try await self.watch.run(on: connection, what) { try await body(connection) }
+        let leasedOne = Atomic<Bool>(false)
+        do {
+            return try await withDeadline(limits.connection, "leasing a PostgreSQL connection for \(what)") { stage in
+                try await self.client.withConnection { connection in
+                    leasedOne.store(true, ordering: .relaxed)
+                    stage.begin(limits.operation, "\(what) on PostgreSQL")
+                    return try await self.watch.run(on: connection, what) { try await body(connection) }
+                }
+            }
+        } catch let leaseFailure where !leasedOne.load(ordering: .relaxed) && !Task.isCancelled {
+            logger.warning("\(what): the pool leased no connection (\(String(describing: leaseFailure))); connecting directly")
+            let connected = Atomic<Bool>(false)
+            do {
+                return try await withDeadline(limits.connection, "connecting to PostgreSQL for \(what)") { stage in
+                    try await self.onDirectConnection { connection in
+                        connected.store(true, ordering: .relaxed)
+                        stage.begin(limits.operation, "\(what) on PostgreSQL")
+                        return try await self.watch.run(on: connection, what) { try await body(connection) }
+                    }
+                }
+            } catch let connectFailure where !connected.load(ordering: .relaxed) && !Task.isCancelled {
+                throw SyncServerError.storageUnavailable(
+                    "\(Self.describe(leaseFailure)), and connecting to PostgreSQL directly failed: \(Self.describe(connectFailure))")
             }
         }
+    }
+
+    /// Runs `body` on a connection of its own (not the pool's), closed afterwards.
+    private func onDirectConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let id = nextDirectConnectionID.subtract(1, ordering: .relaxed).oldValue
+        let connection = try await PostgresConnection.connect(configuration: directConnection, id: id, logger: logger)
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// An error's message for another error's text: a store error's own message.
+    private static func describe(_ error: any Error) -> String {
+        if case .storageUnavailable(let message)? = error as? SyncServerError { return message }
+        return String(reflecting: error)
     }
 
     /// Runs `body` in one transaction on a pooled connection, within ``operationLimit`` from the
