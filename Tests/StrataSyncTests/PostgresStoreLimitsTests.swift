@@ -73,10 +73,11 @@ struct PostgresStoreLimitsTests {
         // The pool has one connection, held by a call that waits for this test: the pool can
         // lease nothing else (as when it waits out a reconnection backoff while PostgreSQL is
         // up again), and a second call connects on its own once its connection limit passes.
+        // The limit also bounds that connection's handshake, so it is not made short.
         var logger = Logger(label: "limits-tests")
         logger.logLevel = .error  // the store warns of each call it connects directly
         let storage = try PostgresSyncStorage(url: try PostgresTestEnvironment.requireURL(),
-                                              connectionLimit: .milliseconds(200), maximumConnections: 1, logger: logger)
+                                              connectionLimit: .seconds(5), maximumConnections: 1, logger: logger)
         // The pool alone, without the store's LISTEN, which would hold the one connection.
         let pool = Task { await storage.client.run() }
         let (held, holding) = AsyncStream<Int32>.makeStream()

@@ -14,7 +14,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-@Suite(.offThePool) struct CommitLogDamageTests {
+@Suite struct CommitLogDamageTests {
     static let options = CommitLogTests.options
 
     /// A database and its log as a process left them, and what every version holds.

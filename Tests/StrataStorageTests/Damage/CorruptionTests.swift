@@ -12,7 +12,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-@Suite(.offThePool) struct CorruptionTests {
+@Suite struct CorruptionTests {
     /// Without the commit log: these tests damage the database file, so every commit must be
     /// in it (CommitLogTests damage the log).
     static let options: StorageOptions = {

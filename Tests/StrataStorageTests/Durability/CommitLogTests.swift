@@ -8,7 +8,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-@Suite(.offThePool) struct CommitLogTests {
+@Suite struct CommitLogTests {
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 
     /// Both disks of one database.

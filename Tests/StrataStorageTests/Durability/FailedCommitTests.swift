@@ -44,7 +44,7 @@ struct FailpointCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite(.offThePool) struct FailedCommitTests {
+@Suite struct FailedCommitTests {
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 
     @Test(arguments: FailpointCase.all)

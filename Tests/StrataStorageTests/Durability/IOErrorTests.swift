@@ -8,7 +8,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-@Suite(.offThePool) struct IOErrorTests {
+@Suite struct IOErrorTests {
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 
     /// A database with a few commits, and the next commit to try.

@@ -20,7 +20,7 @@ import Synchronization
 import Testing
 @testable import StrataStorage
 
-@Suite(.offThePool) struct PowerLossTests {
+@Suite struct PowerLossTests {
     /// Small pages, so that 253 written runs (the two-sync path) stay cheap to produce.
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 

@@ -216,7 +216,7 @@ struct FullDiskTests {
 }
 
 /// The same on the simulated disk, which also checks what a power cut leaves.
-@Suite(.offThePool) struct FullDiskModelTests {
+@Suite struct FullDiskModelTests {
     static let options = StorageOptions(durability: .full, pageSize: 4096, maximumFileSize: 64 << 20, maximumReaders: 8)
 
     /// Preallocation needs room to spare: with 10 MiB free (less than the log and four times

@@ -7,22 +7,25 @@ import Testing
 ///
 /// Swift Testing runs a synchronous test, and an async test between its suspensions, on the
 /// cooperative pool, which has one thread per core. A test that blocks (waits for a child
-/// process, a semaphore, a pipe) or computes for seconds holds one of those threads; on a
+/// process, a semaphore, a pipe) holds one of those threads while it does nothing; on a
 /// two-core machine two of them hold the whole pool, and every async test and server in the
 /// run (a PostgreSQL pool, a sync server, their timers) waits behind them. With this trait
 /// the test's own code runs on a ``DedicatedThreadExecutor`` and leaves the pool to the rest.
+/// Tests that mostly compute gain nothing from it (they need a core either way) and are
+/// better left on the pool, where they do not queue behind waiting tests for a slot.
 ///
 /// The body is unchanged: a synchronous test still runs start to end on one thread (the
 /// dedicated one), and an async test's nonisolated code stays on that thread across awaits.
 /// Its structured child tasks (`async let`, task groups) share that one thread, so the trait
 /// suits tests whose children do not block waiting for each other; unstructured tasks
 /// (`Task {}`, `Task.detached`) and queues run where they always do. At most
-/// ``OffThePoolTrait/concurrentTests`` such tests run at once, so the machine is not
-/// oversubscribed more than the pool itself would be; a test never waits for another
-/// off-the-pool test to finish, so the limit cannot deadlock.
+/// ``OffThePoolTrait/concurrentTests`` such tests run at once, which bounds the threads and
+/// child processes of a run; a test never waits for another off-the-pool test to finish, so
+/// the limit cannot deadlock.
 struct OffThePoolTrait: SuiteTrait, TestTrait, TestScoping {
-    /// How many off-the-pool tests run at once: as many as the pool has threads.
-    static let concurrentTests = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// How many off-the-pool tests run at once: twice as many as the pool has threads, as
+    /// these tests mostly wait.
+    static let concurrentTests = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     private static let slots = AsyncSlots(concurrentTests)
 
     typealias TestScopeProvider = OffThePoolTrait
