@@ -42,8 +42,7 @@ import Testing
         try a.db.write { a.db.create(LedgerTask.self, value: ["id": "t", "steps": ["s1", "s2", "s3", "s4"]]) }
         try server.exchange([a, b])
         // Offline from each other: a moves s1 to the end, b moves s1 after s3; b's is newer.
-        // (Recording compares states, so each move is two places or more: moving an element
-        // by one place is the same list as moving its neighbour, and may record that.)
+        // (Moves by one place: LedgerListMoveCallTests.)
         try a.db.write { a.task("t")?.steps.move(from: 0, to: 3) }
         b.clock.set(2_000)
         try b.db.write { b.task("t")?.steps.move(from: 0, to: 2) }

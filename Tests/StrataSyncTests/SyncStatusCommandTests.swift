@@ -4,7 +4,7 @@ import Strata
 import Testing
 
 /// `strata sync-status FILE`, run as a separate process on files the ledger wrote.
-@Suite("strata sync-status")
+@Suite("strata sync-status", .offThePool)
 struct SyncStatusCommandTests {
     struct Run {
         let status: Int32

@@ -361,6 +361,7 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(from >= 0 && from < count && to >= 0 && to < count, "List move from \(from) to \(to) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { changeStorage(moving: MixedNesting.Step.moving(from: from, to: to)) { $0.insert($0.remove(at: from), at: to) }; return }
         mutate { $0.insert($0.remove(at: from), at: to); return [] }
+        noteMove(from: from, to: to)
         moveNestedViews(MixedNesting.Step.moving(from: from, to: to))
     }
 
@@ -369,7 +370,21 @@ public final class List<Element: CollectionValue>: RandomAccessCollection, Custo
         require(i >= 0 && i < count && j >= 0 && j < count, "List swap of \(i) and \(j) is out of bounds (the list has \(count) elements)")
         guard owner != nil else { changeStorage(moving: MixedNesting.Step.swapping(i, j)) { $0.swapAt(i, j) }; return }
         mutate { $0.swapAt(i, j); return [] }
+        // As two moves: the later element to the earlier's place, then the earlier (now one
+        // place on) to the later's, so each element is recorded as moved where it went.
+        let (low, high) = (Swift.min(i, j), Swift.max(i, j))
+        noteMove(from: high, to: low)
+        noteMove(from: low + 1, to: high)
         moveNestedViews(MixedNesting.Step.swapping(i, j))
+    }
+
+    /// Tells the store that the element at `from` of this managed list moved to `to`: the
+    /// stored list alone cannot say which element moved (moving one element by one place
+    /// gives the list that moving its neighbour does), and sync records the move of the
+    /// element the caller moved.
+    private func noteMove(from: Int, to: Int) {
+        guard let owner, let context = owner._slot.table else { return }
+        context.table.noteListMove(ObjectKey(owner._slot.key), property: column, from: from, to: to)
     }
 }
 

@@ -7,6 +7,9 @@ struct ChangeTracker {
     var deletedInserted: Set<Int64> = []
     var deleted: [Int64] = []
     var modified: [Int64: UInt64] = [:]
+    /// Moves of list elements, in call order, while the store has a commit participant
+    /// (ListMove.swift). Their objects are inserted or modified as well.
+    var listMoves: [ListMove] = []
 
     var isEmpty: Bool { firstInserted == nil && deleted.isEmpty && modified.isEmpty }
 

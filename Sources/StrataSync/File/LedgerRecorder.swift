@@ -48,12 +48,24 @@ final class LedgerRecorder: CommitParticipant {
         guard !deleted.isEmpty || !changed.isEmpty else { return false }
 
         var recording = try LedgerRecording(session: session, clientID: clientID, wallClock: wallClock)
+        recording.listMoves = listMoves(session, of: changed)
         for (table, key) in deleted { try recording.recordDelete(table, key) }
         for (table, key, mask) in changed { try recording.recordChange(table, key, mask: mask) }
         // Links downloaded before their target existed point at the objects created here now
         // (the link is already in the holder's state, so this records nothing).
         try LedgerMaterializer(session: session, schema: schema).resolvePendingLinks(to: recording.created)
         return try recording.finish()
+    }
+
+    /// The `List.move`/`swapAt` calls of this transaction (since the participant last ran) on
+    /// the lists of `changed` objects, by object (`LedgerTrees.localKey`), in call order.
+    private func listMoves(_ session: StoreSession, of changed: [(TableAccess, ObjectKey, UInt64?)]) -> [[UInt8]: [ListMove]] {
+        var moves: [[UInt8]: [ListMove]] = [:]
+        var tables: Set<UInt32> = []
+        for (table, _, _) in changed where tables.insert(table.tableID).inserted {
+            for move in table.takeListMoves() { moves[LedgerTrees.localKey(table: table.tableID, key: move.key), default: []].append(move) }
+        }
+        return moves
     }
 
     /// Every object of a synced class holding embedded objects (an embedded object changed in
@@ -86,6 +98,8 @@ struct LedgerRecording {
     var operations: [SyncOperation] = []
     /// The objects created (or created again) in this transaction.
     var created: [ObjectRef] = []
+    /// The list moves made by calls in this transaction, by object (`LedgerTrees.localKey`).
+    var listMoves: [[UInt8]: [ListMove]] = [:]
 
     init(session: StoreSession, clientID: UInt64, wallClock: @escaping @Sendable () -> UInt64) throws {
         trees = LedgerTrees(session: session)
@@ -150,23 +164,37 @@ struct LedgerRecording {
                 for value in old where !newSet.contains(value) { emit(.setRemove(property: property.persistedName, value: value), on: &state) }
                 for value in new where !oldSet.contains(value) { emit(.setInsert(property: property.persistedName, value: value), on: &state) }
             } else if property.isList {
-                let old = state.listEntries(of: property.persistedName)
-                let new = try values.elements(index, of: key, in: table)
-                var clock = self.clock
-                let wallClock = self.wallClock
-                let changes = ListDiff.changes(property: property.persistedName, from: old, to: new) {
-                    clock.tick(wallMilliseconds: wallClock())
-                }
-                self.clock = clock
-                for (timestamp, change) in changes {
-                    record(SyncOperation(timestamp: timestamp, object: state.object, change: change), on: &state)
-                }
+                try recordList(index, property.persistedName, of: key, in: table, on: &state)
             } else {
                 let value = try values.property(index, of: key, in: table)
                 if state.value(of: property.persistedName) != value { emit(.set(property: property.persistedName, value: value), on: &state) }
             }
         }
         try trees.putState(state)
+    }
+
+    /// Records the change of list property `index` (named `name` in sync) of `key`: the moves
+    /// its `List.move`/`swapAt` calls made when they alone changed it (``RecordedListMoves``),
+    /// else the operations a comparison with the state finds (``ListDiff``).
+    private mutating func recordList(_ index: Int, _ name: String, of key: ObjectKey, in table: TableAccess,
+                                     on state: inout SyncObjectState) throws {
+        let new = try values.elements(index, of: key, in: table)
+        var clock = self.clock
+        let wallClock = self.wallClock
+        defer { self.clock = clock }
+        let moves = listMoves[LedgerTrees.localKey(table: table.tableID, key: key)]?.filter { $0.property == index } ?? []
+        if !moves.isEmpty, let operations = RecordedListMoves.changes(property: name, moves: moves, in: state, to: new, makeTimestamp: {
+            clock.tick(wallMilliseconds: wallClock())
+        }) {
+            for operation in operations { record(operation, on: &state) }
+            return
+        }
+        let changes = ListDiff.changes(property: name, from: state.listEntries(of: name), to: new) {
+            clock.tick(wallMilliseconds: wallClock())
+        }
+        for (timestamp, change) in changes {
+            record(SyncOperation(timestamp: timestamp, object: state.object, change: change), on: &state)
+        }
     }
 
     /// Stores the operations as the next changeset (if any) and the clock; returns whether

@@ -58,8 +58,10 @@ package final class SessionEngine: Sendable {
         /// nothing would otherwise hold the session forever); nil: no limit. An open connection
         /// that goes silent is closed by the WebSocket's own ping, which expects a pong.
         package var handshakeTimeout: Duration? = .seconds(20)
-        /// The timer of `handshakeTimeout` (tests pass one they fire by hand).
-        package var timeoutTimer: any RetryTimer = ContinuousRetryTimer()
+        /// The timer of `handshakeTimeout`: it counts only time in which the process ran, so a
+        /// handshake a busy concurrency pool kept from running is not abandoned for it (tests
+        /// pass one they fire by hand).
+        package var timeoutTimer: any RetryTimer = RunTimeDeadlineTimer()
 
         package init(url: URL, appID: String, accessToken: @escaping @Sendable () -> String, transport: any SyncTransport,
                      timer: any RetryTimer = ContinuousRetryTimer(), seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 package import Logging
 import NIOPosix
+import StrataSyncProtocol
 import Synchronization
 
 /// The login over a WebSocket to `{ws|wss}://host[/prefix]/apps/{appID}/auth`: one text message
@@ -16,7 +17,9 @@ import Synchronization
 /// expected JSON or is over ``maximumAnswerSize``, and no answer within ``deadline``.
 package struct WebSocketLogin: LoginService {
     /// The longest a whole exchange (connect, request, answer) may take; then it fails with
-    /// `.loginFailed` and its connection is abandoned.
+    /// `.loginFailed` and its connection is abandoned. Only time in which the process ran
+    /// counts (``sleep(forRunTime:)``): an exchange kept from running by a busy concurrency
+    /// pool is not failed for it.
     package var deadline: Duration
     /// Where the WebSocket client logs.
     package var logger: Logger
@@ -172,7 +175,7 @@ private struct AuthExchange {
                     }
                 }
                 let timer = Task {
-                    do { try await Task.sleep(for: deadline) } catch { return }
+                    do { try await sleep(forRunTime: deadline) } catch { return }
                     outcome.resume(throwing: SyncError(.loginFailed, "no answer to the \(purpose) from \(url.absoluteString) within \(deadline)"))
                 }
                 outcome.setTasks(connection: connection, timer: timer)

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import StrataSyncProtocol
 
 /// The WebSocket login: `/apps/{appID}/auth`. The client sends one text message, a JSON
 /// request with an `"action"` (`"login"` or `"refresh"`, see ``Authenticator/RequestFormat/tagged``),
@@ -12,7 +13,9 @@ import NIOCore
 struct AuthWebSocketRoute: Sendable {
     let authenticator: Authenticator
     /// How long the route waits for the request before answering 408 and closing, so a
-    /// client that opens the socket and says nothing does not hold it.
+    /// client that opens the socket and says nothing does not hold it. Only time in which the
+    /// process ran counts (``sleep(forRunTime:)``): a request that arrived while a busy
+    /// concurrency pool kept the route from reading it is answered, not refused with 408.
     var requestDeadline: Duration = .seconds(20)
 
     /// What the first message of a connection turned out to be.
@@ -68,7 +71,7 @@ struct AuthWebSocketRoute: Sendable {
                 }
             }
             group.addTask {
-                do { try await Task.sleep(for: limit) } catch { return .closed }
+                do { try await sleep(forRunTime: limit) } catch { return .closed }
                 return .timedOut
             }
             // Cancelling the reader ends its wait on the socket; the group then finishes.

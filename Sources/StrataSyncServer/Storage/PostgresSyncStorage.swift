@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import NIOCore
 public import PostgresNIO
 public import StrataSyncProtocol
@@ -28,18 +29,59 @@ public final class PostgresSyncStorage: SyncStorage {
     private static let channel = "strata_sync"
     private static let schemaVersion = 2
 
+    /// How long a store call may wait for a pooled connection (``connectionLimit``) and then
+    /// take on it (``operationLimit``) before the session gives up on it.
+    private let limits: (connection: Duration, operation: Duration)
+    /// Where a call the pool leased no connection to connects on its own (`leased`).
+    private let directConnection: PostgresConnection.Configuration
+    /// The id of the next connection made outside the pool: negative, so that it never equals
+    /// a pooled connection's (``ConnectionWatch`` tells connections apart by id).
+    private let nextDirectConnectionID = Atomic<Int>(-1)
+
     /// A store on the database at `url` (`postgres://user[:password]@host[:port]/database`).
-    public init(url: String, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+    ///
+    /// - Parameters:
+    ///   - operationLimit: How long one store call (a transaction or a query) may run once it
+    ///     holds a connection before the session gives up on it with
+    ///     ``SyncServerError/storageUnavailable(_:)``; 30 seconds by default. See
+    ///     ``operationLimit``.
+    ///   - connectionLimit: How long a store call may wait for the pool to lease it a
+    ///     connection (the pool connecting, or every connection busy); 30 seconds by default.
+    ///     See ``connectionLimit``.
+    public convenience init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
+                            logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        try self.init(url: url, operationLimit: operationLimit, connectionLimit: connectionLimit, logger: logger,
+                      maximumConnections: PostgresClient.Configuration.Options().maximumConnections)
+    }
+
+    private init(url: String, operationLimit: Duration, connectionLimit: Duration, logger: Logger,
+                 maximumConnections: Int) throws(SyncServerError) {
+        guard operationLimit > .zero, connectionLimit > .zero else {
+            throw .invalidConfiguration("the PostgreSQL store's limits must be positive (operation \(operationLimit), connection \(connectionLimit))")
+        }
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty else {
             throw .invalidConfiguration("\(url) is not a postgres://user@host:port/database URL")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password, database: database.isEmpty ? nil : database, tls: .disable)
+        let port = components.port ?? 5432, username = components.user ?? "postgres"
+        let databaseName = database.isEmpty ? nil : database
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
+        configuration.options.maximumConnections = maximumConnections
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.directConnection = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
         self.logger = logger
+        self.limits = (connectionLimit, operationLimit)
+    }
+
+    /// The public initializer's store with at most `maximumConnections` pooled connections
+    /// (postgres-nio's default, 20, otherwise).
+    convenience init(url: String, operationLimit: Duration = .seconds(30), connectionLimit: Duration = .seconds(30),
+                     maximumConnections: Int, logger: Logger = Logger(label: "strata.sync.postgres")) throws(SyncServerError) {
+        try self.init(url: url, operationLimit: operationLimit, connectionLimit: connectionLimit,
+                      logger: logger, maximumConnections: maximumConnections)
     }
 
     public func run(onCommit: @escaping @Sendable (String, UInt64) -> Void) async throws {
@@ -72,47 +114,113 @@ public final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    /// How long one store call may take before the session gives up on it (see `withDeadline`).
-    /// A call whose connection closes ends at once (``ConnectionWatch``); this bounds every
-    /// other wait (a call queued for an app's row lock behind other uploads, a pool that cannot
-    /// connect). One given up on costs only a resend (uploads are exactly-once).
-    static let operationLimit: Duration = .seconds(30)
-
-    /// Runs `body` in one transaction on a pooled connection, within ``operationLimit``, ending
-    /// at once if the connection closes (``ConnectionWatch``); an error thrown by `body` reaches
-    /// the caller as itself.
+    /// How long one store call may take, once it holds a connection, before the session gives
+    /// up on it (see `withDeadline`). A call whose connection closes ends at once
+    /// (``ConnectionWatch``); this bounds every other wait (a call queued for an app's row lock
+    /// behind other uploads, a statement PostgreSQL never answers). One given up on costs only
+    /// a resend (uploads are exactly-once).
     ///
-    /// Not postgres-nio's `withTransaction`: after a statement failed because PostgreSQL
-    /// closed the connection, it still sends `ROLLBACK` there, which is never answered.
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await withDeadline(Self.operationLimit, "a PostgreSQL transaction") {
-            try await self.client.withConnection { connection in
-                try await self.watch.run(on: connection, "a transaction") {
-                    try await connection.query("BEGIN", logger: self.logger)
-                    let result: Result
-                    do {
-                        result = try await body(connection)
-                    } catch {
-                        // Ends the transaction so that the connection goes back to the pool
-                        // clean; a closed connection has none left to end.
-                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
-                        throw error
-                    }
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return result
+    /// The limit starts when the pool leases the connection, not when the call is made: time
+    /// spent before that (the pool connecting, or the call's task waiting for a thread of a
+    /// busy concurrency pool to start it) counts against ``connectionLimit`` instead.
+    public var operationLimit: Duration { limits.operation }
+
+    /// How long a store call may wait for the pool to lease it a connection (the pool cannot
+    /// connect, every connection is busy); a call that waited that long then connects on its
+    /// own, within the same limit again, and only if that fails too does the session give up on
+    /// it with ``SyncServerError/storageUnavailable(_:)``.
+    public var connectionLimit: Duration { limits.connection }
+
+    /// Runs `body` on a pooled connection: waiting for the lease within ``connectionLimit``,
+    /// then `body` within ``operationLimit``, ending at once if the connection closes
+    /// (``ConnectionWatch``). `what` names the call in errors.
+    ///
+    /// A call the pool leased no connection to (within the limit, or failing the lease) is not
+    /// given up on while PostgreSQL itself takes connections: it connects on its own, within
+    /// ``connectionLimit`` again, runs `body` there and closes that connection. The pool can
+    /// fail to lease to a reachable database: after failed connection attempts (PostgreSQL
+    /// restarting or out of connection slots) postgres-nio's pool retries one connection at a
+    /// time, waiting longer after each failure (up to a minute), queues every lease behind that
+    /// retry, and after 15 s fails leases at once until a retry succeeds. The call fails only
+    /// if the connection of its own fails too.
+    private func leased<Result: Sendable>(_ what: String,
+                                          _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let limits = self.limits
+        let leasedOne = Atomic<Bool>(false)
+        do {
+            return try await withDeadline(limits.connection, "leasing a PostgreSQL connection for \(what)") { stage in
+                try await self.client.withConnection { connection in
+                    leasedOne.store(true, ordering: .relaxed)
+                    stage.begin(limits.operation, "\(what) on PostgreSQL")
+                    return try await self.watch.run(on: connection, what) { try await body(connection) }
                 }
+            }
+        } catch let leaseFailure where !leasedOne.load(ordering: .relaxed) && !Task.isCancelled {
+            logger.warning("\(what): the pool leased no connection (\(String(describing: leaseFailure))); connecting directly")
+            let connected = Atomic<Bool>(false)
+            do {
+                return try await withDeadline(limits.connection, "connecting to PostgreSQL for \(what)") { stage in
+                    try await self.onDirectConnection { connection in
+                        connected.store(true, ordering: .relaxed)
+                        stage.begin(limits.operation, "\(what) on PostgreSQL")
+                        return try await self.watch.run(on: connection, what) { try await body(connection) }
+                    }
+                }
+            } catch let connectFailure where !connected.load(ordering: .relaxed) && !Task.isCancelled {
+                throw SyncServerError.storageUnavailable(
+                    "\(Self.describe(leaseFailure)), and connecting to PostgreSQL directly failed: \(Self.describe(connectFailure))")
             }
         }
     }
 
-    /// Runs `body` on a pooled connection, within ``operationLimit``, ending at once if the
-    /// connection closes.
-    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await withDeadline(Self.operationLimit, "a PostgreSQL query") {
-            try await self.client.withConnection { connection in
-                try await self.watch.run(on: connection, "a query") { try await body(connection) }
-            }
+    /// Runs `body` on a connection of its own (not the pool's), closed afterwards.
+    private func onDirectConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let id = nextDirectConnectionID.subtract(1, ordering: .relaxed).oldValue
+        let connection = try await PostgresConnection.connect(configuration: directConnection, id: id, logger: logger)
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
         }
+    }
+
+    /// An error's message for another error's text: a store error's own message.
+    private static func describe(_ error: any Error) -> String {
+        if case .storageUnavailable(let message)? = error as? SyncServerError { return message }
+        return String(reflecting: error)
+    }
+
+    /// Runs `body` in one transaction on a pooled connection, within ``operationLimit`` from the
+    /// lease (``connectionLimit`` before it), ending at once if the connection closes
+    /// (``ConnectionWatch``); an error thrown by `body` reaches the caller as itself.
+    ///
+    /// Not postgres-nio's `withTransaction`: after a statement failed because PostgreSQL
+    /// closed the connection, it still sends `ROLLBACK` there, which is never answered.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await leased("a transaction") { connection in
+            try await connection.query("BEGIN", logger: self.logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+            } catch {
+                // Ends the transaction so that the connection goes back to the pool
+                // clean; a closed connection has none left to end.
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                throw error
+            }
+            try await connection.query("COMMIT", logger: self.logger)
+            return result
+        }
+    }
+
+    /// Runs `body` on a pooled connection, within ``operationLimit`` from the lease
+    /// (``connectionLimit`` before it), ending at once if the connection closes.
+    func connection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await leased("a query", body)
     }
 
     public func prepare() async throws {

@@ -34,7 +34,7 @@ private struct Identity: Equatable {
     var isRegular: Bool { type == UInt32(S_IFREG) }
 }
 
-@Suite struct OpenPathTests {
+@Suite(.offThePool) struct OpenPathTests {
     let directory = TemporaryDirectory()
 
     /// The names in the test's directory, sorted.

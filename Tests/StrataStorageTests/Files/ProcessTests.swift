@@ -18,7 +18,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite(.serialized)
+@Suite(.serialized, .offThePool)
 struct ProcessTests {
     // MARK: Killed writers
 

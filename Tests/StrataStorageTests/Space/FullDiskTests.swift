@@ -112,7 +112,7 @@ private func delete(_ keys: [[UInt8]], from engine: StorageEngine, _ model: inou
     return nil
 }
 
-@Suite(.serialized, .enabled(if: SmallVolume.available, SmallVolume.unavailableReason))
+@Suite(.serialized, .offThePool, .enabled(if: SmallVolume.available, SmallVolume.unavailableReason))
 struct FullDiskTests {
     static let volumes: [SmallVolume.Kind] = [.tmpfs(2), .tmpfs(4), .tmpfs(8), .tmpfs(16)] + (SmallVolume.ext4Available ? [.ext4(8)] : [])
 

@@ -7,7 +7,7 @@ struct EngineTests {
     /// This engine's commits call the local-commit observer and do not wake a quiet waiter,
     /// while a plain waiter of the same process is still woken (a publish wakes whenever
     /// anyone but this process's quiet waiters waits).
-    @Test func ownCommitsReachTheObserverAndWakeOnlyPlainWaiters() throws {
+    @Test(.offThePool) func ownCommitsReachTheObserverAndWakeOnlyPlainWaiters() throws {
         let dir = TemporaryDirectory(); defer { dir.remove() }
         let engine = try StorageEngine.open(path: dir.file("db.strata"))
         defer { engine.close() }

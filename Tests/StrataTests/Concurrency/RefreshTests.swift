@@ -69,7 +69,7 @@ func first<T: Sendable>(_ stream: AsyncStream<T>, where condition: @Sendable (T)
 // The limit catches a refresh that never comes. It is generous: the tests wait for the watcher
 // thread to reach an executor, and on a 2-core machine long synchronous tests of other suites,
 // run in parallel, can hold every thread of the cooperative pool for minutes.
-@Suite(.timeLimit(.minutes(10))) struct RefreshTests {
+@Suite(.timeLimit(.minutes(10)), .offThePool) struct RefreshTests {
     @Test func anInstanceKeepsItsVersionUntilRefreshed() throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Dog.self])

@@ -8,7 +8,7 @@ import Testing
 
 /// One test at a time: salvage opens its source with the engine's default reservation of 1 TiB
 /// of address space, and under the thread sanitizer two at once exhaust what a process has.
-@Suite(.serialized) struct DamagedFileTests {
+@Suite(.serialized, .offThePool) struct DamagedFileTests {
     /// A database of `count` records whose tree `suffix` (of DamagedRecord) has its page at
     /// `position` (from the tree's pages in ascending order; -1: the last) damaged.
     func damagedDatabase(_ folder: TemporaryFolder, count: Int = 1_500, tree suffix: String, position: Int = -1)

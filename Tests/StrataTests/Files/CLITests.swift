@@ -6,7 +6,7 @@ import StrataStorage
 @testable import StrataStore
 
 /// The `strata` tool run as a separate process on small databases, its output parsed.
-@Suite struct CLITests {
+@Suite(.offThePool) struct CLITests {
     @Test func dumpJSONListsEveryObjectWithItsValues() throws {
         let folder = TemporaryFolder()
         let config = folder.configuration(objectTypes: [Person.self, Dog.self])

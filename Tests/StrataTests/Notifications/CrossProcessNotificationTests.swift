@@ -10,7 +10,7 @@ final class Parcel: Object {
     @Persisted var label = ""
 }
 
-@Suite struct CrossProcessNotificationTests {
+@Suite(.offThePool) struct CrossProcessNotificationTests {
     @Test func anotherProcessesCommitIsDeliveredOnRefresh() throws {
         let folder = TemporaryFolder()
         let configuration = Database.Configuration(fileURL: folder.url.appendingPathComponent("parcels.strata"),

@@ -86,15 +86,11 @@ struct LiveResultsTests {
             return
         }
         let path = try #require(configuration.fileURL?.path)
-        let status = try await Task.detached {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: child)
-            process.arguments = [path, "from-child"]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }.value
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: child)
+        process.arguments = [path, "from-child"]
+        process.standardOutput = FileHandle.nullDevice
+        let status = try await process.runUntilExit()
         #expect(status == 0)
         await count.wait(for: 1)
         #expect(live.results.map(\.name) == ["from-child"])

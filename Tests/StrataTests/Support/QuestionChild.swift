@@ -16,13 +16,7 @@ func saveQuestionInChild(path: String, id: String, owner: String) async throws -
     process.arguments = ["--question", path, id, owner]
     let output = Pipe()
     process.standardOutput = output
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
+    let status = try await process.runUntilExit()
     let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     return (status, printed)
 }

@@ -1,0 +1,1 @@
+../../StrataStorageTests/Support/OffThePoolTrait.swift

@@ -1,0 +1,1 @@
+../../StrataStorageTests/Support/DedicatedThreadExecutor.swift
