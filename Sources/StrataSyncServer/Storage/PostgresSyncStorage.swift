@@ -54,8 +54,8 @@ public final class PostgresSyncStorage: SyncStorage {
                       maximumConnections: PostgresClient.Configuration.Options().maximumConnections)
     }
 
-    private init(url: String, operationLimit: Duration, connectionLimit: Duration, logger: Logger,
-                 maximumConnections: Int) throws(SyncServerError) {
+    private convenience init(url: String, operationLimit: Duration, connectionLimit: Duration, logger: Logger,
+                             maximumConnections: Int) throws(SyncServerError) {
         guard operationLimit > .zero, connectionLimit > .zero else {
             throw .invalidConfiguration("the PostgreSQL store's limits must be positive (operation \(operationLimit), connection \(connectionLimit))")
         }
@@ -64,16 +64,24 @@ public final class PostgresSyncStorage: SyncStorage {
             throw .invalidConfiguration("\(url) is not a postgres://user@host:port/database URL")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let port = components.port ?? 5432, username = components.user ?? "postgres"
-        let databaseName = database.isEmpty ? nil : database
+        self.init(host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
+                  database: database.isEmpty ? nil : database, limits: (connectionLimit, operationLimit), logger: logger,
+                  maximumConnections: maximumConnections)
+    }
+
+    /// The store itself, once its arguments are checked. It does not throw: an initializer that
+    /// can fail after the `Atomic` property is set makes Swift 6.3's optimizer crash (release
+    /// builds, CopyPropagation on the failure path's `drop_deinit`).
+    private init(host: String, port: Int, username: String, password: String?, database: String?,
+                 limits: (connection: Duration, operation: Duration), logger: Logger, maximumConnections: Int) {
         var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
         configuration.options.maximumConnections = maximumConnections
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.directConnection = PostgresConnection.Configuration(
-            host: host, port: port, username: username, password: components.password, database: databaseName, tls: .disable)
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
         self.logger = logger
-        self.limits = (connectionLimit, operationLimit)
+        self.limits = limits
     }
 
     /// The public initializer's store with at most `maximumConnections` pooled connections
