@@ -6,8 +6,8 @@
 // - The read-only mapping is one reserved range of virtual memory (`maximumFileSize` long,
 //   PROT_NONE; shorter when the process has no room that large, see `reserveAddressSpace`,
 //   and then `mappableLength` is the file's limit) into which the file is mapped in growing
-//   sections with MAP_FIXED. The base address never changes and sections are never unmapped before `close()`, so a pointer a
-//   reader holds stays valid however far the file grows.
+//   sections with MAP_FIXED. The base address never changes and sections are never unmapped
+//   before `close()`, so a pointer a reader holds stays valid however far the file grows.
 // - Only pages below the file's size are ever touched through the mapping (the engine checks
 //   the size before it lets a snapshot use a page), so no access can fault with SIGBUS.
 // - The engine writes with pwrite, or, where `writeInPlace` accepts the range, by storing

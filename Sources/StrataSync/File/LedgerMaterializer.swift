@@ -89,8 +89,9 @@ struct LedgerMaterializer {
     /// Remembers, as pending links, the synced objects whose links, lists or maps of links, or
     /// mixed values point at `key` (about to be deleted by a download), directly or from inside
     /// one of their embedded objects. Deleting it takes it out of their lists (and clears their
-    /// links and mixed values) here, but their states keep the link: if the object is created again, they must show it again, as on a client that
-    /// received the link only after the delete (and so remembered it then).
+    /// links and mixed values) here, but their states keep the link: if the object is created
+    /// again, they must show it again, as on a client that received the link only after the
+    /// delete (and so remembered it then).
     private func rememberLinks(to key: ObjectKey, of ref: ObjectRef, in table: TableAccess) throws {
         let trees = self.trees
         for (source, owner) in try linkingObjects(to: key, of: table.schema.name) {
